@@ -1,0 +1,55 @@
+#pragma once
+
+#include <QString>
+
+#include <expected>
+
+namespace ClusterDeck {
+
+// A failure as a value: what went wrong, where, and in words an admin can act on.
+struct Error
+{
+    enum class Kind { Transport, Http, Decode, Invalid, NotFound, Conflict, Timeout, Cancelled, Io };
+
+    Kind kind = Kind::Invalid;
+    QString where;   // "host h2 (unix:///run/docker.sock)", "templates/mpi.yaml:12:5 roles[1].max"
+    QString message; // what the daemon / parser said
+    int httpStatus = 0;
+
+    static Error make(Kind kind, QString where, QString message, int httpStatus = 0)
+    {
+        return Error{kind, std::move(where), std::move(message), httpStatus};
+    }
+
+    // Adds outer context ("launching session x: ") without losing the original place.
+    Error withContext(const QString &context) const
+    {
+        Error e = *this;
+        e.message = context + QStringLiteral(": ") + message;
+        return e;
+    }
+
+    QString toString() const
+    {
+        return where.isEmpty() ? message : where + QStringLiteral(": ") + message;
+    }
+
+    static QString kindName(Kind kind);
+};
+
+template<typename T>
+using Result = std::expected<T, Error>;
+
+// Shorthand so call sites read `return fail(Error::Kind::Invalid, where, msg);`
+inline std::unexpected<Error> fail(Error::Kind kind, QString where, QString message,
+                                   int httpStatus = 0)
+{
+    return std::unexpected(Error::make(kind, std::move(where), std::move(message), httpStatus));
+}
+
+inline std::unexpected<Error> fail(Error error)
+{
+    return std::unexpected(std::move(error));
+}
+
+} // namespace ClusterDeck

@@ -1,0 +1,9 @@
+#include "logging.h"
+
+Q_LOGGING_CATEGORY(lcDocker, "clusterdeck.docker")
+Q_LOGGING_CATEGORY(lcEtcd, "clusterdeck.etcd")
+Q_LOGGING_CATEGORY(lcTemplate, "clusterdeck.template")
+Q_LOGGING_CATEGORY(lcPlan, "clusterdeck.plan")
+Q_LOGGING_CATEGORY(lcProvision, "clusterdeck.provision")
+Q_LOGGING_CATEGORY(lcStore, "clusterdeck.store")
+Q_LOGGING_CATEGORY(lcHost, "clusterdeck.host")
