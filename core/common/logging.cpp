@@ -1,5 +1,6 @@
 #include "logging.h"
 
+Q_LOGGING_CATEGORY(lcHttp, "clusterdeck.http")
 Q_LOGGING_CATEGORY(lcDocker, "clusterdeck.docker")
 Q_LOGGING_CATEGORY(lcEtcd, "clusterdeck.etcd")
 Q_LOGGING_CATEGORY(lcTemplate, "clusterdeck.template")

@@ -3,6 +3,7 @@
 #include <QLoggingCategory>
 
 // One category per area, so `QT_LOGGING_RULES=clusterdeck.docker.debug=true` narrows the noise.
+Q_DECLARE_LOGGING_CATEGORY(lcHttp)
 Q_DECLARE_LOGGING_CATEGORY(lcDocker)
 Q_DECLARE_LOGGING_CATEGORY(lcEtcd)
 Q_DECLARE_LOGGING_CATEGORY(lcTemplate)

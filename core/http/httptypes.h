@@ -1,0 +1,71 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QPair>
+#include <QString>
+#include <QUrlQuery>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+
+namespace ClusterDeck::Http {
+
+// Shared flag a caller sets to abort a running request from any thread.
+class CancelToken
+{
+public:
+    CancelToken()
+        : m_flag(std::make_shared<std::atomic_bool>(false))
+    {}
+    void cancel() const { m_flag->store(true); }
+    bool isCancelled() const { return m_flag->load(); }
+
+private:
+    std::shared_ptr<std::atomic_bool> m_flag;
+};
+
+using Headers = QList<QPair<QByteArray, QByteArray>>;
+
+// Receives body bytes of a streaming request as they arrive; return false to stop the stream.
+using DataSink = std::function<bool(const QByteArray &chunk)>;
+
+struct HttpRequest
+{
+    QByteArray method = "GET";
+    QString path;    // "/v1.41/containers/json"; appended to the transport's base URL
+    QUrlQuery query;
+    QByteArray body;
+    QByteArray contentType = "application/json";
+    Headers headers;
+    std::chrono::milliseconds timeout{30000}; // whole request; 0 = none (streams)
+    CancelToken cancel;
+    DataSink onData; // set: stream the body into it instead of collecting it
+};
+
+struct HttpResponse
+{
+    int status = 0;
+    QByteArray body;
+    Headers headers;
+
+    bool isSuccess() const { return status >= 200 && status < 300; }
+    QByteArray header(const QByteArray &name) const;
+};
+
+// How one endpoint is reached: the base URL, optionally over a unix socket, optionally with TLS.
+struct TransportConfig
+{
+    QString baseUrl;        // "http://localhost", "https://192.168.213.11:2376"
+    QString unixSocketPath; // non-empty: connect through this socket
+    QString caFile;
+    QString certFile;
+    QString keyFile;
+    bool verifyPeer = true;
+    std::chrono::milliseconds connectTimeout{5000};
+    QString displayName; // how errors name the endpoint: "host h1 (tcp+tls://…)"
+};
+
+} // namespace ClusterDeck::Http
