@@ -1,0 +1,154 @@
+#pragma once
+
+#include "common/error.h"
+#include "dockerendpoint.h"
+#include "dockertypes.h"
+
+#include <QByteArray>
+#include <QString>
+#include <QUrlQuery>
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace ClusterDeck::Http {
+class HttpTransport;
+struct HttpResponse;
+} // namespace ClusterDeck::Http
+
+namespace ClusterDeck::Docker {
+
+class TarArchiveBuilder;
+
+// A typed client of one Docker daemon (Engine API). Every call has a timeout and a cancel token
+// (CallOptions) and returns a Result whose Error names the endpoint. Calls are const and safe
+// from many threads at once; the API version is negotiated once, on first use.
+class DockerClient
+{
+public:
+    // The newest API this client speaks; the path version is min(this, the daemon's).
+    static constexpr const char *kMaxApiVersion = "1.41";
+    // The oldest daemon API accepted (Docker 17.06).
+    static constexpr const char *kMinApiVersion = "1.30";
+
+    explicit DockerClient(DockerEndpoint endpoint, QString hostName = {});
+    ~DockerClient();
+    DockerClient(const DockerClient &) = delete;
+    DockerClient &operator=(const DockerClient &) = delete;
+
+    const DockerEndpoint &endpoint() const { return m_endpoint; }
+    QString hostName() const { return m_hostName; }
+    QString displayName() const;
+
+    // The negotiated API version ("1.41"): asks /_ping on first use, then cached.
+    Result<QString> apiVersion(const CallOptions &options = {}) const;
+
+    // System
+    Result<PingInfo> ping(const CallOptions &options = {}) const;
+    Result<VersionInfo> version(const CallOptions &options = {}) const;
+    Result<SystemInfo> info(const CallOptions &options = {}) const;
+
+    // Images
+    Result<QList<ImageSummary>> listImages(const QStringList &labels = {},
+                                           const CallOptions &options = {}) const;
+    Result<ImageInfo> inspectImage(const QString &nameOrId, const CallOptions &options = {}) const;
+
+    // Containers
+    Result<CreatedContainer> createContainer(const ContainerSpec &spec,
+                                             const CallOptions &options = {}) const;
+    Result<void> startContainer(const QString &id, const CallOptions &options = {}) const;
+    // `timeoutSeconds` before SIGKILL; unset: the container's StopTimeout (default 10 s).
+    Result<void> stopContainer(const QString &id, std::optional<int> timeoutSeconds = {},
+                               const CallOptions &options = {}) const;
+    Result<void> restartContainer(const QString &id, std::optional<int> timeoutSeconds = {},
+                                  const CallOptions &options = {}) const;
+    Result<void> killContainer(const QString &id, const QString &signal = QStringLiteral("SIGKILL"),
+                               const CallOptions &options = {}) const;
+    Result<void> removeContainer(const QString &id, const RemoveContainerOptions &remove = {},
+                                 const CallOptions &options = {}) const;
+    Result<ContainerInfo> inspectContainer(const QString &id,
+                                           const CallOptions &options = {}) const;
+    Result<QList<ContainerSummary>> listContainers(const ContainerListOptions &list = {},
+                                                   const CallOptions &options = {}) const;
+    Result<ContainerLogs> containerLogs(const QString &id, const LogOptions &logs = {},
+                                        const CallOptions &options = {}) const;
+    // Follows the logs until the container stops, `sink` returns false, or the call is
+    // cancelled or times out (set options.timeout to 0 for no limit).
+    Result<void> followLogs(const QString &id, const LogOptions &logs,
+                            const std::function<bool(const LogFrame &)> &sink,
+                            const CallOptions &options = {}) const;
+    // PUT /containers/{id}/archive: extracts `tar` into the existing directory `path`.
+    Result<void> uploadArchive(const QString &id, const QString &path, const QByteArray &tar,
+                               const CallOptions &options = {}) const;
+    Result<void> uploadFiles(const QString &id, const QString &path, const TarArchiveBuilder &files,
+                             const CallOptions &options = {}) const;
+
+    // Networks
+    Result<QString> createNetwork(const NetworkSpec &spec, const CallOptions &options = {}) const;
+    Result<NetworkInfo> inspectNetwork(const QString &idOrName,
+                                       const CallOptions &options = {}) const;
+    Result<QList<NetworkInfo>> listNetworks(const QStringList &labels = {},
+                                            const CallOptions &options = {}) const;
+    Result<void> removeNetwork(const QString &idOrName, const CallOptions &options = {}) const;
+
+    // Volumes
+    Result<VolumeInfo> createVolume(const VolumeSpec &spec, const CallOptions &options = {}) const;
+    Result<VolumeInfo> inspectVolume(const QString &name, const CallOptions &options = {}) const;
+    Result<QList<VolumeInfo>> listVolumes(const QStringList &labels = {},
+                                          const CallOptions &options = {}) const;
+    Result<void> removeVolume(const QString &name, bool force = false,
+                              const CallOptions &options = {}) const;
+
+    // Swarm
+    Result<SwarmInfo> inspectSwarm(const CallOptions &options = {}) const;
+    Result<QString> initSwarm(const SwarmInitSpec &spec, const CallOptions &options = {}) const;
+    Result<void> joinSwarm(const SwarmJoinSpec &spec, const CallOptions &options = {}) const;
+    Result<void> leaveSwarm(bool force = false, const CallOptions &options = {}) const;
+    Result<SwarmJoinTokens> joinTokens(const CallOptions &options = {}) const;
+    Result<QList<NodeInfo>> listNodes(const CallOptions &options = {}) const;
+
+    // Events: one connection of GET /events. Past events from `sinceNano` are replayed first;
+    // without `untilNano` the call streams until `sink` returns false, the connection drops or
+    // the call is cancelled (DockerEventStream adds reconnection on top).
+    using EventSink = std::function<bool(const DockerEvent &)>;
+    Result<void> streamEvents(const EventFilter &filter, std::optional<qint64> sinceNano,
+                              std::optional<qint64> untilNano, const EventSink &sink,
+                              const CallOptions &options = {}) const;
+
+    // "1700000000.000000042" as the daemon's `since`/`until` expect it.
+    static QString formatEventTime(qint64 timeNano);
+
+private:
+    struct Request
+    {
+        QByteArray method = "GET";
+        QString path; // without the version prefix: "/containers/json"
+        QUrlQuery query;
+        QByteArray body;
+        QByteArray contentType = "application/json";
+        std::function<bool(const QByteArray &)> onData;
+        QList<int> extraOkStatuses; // e.g. 304 for start/stop of an already started container
+        bool versioned = true;
+    };
+
+    Result<Http::HttpResponse> send(const Request &request, const CallOptions &options) const;
+    Result<void> streamLogs(const QString &id, const LogOptions &logs, bool follow,
+                            const std::function<bool(const LogFrame &)> &sink,
+                            const CallOptions &options) const;
+    Result<void> sendNoContent(const Request &request, const CallOptions &options) const;
+    Error transportError(const Error &error) const;
+    Error httpError(const Http::HttpResponse &response, const Request &request) const;
+    Error decodeError(const Error &error, const Request &request) const;
+    template<typename T>
+    Result<T> decoded(Result<T> result, const Request &request) const;
+
+    DockerEndpoint m_endpoint;
+    QString m_hostName;
+    std::unique_ptr<Http::HttpTransport> m_transport;
+    mutable std::mutex m_versionMutex;
+    mutable std::optional<QString> m_apiVersion;
+};
+
+} // namespace ClusterDeck::Docker

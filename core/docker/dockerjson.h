@@ -1,0 +1,49 @@
+#pragma once
+
+// JSON of the Docker Engine API: one decode function per response type and one encode function
+// per request body. Pure functions over bytes, tested over recorded daemon bodies.
+// Decode errors carry no `where`; the client adds the endpoint and the request.
+
+#include "common/error.h"
+#include "dockertypes.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+namespace ClusterDeck::Docker::Json {
+
+Result<VersionInfo> decodeVersion(const QByteArray &body);
+Result<SystemInfo> decodeSystemInfo(const QByteArray &body);
+Result<QList<ImageSummary>> decodeImageList(const QByteArray &body);
+Result<ImageInfo> decodeImageInfo(const QByteArray &body);
+Result<CreatedContainer> decodeCreatedContainer(const QByteArray &body);
+Result<ContainerInfo> decodeContainerInfo(const QByteArray &body);
+Result<QList<ContainerSummary>> decodeContainerList(const QByteArray &body);
+Result<QString> decodeCreatedNetworkId(const QByteArray &body);
+Result<NetworkInfo> decodeNetworkInfo(const QByteArray &body);
+Result<QList<NetworkInfo>> decodeNetworkList(const QByteArray &body);
+Result<VolumeInfo> decodeVolumeInfo(const QByteArray &body);
+Result<QList<VolumeInfo>> decodeVolumeList(const QByteArray &body);
+Result<SwarmInfo> decodeSwarmInfo(const QByteArray &body);
+Result<QString> decodeSwarmInitNodeId(const QByteArray &body); // a bare JSON string
+Result<NodeInfo> decodeNodeInfo(const QByteArray &body);
+Result<QList<NodeInfo>> decodeNodeList(const QByteArray &body);
+Result<DockerEvent> decodeEvent(const QByteArray &line);
+
+// The daemon's `message` of an error body, or the trimmed body when it is not JSON.
+QString decodeErrorMessage(const QByteArray &body);
+
+// Request bodies. `apiVersion` ("1.41") keeps newer fields out of older daemons' requests.
+Result<QByteArray> encodeContainerSpec(const ContainerSpec &spec, const QString &apiVersion);
+QByteArray encodeNetworkSpec(const NetworkSpec &spec);
+QByteArray encodeVolumeSpec(const VolumeSpec &spec);
+QByteArray encodeSwarmInit(const SwarmInitSpec &spec);
+QByteArray encodeSwarmJoin(const SwarmJoinSpec &spec);
+// `filters` query value: {"label":["a=b"],"type":["container"]}; empty map → empty bytes.
+QByteArray encodeFilters(const QMap<QString, QStringList> &filters);
+
+// "1.41" < "1.9" is false: compares numerically per component.
+int compareApiVersions(const QString &a, const QString &b);
+
+} // namespace ClusterDeck::Docker::Json
