@@ -1,0 +1,71 @@
+#pragma once
+
+#include "clustertemplate.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace ClusterDeck::TemplateValues {
+
+// Value syntax shared by the loader, the writer, the resolver and the CLI, so every place accepts
+// and prints the same spellings.
+
+// `512m`, `4g`, `1.5g`, `1024`, `256Mi`, `2GB` (binary units: k = 1024) -> bytes; nullopt if
+// invalid.
+std::optional<qint64> parseMemory(const QString &text);
+// The shortest exact spelling: 4294967296 -> "4g", 1536 MiB -> "1536m".
+QString formatMemory(qint64 bytes);
+
+// `1.5`, `2` -> cpus (> 0); nullopt if invalid.
+std::optional<double> parseCpus(const QString &text);
+QString formatCpus(double cpus);
+
+// `name:protocol:port`; on failure returns nullopt and sets *error to what is expected.
+std::optional<ServicePort> parseServicePort(const QString &text, QString *error = nullptr);
+// Checks the parts of an already split port; empty string when valid.
+QString checkServicePort(const ServicePort &port);
+// "jupyter:http:8080,ssh:tcp:2200" (the image label io.clusterdeck.service-ports)
+std::optional<QList<ServicePort>> parseServicePortList(const QString &text,
+                                                       QString *error = nullptr);
+
+// `SRC:DST[:ro|rw]`; an absolute SRC is a bind mount, anything else a named volume.
+std::optional<Mount> parseMountSpec(const QString &text, QString *error = nullptr);
+// Empty string when valid, else what is wrong.
+QString checkMount(const Mount &mount);
+
+// DESIGN.md: `[a-z][a-z0-9-]{0,30}`, must not end in a digit. Empty string when valid.
+QString checkRoleName(const QString &name);
+// Environment variable names: `[A-Za-z_][A-Za-z0-9_]*`.
+bool isValidEnvName(const QString &name);
+// `KEY=VALUE` (VALUE may be empty or contain '=').
+std::optional<std::pair<QString, QString>> parseEnvAssignment(const QString &text);
+
+inline constexpr int kMaxHostnameLength = 63;
+QString hostname(const QString &role, int idx);
+
+QString modeName(ClusterMode mode);
+std::optional<ClusterMode> parseMode(const QString &text);
+QString startupOrderName(StartupOrder order);
+std::optional<StartupOrder> parseStartupOrder(const QString &text);
+QString failureActionName(FailurePolicy::Action action);
+std::optional<FailurePolicy::Action> parseFailureAction(const QString &text);
+QString mountTypeName(Mount::Type type);
+std::optional<Mount::Type> parseMountType(const QString &text);
+
+QStringList knownPresets();
+
+// Precedence helpers: entries of `overlay` replace those of `base` with the same key (port name,
+// mount target); new ones are appended in order.
+QList<ServicePort> mergePorts(const QList<ServicePort> &base, const QList<ServicePort> &overlay);
+QList<Mount> mergeMounts(const QList<Mount> &base, const QList<Mount> &overlay);
+Resources mergeResources(const Resources &base, const Resources &overlay);
+// `overlay` wins field by field; maps and lists are merged as above.
+TaskTemplate mergeTasks(const TaskTemplate &base, const TaskTemplate &overlay);
+
+// The closest candidate within a small edit distance, or empty: the "did you mean" of errors.
+QString closestMatch(const QString &word, const QStringList &candidates);
+int editDistance(const QString &a, const QString &b);
+
+} // namespace ClusterDeck::TemplateValues
