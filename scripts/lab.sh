@@ -1,0 +1,398 @@
+#!/usr/bin/env bash
+# The lab: turns this one machine into N Docker hosts plus etcd, for tests and the demo.
+#
+#   scripts/lab.sh up [--hosts N]   start (cleaning whatever a killed earlier run left behind)
+#   scripts/lab.sh down             remove everything `up` made
+#   scripts/lab.sh status           report each host and etcd
+#   scripts/lab.sh env              print `export …` lines for the endpoints (eval "$(lab.sh env)")
+#
+# Each host hN is a network namespace `cdlab-hN` with its own dockerd (data-root, exec-root, socket,
+# pidfile, bridge subnet), an address 192.168.213.1N on the bridge `cdlab0` reachable from the root
+# namespace, and a TLS listener on that address. All hosts form one swarm with h1 as manager.
+set -euo pipefail
+
+readonly LAB_RUN=${CLUSTERDECK_LAB_RUN:-/run/cdlab}         # sockets, pidfiles, exec roots, pki
+readonly LAB_DATA=${CLUSTERDECK_LAB_DATA:-/var/lib/cdlab}   # docker data roots, etcd data
+readonly SRC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+readonly BRIDGE=cdlab0
+readonly SUBNET_PREFIX=192.168.213
+readonly BRIDGE_ADDR=${SUBNET_PREFIX}.1
+readonly NS_PREFIX=cdlab-
+readonly ETCD_PORT=23790
+readonly ETCD_PEER_PORT=23791
+readonly ETCD_AUTH_PORT=23800
+readonly ETCD_AUTH_PEER_PORT=23801
+readonly IMAGE=clusterdeck/lab:latest
+readonly IPT_COMMENT=clusterdeck-lab
+
+log() { printf 'lab: %s\n' "$*" >&2; }
+die() { printf 'lab: error: %s\n' "$*" >&2; exit 1; }
+
+host_count() { cat "$LAB_RUN/hosts" 2>/dev/null || echo 0; }
+host_addr() { echo "${SUBNET_PREFIX}.$((10 + $1))"; }
+host_sock() { echo "$LAB_RUN/h$1/docker.sock"; }
+hdocker() { local i=$1; shift; docker -H "unix://$(host_sock "$i")" "$@"; }
+
+# --- stopping and cleaning -------------------------------------------------------------------
+
+# Stops the process whose pid is in FILE (never by name: other dockerds on this machine are not ours).
+stop_pidfile() {
+    local file=$1 pid
+    [[ -f $file ]] || return 0
+    pid=$(cat "$file" 2>/dev/null || true)
+    if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+        kill -TERM "$pid" 2>/dev/null || true
+        for _ in $(seq 1 150); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        if kill -0 "$pid" 2>/dev/null; then
+            log "pid $pid ($file) did not stop in 15s, killing it"
+            kill -KILL "$pid" 2>/dev/null || true
+            sleep 0.5
+        fi
+    fi
+    rm -f "$file"
+}
+
+# Processes still running inside one of our namespaces (containerd shims, container processes).
+kill_netns_pids() {
+    local ns=$1 pids
+    pids=$(ip netns pids "$ns" 2>/dev/null || true)
+    [[ -n $pids ]] || return 0
+    kill -TERM $pids 2>/dev/null || true
+    sleep 1
+    pids=$(ip netns pids "$ns" 2>/dev/null || true)
+    [[ -z $pids ]] || kill -KILL $pids 2>/dev/null || true
+}
+
+unmount_under() {
+    local dir=$1
+    [[ -d $dir ]] || return 0
+    # deepest first
+    awk -v d="$dir" '$2 == d || index($2, d "/") == 1 { print $2 }' /proc/self/mounts | sort -r |
+        while read -r m; do umount -l "$m" 2>/dev/null || true; done
+}
+
+remove_iptables_rules() {
+    local table chain
+    for table in filter nat; do
+        # Delete every rule carrying our comment, by its spec, until none are left.
+        while read -r rule; do
+            [[ -n $rule ]] || continue
+            eval "iptables -t $table ${rule/-A /-D }" 2>/dev/null || break
+        done < <(iptables -t "$table" -S 2>/dev/null | grep -- "--comment $IPT_COMMENT" || true)
+    done
+}
+
+cmd_down() {
+    local n ns i
+    n=$(host_count)
+    # Stop every daemon we have a pidfile for, even of more hosts than the last `up` recorded.
+    for pidfile in "$LAB_RUN"/h*/docker.pid; do
+        [[ -e $pidfile ]] || continue
+        stop_pidfile "$pidfile"
+    done
+    stop_pidfile "$LAB_RUN/etcd.pid"
+    stop_pidfile "$LAB_RUN/etcd-auth.pid"
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^${NS_PREFIX}" || true); do
+        kill_netns_pids "$ns"
+        ip netns delete "$ns" 2>/dev/null || true
+    done
+    for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep '^cdl-h' || true); do
+        ip link delete "$link" 2>/dev/null || true
+    done
+    ip link delete "$BRIDGE" 2>/dev/null || true
+    remove_iptables_rules
+    unmount_under "$LAB_RUN"
+    unmount_under "$LAB_DATA"
+    rm -rf "$LAB_RUN" "$LAB_DATA"
+    [[ $n -gt 0 ]] && log "down: removed $n hosts, etcd, bridge, namespaces" || log "down: nothing left"
+    return 0
+}
+
+# --- starting ----------------------------------------------------------------------------------
+
+make_pki() {
+    local pki=$LAB_RUN/pki n=$1 i san
+    mkdir -p "$pki"
+    (
+        cd "$pki"
+        openssl genrsa -out ca-key.pem 2048 2>/dev/null
+        openssl req -x509 -new -key ca-key.pem -days 30 -subj "/CN=ClusterDeck lab CA" -out ca.pem 2>/dev/null
+        san="IP:127.0.0.1,DNS:localhost"
+        for i in $(seq 1 "$n"); do san+=",IP:$(host_addr "$i"),DNS:h$i"; done
+        openssl genrsa -out server-key.pem 2048 2>/dev/null
+        openssl req -new -key server-key.pem -subj "/CN=cdlab-server" -out server.csr 2>/dev/null
+        printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth,clientAuth\n' "$san" > server.ext
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 30 \
+            -extfile server.ext -out server-cert.pem 2>/dev/null
+        openssl genrsa -out client-key.pem 2048 2>/dev/null
+        openssl req -new -key client-key.pem -subj "/CN=cdlab-client" -out client.csr 2>/dev/null
+        printf 'extendedKeyUsage=clientAuth\n' > client.ext
+        openssl x509 -req -in client.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 30 \
+            -extfile client.ext -out cert.pem 2>/dev/null
+        cp client-key.pem key.pem
+        # A second, unrelated CA: tests use it to prove a wrong CA is refused.
+        openssl genrsa -out wrong-ca-key.pem 2048 2>/dev/null
+        openssl req -x509 -new -key wrong-ca-key.pem -days 30 -subj "/CN=Not the lab CA" \
+            -out wrong-ca.pem 2>/dev/null
+        rm -f ./*.csr ./*.ext ./*.srl
+        chmod 600 ./*key.pem
+    )
+}
+
+make_network() {
+    local n=$1 i ns addr
+    ip link add "$BRIDGE" type bridge
+    ip addr add "$BRIDGE_ADDR/24" dev "$BRIDGE"
+    ip link set "$BRIDGE" up
+    for i in $(seq 1 "$n"); do
+        ns=${NS_PREFIX}h$i
+        addr=$(host_addr "$i")
+        ip netns add "$ns"
+        ip link add "cdl-h$i" type veth peer name eth0 netns "$ns"
+        ip link set "cdl-h$i" master "$BRIDGE" up
+        ip -n "$ns" addr add "$addr/24" dev eth0
+        ip -n "$ns" link set lo up
+        ip -n "$ns" link set eth0 up
+        ip -n "$ns" route add default via "$BRIDGE_ADDR"
+    done
+    # With br_netfilter loaded, bridged frames between namespaces cross the root FORWARD chain,
+    # where a DROP policy (set by a Docker daemon, for one) would cut the hosts off each other.
+    iptables -I FORWARD -i "$BRIDGE" -o "$BRIDGE" -m comment --comment "$IPT_COMMENT" -j ACCEPT
+    iptables -I FORWARD -i "$BRIDGE" -m comment --comment "$IPT_COMMENT" -j ACCEPT
+    iptables -I FORWARD -o "$BRIDGE" -m comment --comment "$IPT_COMMENT" -j ACCEPT
+}
+
+start_dockerd() {
+    local i=$1 ns=${NS_PREFIX}h$1 dir=$LAB_RUN/h$1 addr pki=$LAB_RUN/pki
+    addr=$(host_addr "$i")
+    mkdir -p "$dir/exec" "$LAB_DATA/h$i"
+    # nsenter keeps /sys as it is; `ip netns exec` would remount it and hide the cgroups.
+    # setsid: the daemons outlive this script and a Ctrl-C in the caller's terminal.
+    setsid nsenter --net=/var/run/netns/"$ns" \
+        dockerd \
+        --data-root "$LAB_DATA/h$i" \
+        --exec-root "$dir/exec" \
+        --pidfile "$dir/docker.pid" \
+        -H "unix://$dir/docker.sock" \
+        -H "tcp://$addr:2376" \
+        --tlsverify --tlscacert "$pki/ca.pem" --tlscert "$pki/server-cert.pem" --tlskey "$pki/server-key.pem" \
+        --bip "172.30.$i.1/24" \
+        --default-address-pool "base=172.31.$((i * 16)).0/20,size=24" \
+        --storage-driver overlay2 \
+        --log-level warn \
+        --userland-proxy=false \
+        >"$dir/dockerd.log" 2>&1 &
+}
+
+wait_for() {
+    local what=$1 tries=$2
+    shift 2
+    for _ in $(seq 1 "$tries"); do
+        if "$@" >/dev/null 2>&1; then return 0; fi
+        sleep 0.2
+    done
+    die "$what did not come up (see logs under $LAB_RUN)"
+}
+
+start_etcd() {
+    local pki=$LAB_RUN/pki
+    mkdir -p "$LAB_DATA/etcd" "$LAB_DATA/etcd-auth"
+    setsid etcd --name cdlab --data-dir "$LAB_DATA/etcd" \
+        --listen-client-urls "http://127.0.0.1:$ETCD_PORT" \
+        --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+        --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+        --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+        --initial-cluster "cdlab=http://127.0.0.1:$ETCD_PEER_PORT" \
+        --log-level warn >"$LAB_RUN/etcd.log" 2>&1 &
+    echo $! >"$LAB_RUN/etcd.pid"
+    # The second etcd speaks TLS (lab CA) and has authentication enabled.
+    setsid etcd --name cdlab-auth --data-dir "$LAB_DATA/etcd-auth" \
+        --listen-client-urls "https://127.0.0.1:$ETCD_AUTH_PORT" \
+        --advertise-client-urls "https://127.0.0.1:$ETCD_AUTH_PORT" \
+        --listen-peer-urls "http://127.0.0.1:$ETCD_AUTH_PEER_PORT" \
+        --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_AUTH_PEER_PORT" \
+        --initial-cluster "cdlab-auth=http://127.0.0.1:$ETCD_AUTH_PEER_PORT" \
+        --cert-file "$pki/server-cert.pem" --key-file "$pki/server-key.pem" \
+        --trusted-ca-file "$pki/ca.pem" \
+        --log-level warn >"$LAB_RUN/etcd-auth.log" 2>&1 &
+    echo $! >"$LAB_RUN/etcd-auth.pid"
+    wait_for "etcd" 100 etcdctl --endpoints "http://127.0.0.1:$ETCD_PORT" endpoint health
+    local tls=(--endpoints "https://127.0.0.1:$ETCD_AUTH_PORT" --cacert "$pki/ca.pem"
+               --cert "$pki/cert.pem" --key "$pki/key.pem")
+    wait_for "etcd (auth)" 100 etcdctl "${tls[@]}" endpoint health
+    local password
+    password=$(openssl rand -hex 12)
+    echo "$password" >"$LAB_RUN/etcd-password"
+    chmod 600 "$LAB_RUN/etcd-password"
+    etcdctl "${tls[@]}" user add "root:$password" >/dev/null
+    etcdctl "${tls[@]}" user grant-role root root >/dev/null
+    etcdctl "${tls[@]}" auth enable >/dev/null
+}
+
+# Builds clusterdeck/lab:latest from local files: busybox plus dropbear (ssh server and client)
+# with their shared libraries. No registry is reachable, so `docker import` of a rootfs tarball.
+build_image_tar() {
+    local root=$LAB_RUN/image/rootfs tar=$LAB_RUN/image/rootfs.tar bin lib
+    rm -rf "$root"
+    mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc/dropbear,root/.ssh,tmp,var/www,var/run,home,proc,sys,dev,etc/cluster}
+    chmod 1777 "$root/tmp"
+    cp /bin/busybox "$root/bin/busybox"
+    for applet in $("$root/bin/busybox" --list); do
+        [[ $applet == busybox ]] && continue
+        ln -sf /bin/busybox "$root/bin/$applet"
+    done
+    for bin in /usr/sbin/dropbear /usr/bin/dbclient /usr/bin/dropbearkey; do
+        cp "$bin" "$root$bin"
+        for lib in $(ldd "$bin" | grep -o '/[^ ]*' | sort -u); do
+            mkdir -p "$root$(dirname "$lib")"
+            cp -L "$lib" "$root$lib"
+        done
+    done
+    ln -sf /usr/bin/dbclient "$root/usr/bin/ssh"
+    printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/home:/bin/false\n' >"$root/etc/passwd"
+    printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+    printf '/bin/sh\n' >"$root/etc/shells"
+    printf '<html><body>clusterdeck lab</body></html>\n' >"$root/var/www/index.html"
+    tar -C "$root" -cf "$tar" .
+    echo "$tar"
+}
+
+import_image() {
+    local i=$1 tar=$2
+    hdocker "$i" import \
+        --change 'ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin' \
+        --change 'ENV LAB_GREETING=hello-from-image' \
+        --change 'LABEL io.clusterdeck.service-ports="web:http:8080"' \
+        --change 'LABEL org.opencontainers.image.title="ClusterDeck lab image"' \
+        --change 'EXPOSE 8080' \
+        --change 'WORKDIR /root' \
+        --change 'CMD ["/bin/sh"]' \
+        "$tar" "$IMAGE" >/dev/null
+}
+
+make_swarm() {
+    local n=$1 i token
+    hdocker 1 swarm init --advertise-addr "$(host_addr 1)" --listen-addr "$(host_addr 1):2377" \
+        --default-addr-pool 172.28.0.0/16 --default-addr-pool-mask-length 24 >/dev/null
+    token=$(hdocker 1 swarm join-token -q worker)
+    for i in $(seq 2 "$n"); do
+        hdocker "$i" swarm join --token "$token" --advertise-addr "$(host_addr "$i")" \
+            --listen-addr "$(host_addr "$i"):2377" "$(host_addr 1):2377" >/dev/null
+    done
+    # Wait until the manager sees every node ready.
+    for _ in $(seq 1 100); do
+        [[ $(hdocker 1 node ls --format '{{.Status}}' | grep -c Ready) -eq $n ]] && return 0
+        sleep 0.2
+    done
+    die "swarm: not all $n nodes became ready"
+}
+
+cmd_up() {
+    local n=3 i tar start=$SECONDS
+    while [[ $# -gt 0 ]]; do
+        case $1 in
+        --hosts) n=${2:?--hosts needs a number}; shift 2 ;;
+        --hosts=*) n=${1#*=}; shift ;;
+        *) die "unknown option $1" ;;
+        esac
+    done
+    [[ $n =~ ^[1-9]$ ]] || die "--hosts must be between 1 and 9"
+    [[ $EUID -eq 0 ]] || die "the lab needs root (network namespaces, dockerd)"
+    for tool in dockerd docker etcd etcdctl nsenter ip iptables openssl busybox dropbear; do
+        command -v "$tool" >/dev/null || die "$tool is missing: run scripts/setup.sh"
+    done
+    if [[ -d $LAB_RUN || -d $LAB_DATA ]] || ip link show "$BRIDGE" >/dev/null 2>&1; then
+        log "cleaning state left by an earlier run"
+        cmd_down >/dev/null 2>&1 || true
+    fi
+    mkdir -p "$LAB_RUN" "$LAB_DATA"
+    echo "$n" >"$LAB_RUN/hosts"
+    log "making pki, bridge and $n namespaces"
+    make_pki "$n"
+    make_network "$n"
+    log "starting $n dockerd and 2 etcd"
+    for i in $(seq 1 "$n"); do start_dockerd "$i"; done
+    start_etcd
+    for i in $(seq 1 "$n"); do
+        wait_for "dockerd h$i" 300 hdocker "$i" version
+    done
+    log "importing $IMAGE"
+    tar=$(build_image_tar)
+    local pids=()
+    for i in $(seq 1 "$n"); do
+        import_image "$i" "$tar" &
+        pids+=($!)
+    done
+    for pid in "${pids[@]}"; do wait "$pid" || die "importing $IMAGE failed"; done
+    rm -rf "$LAB_RUN/image"
+    log "joining the hosts into one swarm"
+    make_swarm "$n"
+    log "up: $n hosts, etcd on 127.0.0.1:$ETCD_PORT and (TLS+auth) :$ETCD_AUTH_PORT in $((SECONDS - start))s"
+}
+
+cmd_env() {
+    local n i
+    n=$(host_count)
+    [[ $n -gt 0 ]] || die "the lab is not up (scripts/lab.sh up)"
+    local hosts=""
+    for i in $(seq 1 "$n"); do hosts+="h$i "; done
+    echo "export CLUSTERDECK_LAB_HOSTS='${hosts% }'"
+    for i in $(seq 1 "$n"); do
+        echo "export CLUSTERDECK_LAB_H${i}_DOCKER='unix://$(host_sock "$i")'"
+        echo "export CLUSTERDECK_LAB_H${i}_DOCKER_TLS='tcp+tls://$(host_addr "$i"):2376'"
+        echo "export CLUSTERDECK_LAB_H${i}_ADDR='$(host_addr "$i")'"
+    done
+    echo "export CLUSTERDECK_LAB_TLS_CA='$LAB_RUN/pki/ca.pem'"
+    echo "export CLUSTERDECK_LAB_TLS_CERT='$LAB_RUN/pki/cert.pem'"
+    echo "export CLUSTERDECK_LAB_TLS_KEY='$LAB_RUN/pki/key.pem'"
+    echo "export CLUSTERDECK_LAB_TLS_WRONG_CA='$LAB_RUN/pki/wrong-ca.pem'"
+    echo "export CLUSTERDECK_LAB_CERT_PATH='$LAB_RUN/pki'"
+    echo "export CLUSTERDECK_LAB_ETCD='http://127.0.0.1:$ETCD_PORT'"
+    echo "export CLUSTERDECK_LAB_ETCD_AUTH='https://127.0.0.1:$ETCD_AUTH_PORT'"
+    echo "export CLUSTERDECK_LAB_ETCD_USER='root'"
+    echo "export CLUSTERDECK_LAB_ETCD_PASSWORD='$(cat "$LAB_RUN/etcd-password")'"
+    echo "export CLUSTERDECK_LAB_IMAGE='$IMAGE'"
+}
+
+cmd_status() {
+    local n i rc=0 state
+    n=$(host_count)
+    if [[ $n -eq 0 ]]; then
+        echo "lab: down"
+        return 1
+    fi
+    for i in $(seq 1 "$n"); do
+        if state=$(hdocker "$i" info --format '{{.ServerVersion}} swarm={{.Swarm.LocalNodeState}} manager={{.Swarm.ControlAvailable}} containers={{.Containers}}' 2>/dev/null); then
+            echo "h$i $(host_addr "$i") dockerd up: $state"
+        else
+            echo "h$i $(host_addr "$i") dockerd DOWN"
+            rc=1
+        fi
+    done
+    if etcdctl --endpoints "http://127.0.0.1:$ETCD_PORT" endpoint health >/dev/null 2>&1; then
+        echo "etcd http://127.0.0.1:$ETCD_PORT healthy"
+    else
+        echo "etcd http://127.0.0.1:$ETCD_PORT DOWN"
+        rc=1
+    fi
+    if etcdctl --endpoints "https://127.0.0.1:$ETCD_AUTH_PORT" --cacert "$LAB_RUN/pki/ca.pem" \
+        --cert "$LAB_RUN/pki/cert.pem" --key "$LAB_RUN/pki/key.pem" \
+        --user "root:$(cat "$LAB_RUN/etcd-password" 2>/dev/null)" endpoint health >/dev/null 2>&1; then
+        echo "etcd https://127.0.0.1:$ETCD_AUTH_PORT (auth) healthy"
+    else
+        echo "etcd https://127.0.0.1:$ETCD_AUTH_PORT (auth) DOWN"
+        rc=1
+    fi
+    return $rc
+}
+
+case ${1:-} in
+up) shift; cmd_up "$@" ;;
+down) cmd_down ;;
+status) cmd_status ;;
+env) cmd_env ;;
+*) echo "usage: $0 up [--hosts N] | down | status | env" >&2; exit 2 ;;
+esac
