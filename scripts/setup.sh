@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs, with apt, every package the build, the tests, the lab and the demo need — only those
+# that are missing. Safe to run again and again.
+set -euo pipefail
+
+PACKAGES=(
+    # build
+    build-essential cmake ninja-build pkg-config git
+    qt6-base-dev qt6-base-dev-tools libqt6svg6-dev
+    libcurl4-openssl-dev libyaml-cpp-dev libsqlite3-dev libarchive-dev libssl-dev
+    clang-format
+    # the lab: Docker hosts in network namespaces, etcd, the lab image's contents
+    docker.io etcd-server etcd-client busybox-static dropbear-bin
+    iproute2 iptables openssl util-linux procps ca-certificates curl
+    # GUI tests, screenshots, the demo
+    xvfb xauth imagemagick
+    # packaging checks
+    desktop-file-utils appstream dpkg-dev file
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$pkg")
+    fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "setup: all ${#PACKAGES[@]} packages present"
+    exit 0
+fi
+
+if [[ $EUID -ne 0 ]]; then
+    echo "setup: error: missing packages (${missing[*]}) and not root; run: sudo $0" >&2
+    exit 1
+fi
+
+echo "setup: installing ${#missing[@]} missing packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# --no-install-recommends keeps docker.io from pulling in things the lab does not use;
+# the policy-rc.d guard keeps apt from trying to start a system dockerd we do not want.
+policy=/usr/sbin/policy-rc.d
+guard=0
+if [[ ! -e $policy ]]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy"
+    chmod +x "$policy"
+    guard=1
+fi
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+[[ $guard -eq 1 ]] && rm -f "$policy"
+echo "setup: done"
