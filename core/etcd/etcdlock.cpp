@@ -228,6 +228,8 @@ Result<void> EtcdLock::waitForDelete(const QByteArray &key, qint64 fromRevision,
     bool deleted = false;
     QByteArray buffer;
     QString streamError;
+    bool staleToken = false;
+    EtcdClient::StreamInfo info;
     auto sink = [&](const QByteArray &chunk) {
         buffer.append(chunk);
         qsizetype newline;
@@ -248,14 +250,21 @@ Result<void> EtcdLock::waitForDelete(const QByteArray &key, qint64 fromRevision,
                     return false;
                 }
             }
-            if (response->canceled)
-                return false; // compacted: the key is long gone; re-check the owner
+            if (response->canceled) {
+                // Compacted (the key is long gone) or a stale token: re-check the owner.
+                staleToken = Json::isInvalidTokenError({0, response->cancelReason});
+                return false;
+            }
         }
         return true;
     };
     auto result = m_client.stream(QStringLiteral("/v3/watch"),
                                   Json::encodeWatchCreate(key, {}, fromRevision, false), sink,
-                                  Http::CancelToken(), timeout);
+                                  Http::CancelToken(), timeout, &info);
+    if (staleToken) {
+        if (auto refreshed = m_client.refreshToken(info.token); !refreshed)
+            return refreshed;
+    }
     if (deleted)
         return {};
     if (!result)

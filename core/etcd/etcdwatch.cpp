@@ -127,6 +127,8 @@ EtcdWatch::LineOutcome EtcdWatch::handleLine(const QByteArray &line, const QStri
         Q_EMIT compacted(response->compactRevision);
         return LineOutcome::Fatal;
     }
+    if (response->canceled && Json::isInvalidTokenError({0, response->cancelReason}))
+        return LineOutcome::Reauthenticate; // the gateway reports auth failures this way
     if (response->canceled) {
         *fatal =
             Error::make(Error::Kind::Conflict, endpoint,
