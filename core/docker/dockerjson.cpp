@@ -53,6 +53,8 @@ Result<QJsonObject> parseObject(const QByteArray &body, const char *what)
 // Lists may come back as `null` when empty (Docker's Go encoder does that for nil slices).
 Result<QJsonArray> parseArray(const QByteArray &body, const char *what)
 {
+    if (body.trimmed() == "null") // QJsonDocument rejects a top-level scalar
+        return QJsonArray();
     auto doc = parseDocument(body, what);
     if (!doc)
         return fail(doc.error());
