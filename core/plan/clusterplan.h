@@ -1,0 +1,99 @@
+#pragma once
+
+#include "template/clustertemplate.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+namespace ClusterDeck {
+
+// A file the provisioner puts into a kernel before it starts (bootstrap script, hostfile, keys).
+struct PlannedFile
+{
+    QString path; // absolute path inside the kernel
+    QByteArray content;
+    int mode = 0644;
+    QString owner; // user name as in the task's `user`; empty = the image's default user
+
+    bool isSecret() const { return (mode & 0077) == 0; } // 0600 and the like: never printed
+    friend bool operator==(const PlannedFile &, const PlannedFile &) = default;
+};
+
+// One kernel, fully decided: nothing downstream (placement, provisioner) needs the template.
+struct KernelSpec
+{
+    QString kernelId;      // UUID, derived from the session id and the hostname
+    QString hostname;      // "<role><idx>", e.g. worker12
+    QString containerName; // "cd-<short session id>-<hostname>"
+    QString role;
+    int roleIdx = 1;   // 1-based within the role
+    int localRank = 0; // 0-based across the session, in template order
+    bool primary = false;
+
+    QString image;
+    QStringList entrypoint;
+    QStringList command;
+    QString workingDir;
+    QString user;
+    QMap<QString, QString> env;
+    QList<PlannedFile> files;
+    QList<ServicePort> ports;
+    Resources resources;
+    QList<Mount> mounts;
+    QMap<QString, QString> labels;     // container labels, including io.clusterdeck.*
+    QMap<QString, QString> hostLabels; // placement constraint: the host must carry all of these
+
+    const PlannedFile *file(const QString &path) const
+    {
+        for (const PlannedFile &f : files) {
+            if (f.path == path)
+                return &f;
+        }
+        return nullptr;
+    }
+    friend bool operator==(const KernelSpec &, const KernelSpec &) = default;
+};
+
+struct RoleCount
+{
+    QString role;
+    int count = 0;
+    friend bool operator==(const RoleCount &, const RoleCount &) = default;
+};
+
+struct ClusterPlan
+{
+    QString sessionId;
+    QString sessionName;
+    QString templateName;
+    QString networkName;                  // "cd-<short session id>"
+    ClusterMode mode = ClusterMode::Auto; // as requested; placement decides `auto`
+    std::optional<int> mtu;
+    FailurePolicy failurePolicy;
+    StartupOrder startupOrder = StartupOrder::Parallel;
+    QStringList presets; // effective: `mpi` brings `ssh`
+    QList<RoleCount> roles;
+    QList<KernelSpec> kernels; // in rank order; kernels.first() is the primary
+
+    QStringList hostnames() const
+    {
+        QStringList names;
+        for (const KernelSpec &k : kernels)
+            names.append(k.hostname);
+        return names;
+    }
+    const KernelSpec *kernel(const QString &hostname) const
+    {
+        for (const KernelSpec &k : kernels) {
+            if (k.hostname == hostname)
+                return &k;
+        }
+        return nullptr;
+    }
+    friend bool operator==(const ClusterPlan &, const ClusterPlan &) = default;
+};
+
+} // namespace ClusterDeck

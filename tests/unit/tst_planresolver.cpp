@@ -1,0 +1,471 @@
+#include "plan/planresolver.h"
+#include "template/templateloader.h"
+
+#include <QTest>
+
+using namespace ClusterDeck;
+
+class TestPlanResolver : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void hostnames_data();
+    void hostnames();
+    void backendEnv_data();
+    void backendEnv();
+    void envPrecedence_data();
+    void envPrecedence();
+    void backendEnvWinsOverUser();
+    void portPrecedence();
+    void mountPrecedence();
+    void resourceOverrides();
+    void counts_data();
+    void counts();
+    void optionErrors_data();
+    void optionErrors();
+    void ranksAndPrimary();
+    void identity();
+    void modeEnv_data();
+    void modeEnv();
+    void bootstrapIsAFile();
+    void imageCommandDefaults();
+    void badImageLabel();
+    void deterministic();
+};
+
+// QVERIFY2 evaluates its message even on success; error() of a value must not be touched.
+#define VERIFY_OK(result)                                                                          \
+    QVERIFY2(bool(result), (result) ? "" : qPrintable((result).error().toString()))
+
+namespace {
+
+const QString kSession = QStringLiteral("3f2c9a41-7b7e-4c1e-9d51-0a6f3b2c1d00");
+
+ClusterTemplate load(const QByteArray &yaml)
+{
+    TemplateLoader loader;
+    auto t = loader.loadClusterFromData(yaml, QStringLiteral("t.yaml"));
+    if (!t)
+        qFatal("test template does not load: %s", qPrintable(t.error().toString()));
+    return *t;
+}
+
+// master (1) + worker (count 3, max 12) on image "img"
+const QByteArray kTwoRoles = "name: demo\n"
+                             "roles:\n"
+                             "  - name: master\n"
+                             "    task: {image: img, ports: [web:http:8080]}\n"
+                             "  - name: worker\n"
+                             "    task: {image: img}\n"
+                             "    count: 3\n"
+                             "    max: 12\n";
+
+LaunchOptions options(const QMap<QString, int> &counts = {})
+{
+    LaunchOptions o;
+    o.sessionId = kSession;
+    o.counts = counts;
+    return o;
+}
+
+} // namespace
+
+void TestPlanResolver::hostnames_data()
+{
+    QTest::addColumn<QString>("role");
+    QTest::addColumn<int>("count");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("one") << "master" << 1 << QStringList{"master1"};
+    QTest::newRow("no zero padding")
+        << "worker" << 12
+        << QStringList{"worker1", "worker2", "worker3", "worker4",  "worker5",  "worker6",
+                       "worker7", "worker8", "worker9", "worker10", "worker11", "worker12"};
+    QTest::newRow("hyphenated role")
+        << "param-server" << 2 << QStringList{"param-server1", "param-server2"};
+}
+
+void TestPlanResolver::hostnames()
+{
+    QFETCH(QString, role);
+    QFETCH(int, count);
+    QFETCH(QStringList, expected);
+    const ClusterTemplate t = load("name: x\nroles:\n  - name: " + role.toUtf8() +
+                                   "\n    task: {image: img}\n    max: 100\n");
+    const auto plan = resolvePlan(t, options({{role, count}}), {});
+    VERIFY_OK(plan);
+    QCOMPARE(plan->hostnames(), expected);
+    for (int i = 0; i < count; ++i) {
+        QCOMPARE(plan->kernels.at(i).roleIdx, i + 1);
+        QCOMPARE(plan->kernels.at(i).env.value("BACKEND_CLUSTER_HOST"), expected.at(i));
+    }
+}
+
+void TestPlanResolver::backendEnv_data()
+{
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<QString>("variable");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("session id") << "worker2"
+                                << "BACKEND_SESSION_ID" << kSession;
+    QTest::newRow("role") << "worker2"
+                          << "BACKEND_CLUSTER_ROLE"
+                          << "worker";
+    QTest::newRow("role idx") << "worker2"
+                              << "BACKEND_CLUSTER_ROLE_IDX"
+                              << "2";
+    QTest::newRow("local rank") << "worker2"
+                                << "BACKEND_CLUSTER_LOCAL_RANK"
+                                << "2";
+    QTest::newRow("primary rank") << "master1"
+                                  << "BACKEND_CLUSTER_LOCAL_RANK"
+                                  << "0";
+    QTest::newRow("host") << "worker2"
+                          << "BACKEND_CLUSTER_HOST"
+                          << "worker2";
+    QTest::newRow("hosts") << "master1"
+                           << "BACKEND_CLUSTER_HOSTS"
+                           << "master1,worker1,worker2,worker3";
+    QTest::newRow("size") << "worker3"
+                          << "BACKEND_CLUSTER_SIZE"
+                          << "4";
+    QTest::newRow("mode") << "worker3"
+                          << "BACKEND_CLUSTER_MODE"
+                          << "multi-node";
+    QTest::newRow("replicas") << "worker1"
+                              << "BACKEND_CLUSTER_REPLICAS"
+                              << "master:1,worker:3";
+    QTest::newRow("master hosts") << "worker1"
+                                  << "BACKEND_CLUSTER_MASTER_HOSTS"
+                                  << "master1";
+    QTest::newRow("worker hosts") << "master1"
+                                  << "BACKEND_CLUSTER_WORKER_HOSTS"
+                                  << "worker1,worker2,worker3";
+}
+
+void TestPlanResolver::backendEnv()
+{
+    QFETCH(QString, host);
+    QFETCH(QString, variable);
+    QFETCH(QString, expected);
+    const auto plan = resolvePlan(load(kTwoRoles), options(), {});
+    VERIFY_OK(plan);
+    const KernelSpec *k = plan->kernel(host);
+    QVERIFY(k);
+    QCOMPARE(k->env.value(variable), expected);
+    QCOMPARE(k->env.value("BACKEND_KERNEL_ID"), k->kernelId);
+}
+
+void TestPlanResolver::envPrecedence_data()
+{
+    // Which levels set VAR (image, task, cluster, role, launch) and which value wins.
+    QTest::addColumn<QStringList>("levels");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("all levels: launch wins")
+        << QStringList{"image", "task", "cluster", "role", "launch"} << "launch";
+    QTest::newRow("no launch: role wins")
+        << QStringList{"image", "task", "cluster", "role"} << "role";
+    QTest::newRow("no role: cluster wins") << QStringList{"image", "task", "cluster"} << "cluster";
+    QTest::newRow("task over image") << QStringList{"image", "task"} << "task";
+    QTest::newRow("only image") << QStringList{"image"} << "image";
+    QTest::newRow("only task") << QStringList{"task"} << "task";
+    QTest::newRow("only cluster") << QStringList{"cluster"} << "cluster";
+    QTest::newRow("only role") << QStringList{"role"} << "role";
+    QTest::newRow("only launch") << QStringList{"launch"} << "launch";
+    QTest::newRow("image and launch") << QStringList{"image", "launch"} << "launch";
+    QTest::newRow("task and role") << QStringList{"task", "role"} << "role";
+    QTest::newRow("none") << QStringList{} << "";
+}
+
+void TestPlanResolver::envPrecedence()
+{
+    QFETCH(QStringList, levels);
+    QFETCH(QString, expected);
+    QByteArray yaml = "name: x\n";
+    if (levels.contains("cluster"))
+        yaml += "env: {VAR: cluster}\n";
+    yaml += "roles:\n  - name: worker\n    task:\n      image: img\n";
+    if (levels.contains("task"))
+        yaml += "      env: {VAR: task}\n";
+    if (levels.contains("role"))
+        yaml += "    overrides:\n      env: {VAR: role}\n";
+    ImageDefaultsMap images;
+    if (levels.contains("image"))
+        images.insert("img",
+                      ImageDefaults{{{"VAR", "image"}, {"PATH", "/bin"}}, {}, {}, {}, {}, {}});
+    LaunchOptions opts = options();
+    if (levels.contains("launch"))
+        opts.env.insert("VAR", "launch");
+    const auto plan = resolvePlan(load(yaml), opts, images);
+    VERIFY_OK(plan);
+    const KernelSpec &k = plan->kernels.first();
+    QCOMPARE(k.env.contains("VAR"), !expected.isEmpty());
+    QCOMPARE(k.env.value("VAR"), expected);
+    QCOMPARE(k.env.contains("PATH"), levels.contains("image")); // image ENV is kept
+}
+
+void TestPlanResolver::backendEnvWinsOverUser()
+{
+    LaunchOptions opts = options();
+    opts.env.insert("BACKEND_CLUSTER_HOST", "spoofed");
+    opts.env.insert("BACKEND_CLUSTER_SIZE", "99");
+    const auto plan = resolvePlan(load(kTwoRoles), opts, {});
+    QVERIFY(plan);
+    QCOMPARE(plan->kernels.at(1).env.value("BACKEND_CLUSTER_HOST"), QStringLiteral("worker1"));
+    QCOMPARE(plan->kernels.at(1).env.value("BACKEND_CLUSTER_SIZE"), QStringLiteral("4"));
+}
+
+void TestPlanResolver::portPrecedence()
+{
+    const ClusterTemplate t =
+        load("name: x\nroles:\n  - name: worker\n    task:\n      image: img\n"
+             "      ports: [web:http:8080, api:tcp:9000]\n"
+             "    overrides:\n      ports: [api:tcp:9001]\n");
+    ImageDefaults image;
+    image.labels.insert(QLatin1String(kServicePortsLabel), "jupyter:http:8888,web:http:80");
+    const auto plan = resolvePlan(t, options(), {{"img", image}});
+    VERIFY_OK(plan);
+    QCOMPARE(plan->kernels.first().ports,
+             (QList<ServicePort>{
+                 {"jupyter", "http", 8888}, {"web", "http", 8080}, {"api", "tcp", 9001}}));
+}
+
+void TestPlanResolver::mountPrecedence()
+{
+    const ClusterTemplate t = load("name: x\nmounts: [cluster-data:/data, cluster-only:/c]\n"
+                                   "roles:\n  - name: worker\n    task:\n      image: img\n"
+                                   "      mounts: [task-data:/data, task-only:/t]\n");
+    LaunchOptions opts = options();
+    opts.mounts.append(Mount{Mount::Type::Bind, "/srv/x", "/c", true, {}, {}});
+    const auto plan = resolvePlan(t, opts, {});
+    VERIFY_OK(plan);
+    QStringList got;
+    for (const Mount &m : plan->kernels.first().mounts)
+        got.append(m.source + QLatin1Char(':') + m.target + (m.readOnly ? ":ro" : ""));
+    QCOMPARE(got, (QStringList{"cluster-data:/data", "task-only:/t", "/srv/x:/c:ro"}));
+}
+
+void TestPlanResolver::resourceOverrides()
+{
+    const ClusterTemplate t =
+        load("name: x\nroles:\n  - name: worker\n    task:\n      image: img\n"
+             "      resources: {cpus: 2, memory: 1g}\n"
+             "    overrides:\n      resources: {memory: 2g, gpus: 1}\n");
+    const auto plan = resolvePlan(t, options(), {});
+    QVERIFY(plan);
+    const Resources &r = plan->kernels.first().resources;
+    QCOMPARE(r.cpus, std::optional<double>(2));
+    QCOMPARE(r.memoryBytes, std::optional<qint64>(2LL << 30));
+    QCOMPARE(r.gpus, std::optional<int>(1));
+}
+
+void TestPlanResolver::counts_data()
+{
+    QTest::addColumn<QString>("role");
+    QTest::addColumn<int>("count");
+    QTest::addColumn<int>("kernels"); // -1: error
+    QTest::addColumn<QString>("error");
+    QTest::newRow("template default") << "" << 0 << 4 << "";
+    QTest::newRow("max") << "worker" << 12 << 13 << "";
+    QTest::newRow("min") << "worker" << 1 << 2 << "";
+    QTest::newRow("above max") << "worker" << 13 << -1
+                               << "--count worker: count 13 is outside 1-12 for role worker";
+    QTest::newRow("below min") << "worker" << 0 << -1
+                               << "--count worker: count 0 is outside 1-12 for role worker";
+    QTest::newRow("fixed role") << "master" << 2 << -1
+                                << "--count master: count 2 is outside 1-1 for role master";
+    QTest::newRow("unknown role")
+        << "wroker" << 2 << -1
+        << "--count wroker: template 'demo' has no role 'wroker' (roles: master, worker); did you "
+           "mean 'worker'?";
+}
+
+void TestPlanResolver::counts()
+{
+    QFETCH(QString, role);
+    QFETCH(int, count);
+    QFETCH(int, kernels);
+    QFETCH(QString, error);
+    QMap<QString, int> counts;
+    if (!role.isEmpty())
+        counts.insert(role, count);
+    const auto plan = resolvePlan(load(kTwoRoles), options(counts), {});
+    if (kernels < 0) {
+        QVERIFY(!plan);
+        QCOMPARE(plan.error().toString(), error);
+    } else {
+        VERIFY_OK(plan);
+        QCOMPARE(plan->kernels.size(), kernels);
+    }
+}
+
+void TestPlanResolver::optionErrors_data()
+{
+    QTest::addColumn<QString>("envName");
+    QTest::addColumn<QString>("sessionId");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("bad env name") << "1X" << kSession
+                                  << "--env 1X: '1X' is not a valid variable name";
+    QTest::newRow("bad session id") << ""
+                                    << "nope"
+                                    << "session id: 'nope' is not a UUID";
+}
+
+void TestPlanResolver::optionErrors()
+{
+    QFETCH(QString, envName);
+    QFETCH(QString, sessionId);
+    QFETCH(QString, error);
+    LaunchOptions opts = options();
+    opts.sessionId = sessionId;
+    if (!envName.isEmpty())
+        opts.env.insert(envName, "v");
+    const auto plan = resolvePlan(load(kTwoRoles), opts, {});
+    QVERIFY(!plan);
+    QCOMPARE(plan.error().toString(), error);
+}
+
+void TestPlanResolver::ranksAndPrimary()
+{
+    const auto plan = resolvePlan(load(kTwoRoles), options({{"worker", 12}}), {});
+    QVERIFY(plan);
+    QCOMPARE(plan->kernels.size(), 13);
+    for (int i = 0; i < plan->kernels.size(); ++i) {
+        QCOMPARE(plan->kernels.at(i).localRank, i);
+        QCOMPARE(plan->kernels.at(i).primary, i == 0);
+    }
+    QCOMPARE(plan->kernels.first().hostname, QStringLiteral("master1"));
+    QCOMPARE(plan->kernels.last().hostname, QStringLiteral("worker12"));
+    QCOMPARE(plan->roles, (QList<RoleCount>{{"master", 1}, {"worker", 12}}));
+}
+
+void TestPlanResolver::identity()
+{
+    LaunchOptions opts = options();
+    const auto plan = resolvePlan(load(kTwoRoles), opts, {});
+    QVERIFY(plan);
+    QCOMPARE(plan->sessionName, QStringLiteral("demo-3f2c9a41"));
+    QCOMPARE(plan->networkName, QStringLiteral("cd-3f2c9a41"));
+    const KernelSpec &k = plan->kernels.at(2);
+    QCOMPARE(k.containerName, QStringLiteral("cd-3f2c9a41-worker2"));
+    QCOMPARE(k.labels.value("io.clusterdeck.session"), kSession);
+    QCOMPARE(k.labels.value("io.clusterdeck.kernel"), k.kernelId);
+    QCOMPARE(k.labels.value("io.clusterdeck.role"), QStringLiteral("worker"));
+    QCOMPARE(k.labels.value("io.clusterdeck.role-idx"), QStringLiteral("2"));
+    QCOMPARE(k.labels.value("io.clusterdeck.hostname"), QStringLiteral("worker2"));
+    QSet<QString> ids;
+    for (const KernelSpec &kernel : plan->kernels)
+        ids.insert(kernel.kernelId);
+    QCOMPARE(ids.size(), plan->kernels.size());
+
+    opts.name = "my-run";
+    QCOMPARE(resolvePlan(load(kTwoRoles), opts, {})->sessionName, QStringLiteral("my-run"));
+    opts.sessionId.clear();
+    QCOMPARE(resolvePlan(load(kTwoRoles), opts, {})->sessionId,
+             QStringLiteral("00000000-0000-0000-0000-000000000000"));
+}
+
+void TestPlanResolver::modeEnv_data()
+{
+    QTest::addColumn<QByteArray>("mode");
+    QTest::addColumn<int>("workers");
+    QTest::addColumn<QString>("launchMode");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("auto, one kernel") << QByteArray("auto") << 0 << ""
+                                      << "single-node";
+    QTest::newRow("auto, several") << QByteArray("auto") << 2 << ""
+                                   << "multi-node";
+    QTest::newRow("template single-node") << QByteArray("single-node") << 2 << ""
+                                          << "single-node";
+    QTest::newRow("launch overrides") << QByteArray("single-node") << 2 << "multi-node"
+                                      << "multi-node";
+}
+
+void TestPlanResolver::modeEnv()
+{
+    QFETCH(QByteArray, mode);
+    QFETCH(int, workers);
+    QFETCH(QString, launchMode);
+    QFETCH(QString, expected);
+    QByteArray yaml = "name: x\nmode: " + mode + "\nroles:\n  - {name: master, task: {image: i}}\n";
+    if (workers)
+        yaml +=
+            "  - {name: worker, task: {image: i}, count: " + QByteArray::number(workers) + "}\n";
+    LaunchOptions opts = options();
+    if (launchMode == "multi-node")
+        opts.mode = ClusterMode::MultiNode;
+    const auto plan = resolvePlan(load(yaml), opts, {});
+    QVERIFY(plan);
+    for (const KernelSpec &k : plan->kernels)
+        QCOMPARE(k.env.value("BACKEND_CLUSTER_MODE"), expected);
+}
+
+void TestPlanResolver::bootstrapIsAFile()
+{
+    const ClusterTemplate t =
+        load("name: x\nroles:\n  - name: worker\n    task:\n      image: img\n"
+             "      entrypoint: [tini, --]\n      command: [echo, \"$X; rm -rf /\"]\n"
+             "      bootstrap: |\n        echo hi > /tmp/hi\n");
+    const auto plan = resolvePlan(t, options(), {});
+    QVERIFY(plan);
+    const KernelSpec &k = plan->kernels.first();
+    QCOMPARE(k.entrypoint, (QStringList{"/bin/sh", PlanPaths::kBootstrapRunner}));
+    // The command travels as separate arguments, never spliced into the script.
+    QCOMPARE(k.command, (QStringList{"tini", "--", "echo", "$X; rm -rf /"}));
+    const PlannedFile *script = k.file(PlanPaths::kBootstrapScript);
+    QVERIFY(script);
+    QCOMPARE(script->content, QByteArray("echo hi > /tmp/hi\n"));
+    QCOMPARE(script->mode, 0755);
+    const PlannedFile *runner = k.file(PlanPaths::kBootstrapRunner);
+    QVERIFY(runner);
+    QVERIFY(runner->content.contains("exec \"$@\""));
+    QVERIFY(!runner->content.contains("rm -rf"));
+}
+
+void TestPlanResolver::imageCommandDefaults()
+{
+    ImageDefaults image;
+    image.entrypoint = {"/docker-entrypoint.sh"};
+    image.command = {"serve"};
+    image.workingDir = "/app";
+    image.user = "app";
+    const auto plan = resolvePlan(load("name: x\nroles:\n  - {name: w, task: {image: img}}\n"),
+                                  options(), {{"img", image}});
+    QVERIFY(plan);
+    const KernelSpec &k = plan->kernels.first();
+    QCOMPARE(k.entrypoint, QStringList{"/docker-entrypoint.sh"});
+    QCOMPARE(k.command, QStringList{"serve"});
+    QCOMPARE(k.workingDir, QStringLiteral("/app"));
+    QCOMPARE(k.user, QStringLiteral("app"));
+
+    // A template entrypoint replaces the image's and drops its CMD, as Docker does.
+    const auto plan2 =
+        resolvePlan(load("name: x\nroles:\n  - {name: w, task: {image: img, entrypoint: [run]}}\n"),
+                    options(), {{"img", image}});
+    QVERIFY(plan2);
+    QCOMPARE(plan2->kernels.first().entrypoint, QStringList{"run"});
+    QCOMPARE(plan2->kernels.first().command, QStringList{});
+}
+
+void TestPlanResolver::badImageLabel()
+{
+    ImageDefaults image;
+    image.labels.insert(QLatin1String(kServicePortsLabel), "jupyter:http:99999");
+    const auto plan = resolvePlan(load(kTwoRoles), options(), {{"img", image}});
+    QVERIFY(!plan);
+    QCOMPARE(plan.error().toString(),
+             QStringLiteral(
+                 "image img label io.clusterdeck.service-ports: port 99999 is outside 1-65535"));
+}
+
+void TestPlanResolver::deterministic()
+{
+    const ClusterTemplate t = load(kTwoRoles);
+    const auto a = resolvePlan(t, options({{"worker", 7}}), {});
+    const auto b = resolvePlan(t, options({{"worker", 7}}), {});
+    QVERIFY(a && b);
+    QVERIFY(*a == *b);
+}
+
+QTEST_GUILESS_MAIN(TestPlanResolver)
+#include "tst_planresolver.moc"
