@@ -1,0 +1,74 @@
+#pragma once
+
+#include "common/error.h"
+#include "records.h"
+
+#include <QObject>
+
+#include <chrono>
+#include <memory>
+
+namespace ClusterDeck {
+
+// Held while a console provisions, restarts, terminates or reconciles one session; released on
+// destruction. For SQLite it is process-local plus a row lock; for etcd a lease-based lock.
+class SessionLock
+{
+public:
+    virtual ~SessionLock() = default;
+};
+
+// Where ClusterDeck remembers hosts, sessions (desired + actual), kernels and its event log.
+// Two backends (sqlite:, etcd:) pass one contract suite. Every mutating call is one transaction:
+// it either fully happens or not at all. Notifications arrive as Qt signals on the receiver's thread.
+class StateStore : public QObject
+{
+    Q_OBJECT
+
+public:
+    using QObject::QObject;
+    ~StateStore() override = default;
+
+    virtual QString url() const = 0;
+    virtual QString describe() const = 0; // for the status bar: "sqlite /path" / "etcd a:2379,b:2379"
+
+    // Hosts
+    virtual Result<void> putHost(const HostRecord &host) = 0;
+    virtual Result<void> removeHost(const QString &name) = 0;
+    virtual Result<QList<HostRecord>> hosts() const = 0;
+    virtual Result<HostRecord> host(const QString &name) const = 0;
+
+    // Sessions and their kernels. createSession writes both at once (desired state first).
+    virtual Result<void> createSession(const SessionRecord &session,
+                                       const QList<KernelRecord> &kernels) = 0;
+    virtual Result<void> updateSession(const SessionRecord &session) = 0;
+    virtual Result<void> removeSession(const QString &sessionId) = 0; // with its kernels
+    virtual Result<QList<SessionRecord>> sessions() const = 0;
+    virtual Result<SessionRecord> session(const QString &sessionId) const = 0;
+
+    virtual Result<void> updateKernel(const KernelRecord &kernel) = 0;
+    // Several kernels (and optionally their session) in one transaction.
+    virtual Result<void> updateKernels(const QList<KernelRecord> &kernels,
+                                       const std::optional<SessionRecord> &session = {}) = 0;
+    virtual Result<QList<KernelRecord>> kernels(const QString &sessionId) const = 0;
+    virtual Result<QList<KernelRecord>> allKernels() const = 0;
+
+    // Event log
+    virtual Result<qint64> appendEvent(const EventRecord &event) = 0;
+    virtual Result<QList<EventRecord>> events(qint64 afterSeq = 0, int limit = 1000) const = 0;
+
+    // Exclusive per-session work. Waits up to `wait`, then fails with Kind::Conflict ("busy").
+    virtual Result<std::unique_ptr<SessionLock>> lockSession(const QString &sessionId,
+                                                             std::chrono::milliseconds wait) = 0;
+
+Q_SIGNALS:
+    void hostChanged(const QString &name);
+    void hostRemoved(const QString &name);
+    void sessionAdded(const QString &sessionId);
+    void sessionChanged(const QString &sessionId);
+    void sessionRemoved(const QString &sessionId);
+    void kernelChanged(const QString &sessionId, const QString &kernelId);
+    void eventAppended(qint64 seq);
+};
+
+} // namespace ClusterDeck
