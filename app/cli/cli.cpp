@@ -1,25 +1,15 @@
 #include "cli.h"
 
+#include "clicontext.h"
 #include "common/version.h"
 
 #include <QCoreApplication>
-#include <QTextStream>
+
+#include <utility>
 
 namespace ClusterDeck::Cli {
 
 namespace {
-
-QTextStream &out()
-{
-    static QTextStream s(stdout);
-    return s;
-}
-
-QTextStream &err()
-{
-    static QTextStream s(stderr);
-    return s;
-}
 
 const char *const kUsage = R"(Usage: clusterdeckctl [--store URL] COMMAND [ARGS...]
 
@@ -36,40 +26,80 @@ Commands:
               [--mount SRC:DST[:ro]]... [--mode single-node|multi-node|auto]
               [--no-wait] [--json]
   ls [--json]
-  show SESSION [--json]
-  restart SESSION [--kernel HOSTNAME]
-  rm SESSION [--kernel HOSTNAME]
+  show SESSION [--json]               SESSION = id, short id or name
+  restart SESSION [--kernel HOSTNAME] always the whole session
+  rm SESSION [--kernel HOSTNAME]      terminate: always the whole session
   logs SESSION [--kernel HOSTNAME] [--follow]
   reconcile [--json]
-  watch
+  watch                               follow events, apply failure policies
 
 Options:
-  --store URL     sqlite:///path/state.db or etcd://host:2379/prefix
-                  (default: $CLUSTERDECK_STORE, then the config file)
+  --store URL     sqlite:///path/state.db or etcd://host:2379[,host2:2379]/prefix
+                  (default: $CLUSTERDECK_STORE, then $XDG_CONFIG_HOME/clusterdeck/config.yaml,
+                  then $XDG_DATA_HOME/clusterdeck/state.db)
   -h, --help      show this help
   --version       show the version
 )";
+
+// Command groups register here; each lives in its own file.
+struct CommandEntry
+{
+    const char *name;
+    CommandFunction run;
+};
+
+const CommandEntry kCommands[] = {
+    {"", nullptr}, // keeps the array non-empty while groups are added
+};
 
 } // namespace
 
 int run(const QStringList &arguments)
 {
-    const QStringList args = arguments.mid(1);
-    if (args.isEmpty() || args.contains(QStringLiteral("--help"))
-        || args.contains(QStringLiteral("-h")) || args.first() == QStringLiteral("help")) {
-        out() << kUsage;
-        out().flush();
-        return args.isEmpty() ? 2 : 0;
+    QStringList args = arguments.mid(1);
+    QString storeOption;
+    // Global options come before the command.
+    while (!args.isEmpty() && args.first().startsWith(QLatin1Char('-'))) {
+        const QString opt = args.takeFirst();
+        if (opt == QLatin1String("--help") || opt == QLatin1String("-h")) {
+            Context(QString()).out() << kUsage;
+            return 0;
+        }
+        if (opt == QLatin1String("--version")) {
+            Context(QString()).out() << "clusterdeckctl " << versionString() << '\n';
+            return 0;
+        }
+        if (opt == QLatin1String("--store")) {
+            if (args.isEmpty())
+                return Context(QString()).usage(QStringLiteral("--store needs a URL"));
+            storeOption = args.takeFirst();
+        } else if (opt.startsWith(QLatin1String("--store="))) {
+            storeOption = opt.mid(8);
+        } else {
+            return Context(QString()).usage(
+                QStringLiteral("unknown option '%1' (see clusterdeckctl --help)").arg(opt));
+        }
     }
-    if (args.first() == QStringLiteral("--version") || args.first() == QStringLiteral("version")) {
-        out() << "clusterdeckctl " << versionString() << '\n';
-        out().flush();
+    Context context(storeOption);
+    if (args.isEmpty()) {
+        context.err() << kUsage;
+        return 2;
+    }
+    const QString command = args.takeFirst();
+    if (command == QLatin1String("help")) {
+        context.out() << kUsage;
         return 0;
     }
-    err() << "error: unknown command '" << args.first()
-          << "' (see clusterdeckctl --help)\n";
-    err().flush();
-    return 2;
+    if (command == QLatin1String("version")) {
+        context.out() << "clusterdeckctl " << versionString() << '\n';
+        return 0;
+    }
+    for (const CommandEntry &entry : kCommands) {
+        if (entry.run && command == QLatin1String(entry.name))
+            return entry.run(context, args);
+    }
+    return context.usage(
+        QStringLiteral("unknown command '%1' (see clusterdeckctl --help)").arg(command));
 }
 
 } // namespace ClusterDeck::Cli
