@@ -22,7 +22,8 @@ Result<StateStore *> Context::store()
 {
     if (m_store)
         return m_store.get();
-    return fail(Error::Kind::Invalid, QString(), QStringLiteral("no state store backend is built in yet"));
+    return ClusterDeck::fail(Error::Kind::Invalid, QString(),
+                             QStringLiteral("no state store backend is built in yet"));
 }
 
 int Context::fail(const Error &error)
