@@ -734,7 +734,9 @@ void TestEtcdClient::authTokenInvalidationIsHandled()
 void TestEtcdClient::tlsWrongCaIsRejected()
 {
     EtcdConfig config = authConfig(m_user, m_password);
-    config.caFile = m_cert; // a leaf certificate, not the CA that signed the server's
+    // The lab's other CA if it has one; else a leaf certificate, which signed nothing.
+    const QString wrongCa = qEnvironmentVariable("CLUSTERDECK_LAB_TLS_WRONG_CA");
+    config.caFile = wrongCa.isEmpty() ? m_cert : wrongCa;
     EtcdClient client(config);
     auto got = client.get(key("tls"));
     QVERIFY(!got);
