@@ -2,6 +2,7 @@
 
 #include "clicontext.h"
 #include "common/version.h"
+#include "templatecommands.h"
 
 #include <QCoreApplication>
 
@@ -50,6 +51,7 @@ struct CommandEntry
 
 const CommandEntry kCommands[] = {
     {"", nullptr}, // keeps the array non-empty while groups are added
+    {"template", templateCommand},
 };
 
 } // namespace

@@ -1,0 +1,262 @@
+#include "templatecommands.h"
+
+#include "plan/planjson.h"
+#include "plan/planresolver.h"
+#include "plan/presets.h"
+#include "template/templateloader.h"
+#include "template/templatevalues.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+#include <QRegularExpression>
+#include <QTextStream>
+
+namespace ClusterDeck::Cli {
+
+namespace {
+
+using namespace TemplateValues;
+
+const char *const kTemplateUsage =
+    "Usage: clusterdeckctl template validate FILE...\n"
+    "       clusterdeckctl template render FILE [--count ROLE=N]... [--env K=V]... [--json]\n";
+
+int usageError(QTextStream &err, const QString &message)
+{
+    err << "error: " << message << '\n' << kTemplateUsage;
+    err.flush();
+    return 2;
+}
+
+int failWith(QTextStream &err, const QString &message)
+{
+    err << "error: " << message << '\n';
+    err.flush();
+    return 1;
+}
+
+bool isTaskFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    static const QRegularExpression kind(QStringLiteral("^kind:\\s*[\"']?Task[\"']?\\s*$"),
+                                         QRegularExpression::MultilineOption);
+    return kind.match(QString::fromUtf8(file.readAll())).hasMatch();
+}
+
+int validate(const QStringList &files, QTextStream &out, QTextStream &err)
+{
+    if (files.isEmpty())
+        return usageError(err, QStringLiteral("template validate needs at least one FILE"));
+    int status = 0;
+    for (const QString &file : files) {
+        if (file.startsWith(QLatin1String("--")))
+            return usageError(err, QStringLiteral("unknown option '%1'").arg(file));
+        TemplateLoader loader;
+        const bool ok =
+            isTaskFile(file) ? bool(loader.loadTaskFile(file)) : bool(loader.loadClusterFile(file));
+        if (ok) {
+            out << file << ": ok\n";
+            continue;
+        }
+        status = 1;
+        for (const TemplateDiagnostic &d : loader.diagnostics())
+            err << d.toString() << '\n';
+    }
+    out.flush();
+    err.flush();
+    return status;
+}
+
+QString cell(const QString &text, int width)
+{
+    return text.leftJustified(width) + QStringLiteral("  ");
+}
+
+void printTable(const ClusterPlan &plan, QTextStream &out)
+{
+    const KernelSpec &primary = plan.kernels.first();
+    out << "session   " << plan.sessionName << " (" << plan.sessionId << ")\n"
+        << "template  " << plan.templateName << '\n'
+        << "network   " << plan.networkName
+        << (plan.mtu ? QStringLiteral(" (mtu %1)").arg(*plan.mtu) : QString()) << '\n'
+        << "mode      " << modeName(plan.mode) << " (kernels see "
+        << primary.env.value(QStringLiteral("BACKEND_CLUSTER_MODE")) << ")\n"
+        << "failure   " << failureActionName(plan.failurePolicy.action)
+        << (plan.failurePolicy.action == FailurePolicy::Action::RestartSession
+                ? QStringLiteral(" (max %1 restarts)").arg(plan.failurePolicy.maxRestarts)
+                : QString())
+        << '\n'
+        << "startup   " << startupOrderName(plan.startupOrder) << '\n'
+        << "presets   "
+        << (plan.presets.isEmpty() ? QStringLiteral("-") : plan.presets.join(QStringLiteral(", ")))
+        << '\n'
+        << "kernels   " << plan.kernels.size() << " ("
+        << primary.env.value(QStringLiteral("BACKEND_CLUSTER_REPLICAS")) << ")\n\n";
+
+    const QStringList header{
+        QStringLiteral("RANK"),   QStringLiteral("HOSTNAME"), QStringLiteral("ROLE"),
+        QStringLiteral("IDX"),    QStringLiteral("IMAGE"),    QStringLiteral("CPUS"),
+        QStringLiteral("MEMORY"), QStringLiteral("GPUS"),     QStringLiteral("PORTS")};
+    QList<QStringList> rows{header};
+    for (const KernelSpec &k : plan.kernels) {
+        QStringList ports;
+        for (const ServicePort &p : k.ports)
+            ports.append(p.toString());
+        rows.append(
+            {QString::number(k.localRank) + (k.primary ? QStringLiteral("*") : QString()),
+             k.hostname, k.role, QString::number(k.roleIdx), k.image,
+             k.resources.cpus ? formatCpus(*k.resources.cpus) : QStringLiteral("-"),
+             k.resources.memoryBytes ? formatMemory(*k.resources.memoryBytes) : QStringLiteral("-"),
+             k.resources.gpus ? QString::number(*k.resources.gpus) : QStringLiteral("-"),
+             ports.isEmpty() ? QStringLiteral("-") : ports.join(QLatin1Char(','))});
+    }
+    QList<int> widths(header.size(), 0);
+    for (const QStringList &row : rows) {
+        for (int c = 0; c < row.size(); ++c)
+            widths[c] = std::max(widths[c], int(row.at(c).size()));
+    }
+    for (const QStringList &row : rows) {
+        QString line;
+        for (int c = 0; c < row.size(); ++c)
+            line += c + 1 == row.size() ? row.at(c) : cell(row.at(c), widths.at(c));
+        out << line << '\n';
+    }
+    out << "(* = primary)\n";
+
+    for (const KernelSpec &k : plan.kernels) {
+        out << '\n' << k.hostname << " (" << k.containerName << ", kernel " << k.kernelId << ")\n";
+        if (!k.entrypoint.isEmpty())
+            out << "  entrypoint: " << k.entrypoint.join(QLatin1Char(' ')) << '\n';
+        if (!k.command.isEmpty())
+            out << "  command:    " << k.command.join(QLatin1Char(' ')) << '\n';
+        if (!k.workingDir.isEmpty())
+            out << "  workdir:    " << k.workingDir << '\n';
+        if (!k.user.isEmpty())
+            out << "  user:       " << k.user << '\n';
+        if (!k.hostLabels.isEmpty()) {
+            QStringList labels;
+            for (auto it = k.hostLabels.cbegin(); it != k.hostLabels.cend(); ++it)
+                labels.append(it.key() + QLatin1Char('=') + it.value());
+            out << "  placement:  hosts with " << labels.join(QStringLiteral(", ")) << '\n';
+        }
+        out << "  env:\n";
+        for (auto it = k.env.cbegin(); it != k.env.cend(); ++it)
+            out << "    " << it.key() << '=' << it.value() << '\n';
+        if (!k.mounts.isEmpty()) {
+            out << "  mounts:\n";
+            for (const Mount &m : k.mounts)
+                out << "    " << mountTypeName(m.type) << ' ' << m.source << " -> " << m.target
+                    << (m.readOnly ? QStringLiteral(" (ro)") : QString()) << '\n';
+        }
+        if (!k.files.isEmpty()) {
+            out << "  files:\n";
+            for (const PlannedFile &f : k.files)
+                out << "    " << f.path << " ("
+                    << QStringLiteral("%1").arg(f.mode, 4, 8, QLatin1Char('0')) << ", "
+                    << f.content.size() << " bytes"
+                    << (f.isSecret() ? QStringLiteral(", secret") : QString()) << ")\n";
+        }
+    }
+}
+
+int render(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    QString file;
+    bool json = false;
+    LaunchOptions opts;
+    for (int i = 0; i < args.size(); ++i) {
+        QString arg = args.at(i);
+        QString value;
+        const bool takesValue = arg == QLatin1String("--count") || arg == QLatin1String("--env");
+        if (arg.startsWith(QLatin1String("--count=")) || arg.startsWith(QLatin1String("--env="))) {
+            value = arg.section(QLatin1Char('='), 1);
+            arg = arg.section(QLatin1Char('='), 0, 0);
+        } else if (takesValue) {
+            if (i + 1 >= args.size())
+                return usageError(err, QStringLiteral("%1 needs a value").arg(arg));
+            value = args.at(++i);
+        }
+        if (arg == QLatin1String("--json")) {
+            json = true;
+        } else if (arg == QLatin1String("--count")) {
+            const QString role = value.section(QLatin1Char('='), 0, 0);
+            bool ok = false;
+            const int count = value.section(QLatin1Char('='), 1).toInt(&ok);
+            if (!value.contains(QLatin1Char('=')) || role.isEmpty() || !ok)
+                return usageError(err,
+                                  QStringLiteral("--count expects ROLE=N, got '%1'").arg(value));
+            opts.counts.insert(role, count);
+        } else if (arg == QLatin1String("--env")) {
+            const auto assignment = parseEnvAssignment(value);
+            if (!assignment)
+                return usageError(err, QStringLiteral("--env expects K=V with K a valid variable "
+                                                      "name, got '%1'")
+                                           .arg(value));
+            opts.env.insert(assignment->first, assignment->second);
+        } else if (arg.startsWith(QLatin1String("--"))) {
+            return usageError(err, QStringLiteral("unknown option '%1'").arg(arg));
+        } else if (file.isEmpty()) {
+            file = arg;
+        } else {
+            return usageError(err, QStringLiteral("template render takes one FILE"));
+        }
+    }
+    if (file.isEmpty())
+        return usageError(err, QStringLiteral("template render needs a FILE"));
+
+    TemplateLoader loader;
+    const auto t = loader.loadClusterFile(file);
+    if (!t) {
+        for (const TemplateDiagnostic &d : loader.diagnostics())
+            err << "error: " << d.toString() << '\n';
+        err.flush();
+        return 1;
+    }
+    // A preview: no Docker, so no image defaults, and the nil session id (launch assigns one).
+    if (Presets::needsSshKeyPair(t->presets)) {
+        const auto keys = SshKeyPair::generate(QStringLiteral("clusterdeck@%1").arg(t->name));
+        if (!keys)
+            return failWith(err, keys.error().toString());
+        opts.sshKeyPair = *keys;
+    }
+    const auto plan = resolvePlan(*t, opts, ImageDefaultsMap{});
+    if (!plan)
+        return failWith(err, plan.error().toString());
+    if (json)
+        out << QJsonDocument(PlanJson::toJson(*plan)).toJson(QJsonDocument::Indented);
+    else
+        printTable(*plan, out);
+    out.flush();
+    return 0;
+}
+
+} // namespace
+
+int runTemplateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    // Library debug output would drown the command's own; QT_LOGGING_RULES still wins.
+    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
+        QLoggingCategory::setFilterRules(QStringLiteral("clusterdeck.*.debug=false"));
+    if (args.isEmpty())
+        return usageError(err, QStringLiteral("template needs a subcommand (validate or render)"));
+    const QString sub = args.first();
+    if (sub == QLatin1String("validate"))
+        return validate(args.mid(1), out, err);
+    if (sub == QLatin1String("render"))
+        return render(args.mid(1), out, err);
+    return usageError(err, QStringLiteral("unknown template subcommand '%1'").arg(sub));
+}
+
+} // namespace ClusterDeck::Cli
+
+namespace ClusterDeck::Cli {
+
+int templateCommand(Context &context, const QStringList &args)
+{
+    return runTemplateCommand(args, context.out(), context.err());
+}
+
+} // namespace ClusterDeck::Cli
