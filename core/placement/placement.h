@@ -1,0 +1,50 @@
+#pragma once
+
+#include "common/error.h"
+#include "plan/clusterplan.h"
+
+#include <QList>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+namespace ClusterDeck {
+
+// What placement needs to know of one host: capacity minus what ClusterDeck kernels that should be
+// running already hold, its labels, and its swarm membership.
+struct HostCapacity
+{
+    QString name;
+    int ncpu = 0;
+    qint64 memTotal = 0;
+    double cpusAllocated = 0;
+    qint64 memAllocated = 0;
+    QMap<QString, QString> labels;
+    bool reachable = true;
+    bool swarmActive = false;
+    QString swarmClusterId;
+    bool swarmManager = false;
+
+    double cpusFree() const { return ncpu - cpusAllocated; }
+    qint64 memFree() const { return memTotal - memAllocated; }
+};
+
+enum class PlacementStrategy { Spread, Pack };
+
+struct Placement
+{
+    QString mode;                  // "single-node" | "multi-node"
+    QMap<QString, QString> hostOf; // kernel hostname → host name
+    QStringList hostsUsed;         // in the order of first use
+    QString networkHost;           // the host for single-node; a swarm manager for multi-node
+};
+
+// Pure: decides where every kernel of the plan goes, or says precisely why the plan does not fit
+// (which role, and by how much on each host). Gang semantics: all kernels or none.
+Result<Placement> place(const ClusterPlan &plan, const QList<HostCapacity> &hosts,
+                        PlacementStrategy strategy = PlacementStrategy::Spread);
+
+QString toString(PlacementStrategy strategy);
+std::optional<PlacementStrategy> placementStrategyFromString(const QString &text);
+
+} // namespace ClusterDeck
