@@ -2,6 +2,8 @@
 
 #include "clicontext.h"
 #include "common/version.h"
+#include "hostcommands.h"
+#include "networkcommands.h"
 #include "templatecommands.h"
 
 #include <QCoreApplication>
@@ -52,6 +54,8 @@ struct CommandEntry
 const CommandEntry kCommands[] = {
     {"", nullptr}, // keeps the array non-empty while groups are added
     {"template", templateCommand},
+    {"host", runHostCommand},
+    {"network", runNetworkCommand},
 };
 
 } // namespace
