@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The lab: turns this one machine into N Docker hosts plus etcd, for tests and the demo.
 #
-#   scripts/lab.sh up [--hosts N]   start (cleaning whatever a killed earlier run left behind)
+#   scripts/lab.sh up [--hosts N] [--no-swarm]
+#                                   start (cleaning whatever a killed earlier run left behind);
+#                                   --no-swarm leaves the hosts out of any swarm
 #   scripts/lab.sh down             remove everything `up` made
 #   scripts/lab.sh status           report each host and etcd
 #   scripts/lab.sh env              print `export …` lines for the endpoints (eval "$(lab.sh env)")
 #
 # Each host hN is a network namespace `cdlab-hN` with its own dockerd (data-root, exec-root, socket,
 # pidfile, bridge subnet), an address 192.168.213.1N on the bridge `cdlab0` reachable from the root
-# namespace, and a TLS listener on that address. All hosts form one swarm with h1 as manager.
+# namespace, and a TLS listener on that address. All hosts form one swarm with h1 as manager
+# (unless `up --no-swarm`: then no host is in a swarm, e.g. to test `clusterdeckctl network setup`).
 set -euo pipefail
 
 readonly LAB_RUN=${CLUSTERDECK_LAB_RUN:-/run/cdlab}         # sockets, pidfiles, exec roots, pki
@@ -291,11 +294,12 @@ make_swarm() {
 }
 
 cmd_up() {
-    local n=3 i tar start=$SECONDS
+    local n=3 i tar start=$SECONDS swarm=1
     while [[ $# -gt 0 ]]; do
         case $1 in
         --hosts) n=${2:?--hosts needs a number}; shift 2 ;;
         --hosts=*) n=${1#*=}; shift ;;
+        --no-swarm) swarm=0; shift ;;
         *) die "unknown option $1" ;;
         esac
     done
@@ -328,8 +332,12 @@ cmd_up() {
     done
     for pid in "${pids[@]}"; do wait "$pid" || die "importing $IMAGE failed"; done
     rm -rf "$LAB_RUN/image"
-    log "joining the hosts into one swarm"
-    make_swarm "$n"
+    if [[ $swarm -eq 1 ]]; then
+        log "joining the hosts into one swarm"
+        make_swarm "$n"
+    else
+        log "--no-swarm: the hosts stay out of any swarm"
+    fi
     log "up: $n hosts, etcd on 127.0.0.1:$ETCD_PORT and (TLS+auth) :$ETCD_AUTH_PORT in $((SECONDS - start))s"
 }
 
@@ -394,5 +402,5 @@ up) shift; cmd_up "$@" ;;
 down) cmd_down ;;
 status) cmd_status ;;
 env) cmd_env ;;
-*) echo "usage: $0 up [--hosts N] | down | status | env" >&2; exit 2 ;;
+*) echo "usage: $0 up [--hosts N] [--no-swarm] | down | status | env" >&2; exit 2 ;;
 esac
