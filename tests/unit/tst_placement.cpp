@@ -1,0 +1,253 @@
+#include "placement/placement.h"
+
+#include <QTest>
+
+using namespace ClusterDeck;
+
+using HostCounts = QMap<QString, int>;
+Q_DECLARE_METATYPE(HostCapacity)
+
+namespace {
+
+constexpr qint64 GiB = 1024LL * 1024 * 1024;
+
+// A plan of `counts` kernels per role, each asking for `cpus` and `mem`.
+ClusterPlan makePlan(ClusterMode mode, const QList<QPair<QString, int>> &counts, double cpus,
+                     qint64 mem, const QMap<QString, QMap<QString, QString>> &roleLabels = {})
+{
+    ClusterPlan plan;
+    plan.mode = mode;
+    int rank = 0;
+    for (const auto &[role, count] : counts) {
+        plan.roles.append({role, count});
+        for (int i = 1; i <= count; ++i) {
+            KernelSpec k;
+            k.role = role;
+            k.roleIdx = i;
+            k.localRank = rank++;
+            k.hostname = role + QString::number(i);
+            k.resources.cpus = cpus;
+            k.resources.memoryBytes = mem;
+            k.hostLabels = roleLabels.value(role);
+            plan.kernels.append(k);
+        }
+    }
+    plan.kernels.first().primary = true;
+    return plan;
+}
+
+HostCapacity host(const QString &name, int ncpu, qint64 mem, double usedCpu = 0, bool manager = false,
+                  const QString &swarm = QStringLiteral("S1"))
+{
+    HostCapacity h;
+    h.name = name;
+    h.ncpu = ncpu;
+    h.memTotal = mem;
+    h.cpusAllocated = usedCpu;
+    h.swarmActive = !swarm.isEmpty();
+    h.swarmClusterId = swarm;
+    h.swarmManager = manager;
+    return h;
+}
+
+QList<HostCapacity> lab3()
+{
+    return {host(QStringLiteral("h1"), 8, 16 * GiB, 0, true), host(QStringLiteral("h2"), 8, 16 * GiB),
+            host(QStringLiteral("h3"), 8, 16 * GiB)};
+}
+
+QMap<QString, int> perHost(const Placement &p)
+{
+    QMap<QString, int> n;
+    for (const QString &h : p.hostOf)
+        ++n[h];
+    return n;
+}
+
+} // namespace
+
+class TestPlacement : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void distribution_data();
+    void distribution();
+    void doesNotFit_data();
+    void doesNotFit();
+    void labelsAreHonoured();
+    void networkHostIsAManagerInUse();
+    void deterministic();
+    void strategyNames();
+};
+
+void TestPlacement::distribution_data()
+{
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<int>("strategy");
+    QTest::addColumn<int>("workers");
+    QTest::addColumn<double>("cpus");
+    QTest::addColumn<QList<HostCapacity>>("hosts");
+    QTest::addColumn<QString>("expectedMode");
+    QTest::addColumn<HostCounts>("expected");
+
+    const int single = int(ClusterMode::SingleNode), multi = int(ClusterMode::MultiNode),
+              autoMode = int(ClusterMode::Auto);
+    const int spread = int(PlacementStrategy::Spread), pack = int(PlacementStrategy::Pack);
+
+    QTest::newRow("single-node on the host with most room")
+        << single << spread << 2 << 1.0
+        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 6), host("h2", 8, 16 * GiB, 1), host("h3", 8, 16 * GiB, 3)}
+        << "single-node" << HostCounts{{"h2", 3}};
+    QTest::newRow("single-node pack takes the fullest that fits")
+        << single << pack << 2 << 1.0
+        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 6), host("h2", 8, 16 * GiB, 1), host("h3", 8, 16 * GiB, 4)}
+        << "single-node" << HostCounts{{"h3", 3}};
+    QTest::newRow("multi-node spread 1+12 over 3 hosts")
+        << multi << spread << 12 << 0.5 << lab3() << "multi-node"
+        << HostCounts{{"h1", 5}, {"h2", 4}, {"h3", 4}};
+    QTest::newRow("multi-node pack fills h1 first")
+        << multi << pack << 12 << 1.0 << lab3() << "multi-node"
+        << HostCounts{{"h1", 8}, {"h2", 5}};
+    QTest::newRow("multi-node skips unreachable host")
+        << multi << spread << 3 << 1.0
+        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 0, true),
+                               [] { HostCapacity h = host("h2", 8, 16 * GiB); h.reachable = false; return h; }(),
+                               host("h3", 8, 16 * GiB)}
+        << "multi-node" << HostCounts{{"h1", 2}, {"h3", 2}};
+    QTest::newRow("multi-node skips a host of another swarm")
+        << multi << spread << 3 << 1.0
+        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 0, true), host("h2", 8, 16 * GiB, 0, true, "S2"),
+                               host("h3", 8, 16 * GiB)}
+        << "multi-node" << HostCounts{{"h1", 2}, {"h3", 2}};
+    QTest::newRow("auto picks single-node when one host fits")
+        << autoMode << spread << 3 << 1.0 << lab3() << "single-node" << HostCounts{{"h1", 4}};
+    QTest::newRow("auto goes multi-node when no host fits")
+        << autoMode << spread << 11 << 1.0 << lab3() << "multi-node"
+        << HostCounts{{"h1", 4}, {"h2", 4}, {"h3", 4}};
+    QTest::newRow("no resources asked: spread evenly")
+        << multi << spread << 5 << 0.0 << lab3() << "multi-node"
+        << HostCounts{{"h1", 2}, {"h2", 2}, {"h3", 2}};
+}
+
+void TestPlacement::distribution()
+{
+    QFETCH(int, mode);
+    QFETCH(int, strategy);
+    QFETCH(int, workers);
+    QFETCH(double, cpus);
+    QFETCH(QList<HostCapacity>, hosts);
+    QFETCH(QString, expectedMode);
+    QFETCH(HostCounts, expected);
+
+    const ClusterPlan plan = makePlan(ClusterMode(mode), {{"master", 1}, {"worker", workers}}, cpus, GiB);
+    const auto p = place(plan, hosts, PlacementStrategy(strategy));
+    QVERIFY2(p.has_value(), qPrintable(p ? QString() : p.error().toString()));
+    QCOMPARE(p->mode, expectedMode);
+    QCOMPARE(perHost(*p), expected);
+    QCOMPARE(p->hostOf.size(), plan.kernels.size());
+    QVERIFY(!p->networkHost.isEmpty());
+}
+
+void TestPlacement::doesNotFit_data()
+{
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<int>("workers");
+    QTest::addColumn<double>("cpus");
+    QTest::addColumn<qint64>("mem");
+    QTest::addColumn<QList<HostCapacity>>("hosts");
+    QTest::addColumn<QStringList>("mustMention");
+
+    QTest::newRow("single-node too big")
+        << int(ClusterMode::SingleNode) << 12 << 1.0 << GiB << lab3()
+        << QStringList{"fits on no single host", "h1: 8 CPUs free, short by 5", "h3:"};
+    QTest::newRow("single-node memory")
+        << int(ClusterMode::SingleNode) << 1 << 0.5 << 10 * GiB << lab3()
+        << QStringList{"short by 4.0 GiB"};
+    QTest::newRow("multi-node role too big")
+        << int(ClusterMode::MultiNode) << 30 << 1.0 << GiB << lab3()
+        << QStringList{"role worker does not fit", "24 of 30", "h2: 0 CPUs free, short by 1"};
+    QTest::newRow("multi-node without a swarm")
+        << int(ClusterMode::MultiNode) << 2 << 1.0 << GiB
+        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 0, false, QString()), host("h2", 8, 16 * GiB, 0, false, QString())}
+        << QStringList{"one swarm", "clusterdeckctl network setup"};
+    QTest::newRow("auto, neither way")
+        << int(ClusterMode::Auto) << 40 << 1.0 << GiB << lab3()
+        << QStringList{"fits on no single host, and as multi-node", "role worker does not fit"};
+    QTest::newRow("no hosts at all")
+        << int(ClusterMode::SingleNode) << 1 << 1.0 << GiB << QList<HostCapacity>{}
+        << QStringList{"no hosts registered"};
+}
+
+void TestPlacement::doesNotFit()
+{
+    QFETCH(int, mode);
+    QFETCH(int, workers);
+    QFETCH(double, cpus);
+    QFETCH(qint64, mem);
+    QFETCH(QList<HostCapacity>, hosts);
+    QFETCH(QStringList, mustMention);
+
+    const auto p = place(makePlan(ClusterMode(mode), {{"master", 1}, {"worker", workers}}, cpus, mem), hosts);
+    QVERIFY(!p.has_value());
+    QCOMPARE(p.error().kind, Error::Kind::Invalid);
+    for (const QString &needle : mustMention)
+        QVERIFY2(p.error().message.contains(needle), qPrintable(p.error().message + " lacks: " + needle));
+}
+
+void TestPlacement::labelsAreHonoured()
+{
+    QList<HostCapacity> hosts = lab3();
+    hosts[2].labels.insert(QStringLiteral("gpu"), QStringLiteral("yes"));
+    const ClusterPlan plan = makePlan(ClusterMode::MultiNode, {{"master", 1}, {"trainer", 3}}, 1.0, GiB,
+                                      {{"trainer", {{"gpu", "yes"}}}});
+    const auto p = place(plan, hosts);
+    QVERIFY(p.has_value());
+    for (int i = 1; i <= 3; ++i)
+        QCOMPARE(p->hostOf.value(QStringLiteral("trainer%1").arg(i)), QStringLiteral("h3"));
+
+    hosts[2].labels.clear();
+    const auto none = place(plan, hosts);
+    QVERIFY(!none.has_value());
+    QVERIFY(none.error().message.contains(QStringLiteral("lacks labels gpu=yes")));
+}
+
+void TestPlacement::networkHostIsAManagerInUse()
+{
+    QList<HostCapacity> hosts = lab3();
+    hosts[0].ncpu = 0; // the manager runs nothing, but still hosts the overlay
+    const auto p = place(makePlan(ClusterMode::MultiNode, {{"master", 1}, {"worker", 2}}, 1.0, GiB), hosts);
+    QVERIFY(p.has_value());
+    QVERIFY(!p->hostsUsed.contains(QStringLiteral("h1")));
+    QCOMPARE(p->networkHost, QStringLiteral("h1"));
+
+    hosts[0].ncpu = 8;
+    hosts[1].swarmManager = true;
+    const auto q = place(makePlan(ClusterMode::MultiNode, {{"master", 1}}, 1.0, GiB), hosts);
+    QVERIFY(q.has_value());
+    QCOMPARE(q->hostsUsed, QStringList{QStringLiteral("h1")});
+    QCOMPARE(q->networkHost, QStringLiteral("h1"));
+}
+
+void TestPlacement::deterministic()
+{
+    QList<HostCapacity> hosts = lab3();
+    std::reverse(hosts.begin(), hosts.end());
+    const ClusterPlan plan = makePlan(ClusterMode::MultiNode, {{"master", 2}, {"worker", 12}}, 0.25, GiB);
+    const auto a = place(plan, hosts);
+    const auto b = place(plan, lab3());
+    QVERIFY(a && b);
+    QCOMPARE(a->hostOf, b->hostOf);
+    QCOMPARE(a->hostOf.value(QStringLiteral("master1")), QStringLiteral("h1"));
+}
+
+void TestPlacement::strategyNames()
+{
+    QVERIFY(placementStrategyFromString(QStringLiteral("pack")) == PlacementStrategy::Pack);
+    QVERIFY(placementStrategyFromString(QStringLiteral("spread")) == PlacementStrategy::Spread);
+    QVERIFY(!placementStrategyFromString(QStringLiteral("random")));
+    QCOMPARE(toString(PlacementStrategy::Pack), QStringLiteral("pack"));
+}
+
+QTEST_GUILESS_MAIN(TestPlacement)
+#include "tst_placement.moc"
