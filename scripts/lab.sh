@@ -14,19 +14,25 @@
 # (unless `up --no-swarm`: then no host is in a swarm, e.g. to test `clusterdeckctl network setup`).
 set -euo pipefail
 
-readonly LAB_RUN=${CLUSTERDECK_LAB_RUN:-/run/cdlab}         # sockets, pidfiles, exec roots, pki
-readonly LAB_DATA=${CLUSTERDECK_LAB_DATA:-/var/lib/cdlab}   # docker data roots, etcd data
+# CLUSTERDECK_LAB_ID=N (0-9) runs an independent lab beside the default one (own names, subnet,
+# ports, directories), e.g. to run CI from a clean clone while a development lab is up.
+readonly LAB_ID=${CLUSTERDECK_LAB_ID:-0}
+[[ $LAB_ID =~ ^[0-9]$ ]] || { echo "lab: error: CLUSTERDECK_LAB_ID must be 0-9" >&2; exit 2; }
+if [[ $LAB_ID -eq 0 ]]; then suffix=""; else suffix="-$LAB_ID"; fi
+readonly LAB_RUN=${CLUSTERDECK_LAB_RUN:-/run/cdlab$suffix}       # sockets, pidfiles, exec roots, pki
+readonly LAB_DATA=${CLUSTERDECK_LAB_DATA:-/var/lib/cdlab$suffix} # docker data roots, etcd data
 readonly SRC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-readonly BRIDGE=cdlab0
-readonly SUBNET_PREFIX=192.168.213
+readonly BRIDGE=cdlab$LAB_ID
+readonly SUBNET_PREFIX=192.168.$((213 + LAB_ID))
 readonly BRIDGE_ADDR=${SUBNET_PREFIX}.1
-readonly NS_PREFIX=cdlab-
-readonly ETCD_PORT=23790
-readonly ETCD_PEER_PORT=23791
-readonly ETCD_AUTH_PORT=23800
-readonly ETCD_AUTH_PEER_PORT=23801
+if [[ $LAB_ID -eq 0 ]]; then NS_PREFIX=cdlab-; VETH_PREFIX=cdl-h; else NS_PREFIX=cdl$LAB_ID-; VETH_PREFIX=cdl$LAB_ID-h; fi
+readonly NS_PREFIX VETH_PREFIX
+readonly ETCD_PORT=$((23790 + 100 * LAB_ID))
+readonly ETCD_PEER_PORT=$((ETCD_PORT + 1))
+readonly ETCD_AUTH_PORT=$((ETCD_PORT + 10))
+readonly ETCD_AUTH_PEER_PORT=$((ETCD_PORT + 11))
 readonly IMAGE=clusterdeck/lab:latest
-readonly IPT_COMMENT=clusterdeck-lab
+readonly IPT_COMMENT=clusterdeck-lab$suffix
 
 log() { printf 'lab: %s\n' "$*" >&2; }
 die() { printf 'lab: error: %s\n' "$*" >&2; exit 1; }
@@ -84,7 +90,7 @@ remove_iptables_rules() {
         while read -r rule; do
             [[ -n $rule ]] || continue
             eval "iptables -t $table ${rule/-A /-D }" 2>/dev/null || break
-        done < <(iptables -t "$table" -S 2>/dev/null | grep -- "--comment $IPT_COMMENT" || true)
+        done < <(iptables -t "$table" -S 2>/dev/null | grep -- "--comment $IPT_COMMENT " || true)
     done
 }
 
@@ -102,7 +108,7 @@ cmd_down() {
         kill_netns_pids "$ns"
         ip netns delete "$ns" 2>/dev/null || true
     done
-    for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep '^cdl-h' || true); do
+    for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep "^$VETH_PREFIX" || true); do
         ip link delete "$link" 2>/dev/null || true
     done
     ip link delete "$BRIDGE" 2>/dev/null || true
@@ -154,8 +160,8 @@ make_network() {
         ns=${NS_PREFIX}h$i
         addr=$(host_addr "$i")
         ip netns add "$ns"
-        ip link add "cdl-h$i" type veth peer name eth0 netns "$ns"
-        ip link set "cdl-h$i" master "$BRIDGE" up
+        ip link add "$VETH_PREFIX$i" type veth peer name eth0 netns "$ns"
+        ip link set "$VETH_PREFIX$i" master "$BRIDGE" up
         ip -n "$ns" addr add "$addr/24" dev eth0
         ip -n "$ns" link set lo up
         ip -n "$ns" link set eth0 up
