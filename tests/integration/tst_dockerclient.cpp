@@ -82,11 +82,15 @@ private Q_SLOTS:
     void imageInspect();
     void containerLifecycle_data();
     void containerLifecycle();
+    void bridgeNetwork_data();
     void bridgeNetwork();
     void overlayNetwork();
+    void volumes_data();
     void volumes();
     void swarm();
+    void events_data();
     void events();
+    void ttyLogs();
     void cancelLongRequest();
     void logsFollowTimesOut();
     void concurrentCalls();
@@ -526,11 +530,18 @@ void TestDockerClient::containerLifecycle()
     QVERIFY2(volumeRemoved, why(volumeRemoved));
 }
 
+void TestDockerClient::bridgeNetwork_data()
+{
+    imageInspect_data();
+}
+
 void TestDockerClient::bridgeNetwork()
 {
-    const auto c = client(m_hosts.first(), false);
+    QFETCH(bool, tls);
+    const QString t = tls ? QStringLiteral("-tls") : QStringLiteral("-unix");
+    const auto c = client(m_hosts.first(), tls);
     NetworkSpec spec;
-    spec.name = name(QStringLiteral("bridge"));
+    spec.name = name(QStringLiteral("bridge") + t);
     spec.driver = QStringLiteral("bridge");
     spec.labels = sessionLabels();
     spec.options = {{QStringLiteral("com.docker.network.driver.mtu"), QStringLiteral("1400")}};
@@ -555,7 +566,7 @@ void TestDockerClient::bridgeNetwork()
     kernel.image = kImage;
     kernel.labels = sessionLabels();
     kernel.networkMode = spec.name;
-    kernel.name = name(QStringLiteral("master1"));
+    kernel.name = name(QStringLiteral("master1") + t);
     kernel.hostname = QStringLiteral("master1");
     kernel.endpoints = {{spec.name, EndpointSpec{{QStringLiteral("master1")}, {}}}};
     kernel.cmd = {QStringLiteral("sleep"), QStringLiteral("60")};
@@ -568,7 +579,7 @@ void TestDockerClient::bridgeNetwork()
     QVERIFY(inspected->networks.value(spec.name).aliases.contains(QStringLiteral("master1")));
     QCOMPARE(inspected->networkMode, spec.name);
 
-    kernel.name = name(QStringLiteral("worker1"));
+    kernel.name = name(QStringLiteral("worker1") + t);
     kernel.hostname = QStringLiteral("worker1");
     kernel.endpoints = {{spec.name, EndpointSpec{{QStringLiteral("worker1")}, {}}}};
     kernel.cmd = {QStringLiteral("sh"), QStringLiteral("-c"),
@@ -650,11 +661,17 @@ void TestDockerClient::overlayNetwork()
     QCOMPARE(manager->inspectNetwork(*id).error().kind, Error::Kind::NotFound);
 }
 
+void TestDockerClient::volumes_data()
+{
+    imageInspect_data();
+}
+
 void TestDockerClient::volumes()
 {
-    const auto c = client(m_hosts.at(2), false);
+    QFETCH(bool, tls);
+    const auto c = client(m_hosts.at(2), tls);
     VolumeSpec spec;
-    spec.name = name(QStringLiteral("scratch"));
+    spec.name = name(tls ? QStringLiteral("scratch-tls") : QStringLiteral("scratch-unix"));
     spec.driver = QStringLiteral("local");
     spec.driverOptions = {{QStringLiteral("type"), QStringLiteral("tmpfs")},
                           {QStringLiteral("device"), QStringLiteral("tmpfs")},
@@ -735,9 +752,16 @@ void TestDockerClient::swarm()
              why(joinAgain).constData());
 }
 
+void TestDockerClient::events_data()
+{
+    imageInspect_data();
+}
+
 void TestDockerClient::events()
 {
-    const auto c = client(m_hosts.first(), false);
+    QFETCH(bool, tls);
+    const QString t = tls ? QStringLiteral("-tls") : QStringLiteral("-unix");
+    const auto c = client(m_hosts.first(), tls);
     EventFilter filter;
     filter.types = {QStringLiteral("container")};
     filter.labels = {kSessionLabel + u'=' + m_session};
@@ -762,7 +786,7 @@ void TestDockerClient::events()
     };
 
     const auto first =
-        runContainer(*c, QStringLiteral("events-1"),
+        runContainer(*c, QStringLiteral("events-1") + t,
                      {QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("exit 3")});
     QVERIFY2(first, why(first));
     QTRY_VERIFY_WITH_TIMEOUT(seen(*first, QStringLiteral("die")) == 1, 15000);
@@ -773,7 +797,7 @@ void TestDockerClient::events()
     // delivered twice.
     stream.forceReconnect();
     const auto second =
-        runContainer(*c, QStringLiteral("events-2"),
+        runContainer(*c, QStringLiteral("events-2") + t,
                      {QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("exit 4")});
     QVERIFY2(second, why(second));
     QTRY_VERIFY_WITH_TIMEOUT(seen(*second, QStringLiteral("die")) == 1, 15000);
@@ -810,6 +834,29 @@ void TestDockerClient::events()
     QVERIFY(!stream.isRunning());
     for (const QString &id : {*first, *second})
         QVERIFY2(c->removeContainer(id, {true, true}), "remove");
+}
+
+void TestDockerClient::ttyLogs()
+{
+    // A TTY container's logs are raw bytes, not frames: read back as stdout as they are.
+    const auto c = client(m_hosts.at(2), true);
+    ContainerSpec spec;
+    spec.name = name(QStringLiteral("tty"));
+    spec.image = kImage;
+    spec.labels = sessionLabels();
+    spec.tty = true;
+    spec.cmd = {QStringLiteral("sh"), QStringLiteral("-c"),
+                QStringLiteral("echo tty-out; echo tty-err >&2")};
+    const auto created = c->createContainer(spec);
+    QVERIFY2(created, why(created));
+    QVERIFY2(c->startContainer(created->id), "start");
+    QTRY_VERIFY_WITH_TIMEOUT(!c->inspectContainer(created->id)->state.running, 10000);
+    const auto logs = c->containerLogs(created->id);
+    QVERIFY2(logs, why(logs));
+    QVERIFY2(logs->stdoutData.contains("tty-out"), logs->stdoutData.constData());
+    QVERIFY2(logs->stdoutData.contains("tty-err"), logs->stdoutData.constData());
+    QVERIFY(logs->stderrData.isEmpty());
+    QVERIFY2(c->removeContainer(created->id, {true, true}), "remove");
 }
 
 void TestDockerClient::cancelLongRequest()
