@@ -152,7 +152,17 @@ Result<T> DockerClient::decoded(Result<T> result, const Request &request) const
 
 Result<QString> DockerClient::apiVersion(const CallOptions &options) const
 {
-    std::lock_guard lock(m_versionMutex);
+    // Only one caller negotiates; the others wait for it, but never past their own deadline and
+    // never after their own cancellation.
+    std::unique_lock lock(m_versionMutex, std::defer_lock);
+    const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+    while (!lock.try_lock_for(50ms)) {
+        if (options.cancel.isCancelled())
+            return fail(Error::Kind::Cancelled, displayName(), QStringLiteral("request cancelled"));
+        if (options.timeout.count() > 0 && std::chrono::steady_clock::now() >= deadline)
+            return fail(Error::Kind::Timeout, displayName(),
+                        QStringLiteral("timed out waiting for the API version negotiation"));
+    }
     if (m_apiVersion)
         return *m_apiVersion;
 

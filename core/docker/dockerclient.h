@@ -147,7 +147,7 @@ private:
     DockerEndpoint m_endpoint;
     QString m_hostName;
     std::unique_ptr<Http::HttpTransport> m_transport;
-    mutable std::mutex m_versionMutex;
+    mutable std::timed_mutex m_versionMutex; // held while one caller negotiates
     mutable std::optional<QString> m_apiVersion;
 };
 
