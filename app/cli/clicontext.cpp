@@ -1,6 +1,8 @@
 #include "clicontext.h"
 
 #include "store/statestore.h"
+#include "store/storefactory.h"
+#include "store/storeurl.h"
 
 #include <cstdio>
 
@@ -22,8 +24,14 @@ Result<StateStore *> Context::store()
 {
     if (m_store)
         return m_store.get();
-    return ClusterDeck::fail(Error::Kind::Invalid, QString(),
-                             QStringLiteral("no state store backend is built in yet"));
+    auto url = StoreUrl::resolve(m_storeOption);
+    if (!url)
+        return ClusterDeck::fail(url.error());
+    auto store = openStore(*url);
+    if (!store)
+        return ClusterDeck::fail(store.error());
+    m_store = std::move(*store);
+    return m_store.get();
 }
 
 int Context::fail(const Error &error)

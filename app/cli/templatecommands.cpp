@@ -18,13 +18,10 @@ namespace {
 
 using namespace TemplateValues;
 
-const char *const kTemplateUsage =
-    "Usage: clusterdeckctl template validate FILE...\n"
-    "       clusterdeckctl template render FILE [--count ROLE=N]... [--env K=V]... [--json]\n";
-
+// Usage mistakes: one `error:` line, exit status 2.
 int usageError(QTextStream &err, const QString &message)
 {
-    err << "error: " << message << '\n' << kTemplateUsage;
+    err << "error: " << message << " (see clusterdeckctl --help)\n";
     err.flush();
     return 2;
 }

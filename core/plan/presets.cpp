@@ -123,7 +123,7 @@ void applySsh(ClusterPlan &plan, const SshKeyPair &keys)
         k.files.append({ssh + QStringLiteral("id_ed25519"), keys.privateKey, 0600, owner});
         k.files.append({ssh + QStringLiteral("id_ed25519.pub"), keys.publicKey, 0644, owner});
         k.files.append({ssh + QStringLiteral("authorized_keys"), keys.publicKey, 0600, owner});
-        k.files.append({ssh + QStringLiteral("config"), config, 0600, owner});
+        k.files.append({ssh + QStringLiteral("config"), config, 0644, owner});
     }
 }
 

@@ -20,7 +20,8 @@ public:
 
 // Where ClusterDeck remembers hosts, sessions (desired + actual), kernels and its event log.
 // Two backends (sqlite:, etcd:) pass one contract suite. Every mutating call is one transaction:
-// it either fully happens or not at all. Notifications arrive as Qt signals on the receiver's thread.
+// it either fully happens or not at all. Notifications arrive as Qt signals on the receiver's
+// thread.
 class StateStore : public QObject
 {
     Q_OBJECT
@@ -30,7 +31,8 @@ public:
     ~StateStore() override = default;
 
     virtual QString url() const = 0;
-    virtual QString describe() const = 0; // for the status bar: "sqlite /path" / "etcd a:2379,b:2379"
+    // For the status bar: "sqlite /path" / "etcd a:2379,b:2379".
+    virtual QString describe() const = 0;
 
     // Hosts
     virtual Result<void> putHost(const HostRecord &host) = 0;
@@ -50,6 +52,13 @@ public:
     // Several kernels (and optionally their session) in one transaction.
     virtual Result<void> updateKernels(const QList<KernelRecord> &kernels,
                                        const std::optional<SessionRecord> &session = {}) = 0;
+    // Sets a kernel's status and appends it to its history, reading and writing in one
+    // transaction, so writers in several processes never lose each other's changes.
+    virtual Result<KernelRecord> updateKernelStatus(const QString &sessionId,
+                                                    const QString &kernelId, KernelStatus status,
+                                                    const QString &reason = {}) = 0;
+    virtual Result<KernelRecord> kernel(const QString &sessionId,
+                                        const QString &kernelId) const = 0;
     virtual Result<QList<KernelRecord>> kernels(const QString &sessionId) const = 0;
     virtual Result<QList<KernelRecord>> allKernels() const = 0;
 

@@ -1,0 +1,744 @@
+#include "etcdstore.h"
+
+#include "common/logging.h"
+#include "etcd/etcdclient.h"
+#include "etcd/etcdlock.h"
+#include "etcd/etcdwatch.h"
+#include "recordjson.h"
+
+#include <QCoreApplication>
+#include <QRandomGenerator>
+#include <QSet>
+#include <QSysInfo>
+#include <QTimer>
+
+#include <thread>
+
+namespace ClusterDeck {
+
+using namespace Etcd;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int kCasAttempts = 1000;
+
+RangeOptions countOnly()
+{
+    RangeOptions options;
+    options.countOnly = true;
+    return options;
+}
+constexpr qint64 kLockTtlSeconds = 15;
+
+QString ourOwner()
+{
+    return QStringLiteral("%1@%2 (pid %3)")
+        .arg(qEnvironmentVariable("USER", QStringLiteral("unknown")), QSysInfo::machineHostName())
+        .arg(QCoreApplication::applicationPid());
+}
+
+QByteArray holderValue()
+{
+    return RecordJson::compact(QJsonObject{
+        {QStringLiteral("owner"), ourOwner()},
+        {QStringLiteral("since"), RecordJson::dateToText(QDateTime::currentDateTimeUtc())}});
+}
+
+Result<void> checkId(const QString &what, const QString &id)
+{
+    if (id.isEmpty() || id.contains(u'/'))
+        return fail(Error::Kind::Invalid, QString(),
+                    QStringLiteral("%1 \"%2\" must be non-empty and contain no '/'").arg(what, id));
+    return {};
+}
+
+// A short pause that grows with contention, so two writers of one key do not stay in lock-step.
+void backoff(int attempt)
+{
+    if (attempt < 3)
+        return;
+    const int ceiling = std::min(50, 2 * attempt);
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(QRandomGenerator::global()->bounded(1, ceiling + 1)));
+}
+
+} // namespace
+
+// A held lease-based lock; keeps the client alive for as long as the lock needs it.
+class EtcdSessionLock final : public SessionLock
+{
+public:
+    EtcdSessionLock(std::shared_ptr<EtcdClient> client, std::unique_ptr<EtcdLock> lock)
+        : m_client(std::move(client))
+        , m_lock(std::move(lock))
+    {}
+    ~EtcdSessionLock() override
+    {
+        if (auto ok = m_lock->unlock(); !ok)
+            qCWarning(lcStore) << "could not release" << m_lock->name() << ":"
+                               << ok.error().toString() << "(it expires with its lease)";
+        m_lock.reset();
+    }
+
+private:
+    std::shared_ptr<EtcdClient> m_client; // declared first: outlives the lock
+    std::unique_ptr<EtcdLock> m_lock;
+};
+
+EtcdStore::EtcdStore(std::shared_ptr<EtcdClient> client, QByteArray prefix, QString url,
+                     QObject *parent)
+    : StateStore(parent)
+    , m_client(std::move(client))
+    , m_prefix(std::move(prefix))
+    , m_url(std::move(url))
+{}
+
+EtcdStore::~EtcdStore()
+{
+    if (m_watch)
+        m_watch->stop();
+    m_watch.reset();
+}
+
+Result<std::unique_ptr<EtcdStore>> EtcdStore::open(const EtcdConfig &config, const QString &prefix,
+                                                   const QString &displayUrl, QObject *parent)
+{
+    QByteArray p = prefix.toUtf8();
+    while (p.endsWith('/'))
+        p.chop(1);
+    if (p.isEmpty() || !p.startsWith('/'))
+        return fail(Error::Kind::Invalid, displayUrl,
+                    QStringLiteral("the etcd key prefix must start with '/' and not be '/' alone"));
+    auto client = std::make_shared<EtcdClient>(config);
+    if (!config.username.isEmpty()) {
+        if (auto ok = client->authenticate(); !ok)
+            return fail(ok.error().withContext(
+                QStringLiteral("signing in to etcd as %1").arg(config.username)));
+    }
+    std::unique_ptr<EtcdStore> store(new EtcdStore(client, p, displayUrl, parent));
+    qint64 revision = 0;
+    if (auto ok = store->checkSchema(&revision); !ok)
+        return fail(ok.error());
+    store->startWatch(revision + 1);
+    qCDebug(lcStore) << "opened etcd store" << displayUrl << "at revision" << revision;
+    return store;
+}
+
+Result<void> EtcdStore::checkSchema(qint64 *revision)
+{
+    const QByteArray schemaKey = m_prefix + "/meta/schema";
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        auto current = m_client->get(schemaKey);
+        if (!current)
+            return fail(
+                current.error().withContext(QStringLiteral("reading the state store schema")));
+        if (*current) {
+            bool ok = false;
+            const int version = (*current)->value.toInt(&ok);
+            if (!ok)
+                return fail(Error::Kind::Decode, where(schemaKey),
+                            QStringLiteral("the schema version \"%1\" is not a number")
+                                .arg(QString::fromUtf8((*current)->value)));
+            if (version > kSchemaVersion)
+                return fail(Error::Kind::Invalid, where(schemaKey),
+                            QStringLiteral("etcd prefix %1 was written by a newer ClusterDeck "
+                                           "(schema %2, this build knows %3); upgrade ClusterDeck "
+                                           "or use another prefix")
+                                .arg(QString::fromUtf8(m_prefix))
+                                .arg(version)
+                                .arg(kSchemaVersion));
+            // Migrations of older prefixes go here (none yet: schema 1 is the first).
+            auto range = m_client->range(schemaKey, countOnly());
+            if (!range)
+                return fail(range.error());
+            *revision = range->header.revision;
+            return {};
+        }
+        TxnRequest txn;
+        txn.compare = {TxnCompare::missing(schemaKey)};
+        txn.success = {TxnOp::makePut(schemaKey, QByteArray::number(kSchemaVersion))};
+        auto created = m_client->txn(txn);
+        if (!created)
+            return fail(created.error().withContext(QStringLiteral("writing the schema version")));
+        if (created->succeeded) {
+            *revision = created->header.revision;
+            return {};
+        }
+    }
+    return fail(Error::Kind::Conflict, where(schemaKey),
+                QStringLiteral("the schema version keeps changing; is another tool writing here?"));
+}
+
+void EtcdStore::startWatch(qint64 fromRevision)
+{
+    WatchOptions options;
+    options.key = m_prefix + '/';
+    options.prefix = true;
+    options.startRevision = fromRevision;
+    m_watch = std::make_unique<EtcdWatch>(*m_client, options);
+    // The callback runs on the watch thread; the signals are emitted on the store's thread.
+    m_watch->setEventsCallback([this](const QList<WatchEvent> &events, qint64) {
+        QMetaObject::invokeMethod(
+            this, [this, events] { deliver(events); }, Qt::QueuedConnection);
+    });
+    connect(m_watch.get(), &EtcdWatch::failed, this, [this](const Error &error) {
+        qCWarning(lcStore) << "watch on" << m_prefix << "stopped:" << error.toString()
+                           << "- restarting from the current revision";
+        QTimer::singleShot(1s, this, [this] {
+            auto range = m_client->range(m_prefix + "/meta/schema", countOnly());
+            if (m_watch)
+                m_watch->stop();
+            startWatch(range ? range->header.revision + 1 : 0);
+        });
+    });
+    m_watch->start();
+}
+
+void EtcdStore::deliver(const QList<WatchEvent> &events)
+{
+    const int skip = int(m_prefix.size()) + 1;
+    for (const WatchEvent &event : events) {
+        const QList<QByteArray> parts = event.kv.key.mid(skip).split('/');
+        const QByteArray kind = parts.value(0);
+        const bool put = event.type == WatchEvent::Type::Put;
+        if (kind == "hosts" && parts.size() == 2) {
+            const QString name = QString::fromUtf8(parts[1]);
+            put ? Q_EMIT hostChanged(name) : Q_EMIT hostRemoved(name);
+        } else if (kind == "sessions" && parts.size() == 2) {
+            const QString id = QString::fromUtf8(parts[1]);
+            if (!put)
+                Q_EMIT sessionRemoved(id);
+            else if (event.kv.version == 1)
+                Q_EMIT sessionAdded(id);
+            else
+                Q_EMIT sessionChanged(id);
+        } else if (kind == "kernels" && parts.size() == 3) {
+            // Kernels created with their session are announced by sessionAdded.
+            if (put && event.kv.version > 1)
+                Q_EMIT kernelChanged(QString::fromUtf8(parts[1]), QString::fromUtf8(parts[2]));
+        } else if (kind == "events" && parts.size() == 2 && put) {
+            Q_EMIT eventAppended(parts[1].toLongLong());
+        }
+    }
+}
+
+QString EtcdStore::describe() const
+{
+    QStringList hosts;
+    for (const QString &e : m_client->config().endpoints)
+        hosts.append(e.mid(e.indexOf(QStringLiteral("://")) + 3));
+    return QStringLiteral("etcd %1 %2").arg(hosts.join(u','), QString::fromUtf8(m_prefix));
+}
+
+QByteArray EtcdStore::key(const QString &kind, const QString &id) const
+{
+    return m_prefix + '/' + kind.toUtf8() + '/' + id.toUtf8();
+}
+
+QByteArray EtcdStore::kernelKey(const QString &sessionId, const QString &kernelId) const
+{
+    return kernelsPrefix(sessionId) + kernelId.toUtf8();
+}
+
+QByteArray EtcdStore::kernelsPrefix(const QString &sessionId) const
+{
+    return m_prefix + "/kernels/" + sessionId.toUtf8() + '/';
+}
+
+QByteArray EtcdStore::eventKey(qint64 seq) const
+{
+    return m_prefix + "/events/" + QByteArray::number(seq).rightJustified(20, '0');
+}
+
+QString EtcdStore::where(const QByteArray &key) const
+{
+    return QStringLiteral("etcd %1 key %2")
+        .arg(m_client->currentEndpoint(), QString::fromUtf8(key));
+}
+
+Error EtcdStore::txnFailed(const Error &error, const QString &what) const
+{
+    return error.withContext(what);
+}
+
+// ---- hosts
+
+Result<void> EtcdStore::putHost(const HostRecord &h)
+{
+    if (auto ok = checkId(QStringLiteral("host name"), h.name); !ok)
+        return ok;
+    auto put = m_client->put(key(QStringLiteral("hosts"), h.name),
+                             RecordJson::compact(RecordJson::toJson(h)));
+    if (!put)
+        return fail(txnFailed(put.error(), QStringLiteral("saving host %1").arg(h.name)));
+    return {};
+}
+
+Result<void> EtcdStore::removeHost(const QString &name)
+{
+    auto removed = m_client->remove(key(QStringLiteral("hosts"), name));
+    if (!removed)
+        return fail(txnFailed(removed.error(), QStringLiteral("removing host %1").arg(name)));
+    if (removed->deleted == 0)
+        return fail(Error::Kind::NotFound, QStringLiteral("host %1").arg(name),
+                    QStringLiteral("no such host is registered"));
+    return {};
+}
+
+Result<QList<HostRecord>> EtcdStore::hosts() const
+{
+    auto range = m_client->rangePrefix(m_prefix + "/hosts/");
+    if (!range)
+        return fail(range.error().withContext(QStringLiteral("listing hosts")));
+    QList<HostRecord> list;
+    for (const KeyValue &kv : std::as_const(range->kvs)) {
+        auto object = RecordJson::parseObject(kv.value, where(kv.key));
+        if (!object)
+            return fail(object.error());
+        auto h = RecordJson::hostFromJson(*object, where(kv.key));
+        if (!h)
+            return fail(h.error());
+        list.append(std::move(*h));
+    }
+    return list;
+}
+
+Result<HostRecord> EtcdStore::host(const QString &name) const
+{
+    const QByteArray k = key(QStringLiteral("hosts"), name);
+    auto kv = m_client->get(k);
+    if (!kv)
+        return fail(kv.error().withContext(QStringLiteral("reading host %1").arg(name)));
+    if (!*kv)
+        return fail(Error::Kind::NotFound, QStringLiteral("host %1").arg(name),
+                    QStringLiteral("no such host is registered"));
+    auto object = RecordJson::parseObject((*kv)->value, where(k));
+    if (!object)
+        return fail(object.error());
+    return RecordJson::hostFromJson(*object, where(k));
+}
+
+// ---- sessions
+
+Result<void> EtcdStore::createSession(const SessionRecord &session,
+                                      const QList<KernelRecord> &kernels)
+{
+    if (auto ok = checkId(QStringLiteral("session id"), session.id); !ok)
+        return ok;
+    QSet<QString> ids;
+    for (const KernelRecord &k : kernels) {
+        if (auto ok = checkId(QStringLiteral("kernel id"), k.id); !ok)
+            return ok;
+        if (k.sessionId != session.id)
+            return fail(Error::Kind::Invalid, QStringLiteral("session %1").arg(session.id),
+                        QStringLiteral("kernel %1 (%2) belongs to session %3")
+                            .arg(k.id, k.hostname, k.sessionId));
+        if (ids.contains(k.id))
+            return fail(Error::Kind::Conflict, QStringLiteral("session %1").arg(session.id),
+                        QStringLiteral("kernel id %1 (%2) is used twice").arg(k.id, k.hostname));
+        ids.insert(k.id);
+    }
+    const QByteArray sessionKey = key(QStringLiteral("sessions"), session.id);
+    const QString what = QStringLiteral("creating session %1").arg(session.id);
+    auto exists = [&] {
+        return fail(Error::Kind::Conflict, QStringLiteral("session %1").arg(session.id),
+                    QStringLiteral("session %1 already exists").arg(session.id));
+    };
+
+    // Kernels beyond what fits next to the session key go first, each chunk guarded by "the
+    // session does not exist yet"; readers ignore kernels without a session key.
+    const int perTxn = kMaxTxnOps - 1;
+    qsizetype written = 0;
+    auto cleanUp = [&] {
+        if (written == 0)
+            return;
+        TxnRequest undo;
+        undo.compare = {TxnCompare::missing(sessionKey)};
+        undo.success = {TxnOp::makeDelete(kernelsPrefix(session.id),
+                                          DeleteOptions{prefixEnd(kernelsPrefix(session.id))})};
+        if (auto ok = m_client->txn(undo); !ok)
+            qCWarning(lcStore) << "could not remove the kernels of the failed session" << session.id
+                               << ":" << ok.error().toString() << "(they stay invisible)";
+    };
+    while (kernels.size() - written > perTxn) {
+        TxnRequest txn;
+        txn.compare = {TxnCompare::missing(sessionKey)};
+        for (qsizetype i = written; i < written + perTxn; ++i)
+            txn.success.append(TxnOp::makePut(kernelKey(session.id, kernels[i].id),
+                                              RecordJson::compact(RecordJson::toJson(kernels[i]))));
+        auto result = m_client->txn(txn);
+        if (!result) {
+            cleanUp();
+            return fail(txnFailed(result.error(), what));
+        }
+        if (!result->succeeded)
+            return exists();
+        written += perTxn;
+    }
+    TxnRequest txn;
+    txn.compare = {TxnCompare::missing(sessionKey)};
+    txn.success.append(
+        TxnOp::makePut(sessionKey, RecordJson::compact(RecordJson::toJson(session))));
+    for (qsizetype i = written; i < kernels.size(); ++i)
+        txn.success.append(TxnOp::makePut(kernelKey(session.id, kernels[i].id),
+                                          RecordJson::compact(RecordJson::toJson(kernels[i]))));
+    auto result = m_client->txn(txn);
+    if (!result) {
+        cleanUp();
+        return fail(txnFailed(result.error(), what));
+    }
+    if (!result->succeeded)
+        return exists();
+    return {};
+}
+
+Result<void> EtcdStore::updateSession(const SessionRecord &session)
+{
+    return putKernels({}, session);
+}
+
+Result<void> EtcdStore::removeSession(const QString &sessionId)
+{
+    const QByteArray sessionKey = key(QStringLiteral("sessions"), sessionId);
+    TxnRequest txn;
+    txn.compare = {TxnCompare::version(sessionKey, TxnCompare::Op::Greater, 0)};
+    txn.success = {TxnOp::makeDelete(sessionKey),
+                   TxnOp::makeDelete(kernelsPrefix(sessionId),
+                                     DeleteOptions{prefixEnd(kernelsPrefix(sessionId))})};
+    auto result = m_client->txn(txn);
+    if (!result)
+        return fail(
+            txnFailed(result.error(), QStringLiteral("removing session %1").arg(sessionId)));
+    if (!result->succeeded)
+        return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(sessionId),
+                    QStringLiteral("no such session"));
+    return {};
+}
+
+Result<QList<SessionRecord>> EtcdStore::sessions() const
+{
+    auto range = m_client->rangePrefix(m_prefix + "/sessions/");
+    if (!range)
+        return fail(range.error().withContext(QStringLiteral("listing sessions")));
+    QList<SessionRecord> list;
+    for (const KeyValue &kv : std::as_const(range->kvs)) {
+        auto object = RecordJson::parseObject(kv.value, where(kv.key));
+        if (!object)
+            return fail(object.error());
+        auto s = RecordJson::sessionFromJson(*object, where(kv.key));
+        if (!s)
+            return fail(s.error());
+        list.append(std::move(*s));
+    }
+    // The SQLite order: oldest first.
+    std::stable_sort(list.begin(), list.end(), [](const SessionRecord &a, const SessionRecord &b) {
+        return a.createdAt != b.createdAt ? a.createdAt < b.createdAt : a.id < b.id;
+    });
+    return list;
+}
+
+Result<SessionRecord> EtcdStore::session(const QString &sessionId) const
+{
+    const QByteArray k = key(QStringLiteral("sessions"), sessionId);
+    auto kv = m_client->get(k);
+    if (!kv)
+        return fail(kv.error().withContext(QStringLiteral("reading session %1").arg(sessionId)));
+    if (!*kv)
+        return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(sessionId),
+                    QStringLiteral("no such session"));
+    auto object = RecordJson::parseObject((*kv)->value, where(k));
+    if (!object)
+        return fail(object.error());
+    return RecordJson::sessionFromJson(*object, where(k));
+}
+
+// ---- kernels
+
+Result<void> EtcdStore::putKernels(const QList<KernelRecord> &kernels,
+                                   const std::optional<SessionRecord> &session)
+{
+    // Each chunk: "every key exists" compares, then the puts; a failed compare changes nothing.
+    const int perTxn = kMaxTxnOps - 1;
+    qsizetype done = 0;
+    do {
+        TxnRequest txn;
+        const qsizetype end = std::min<qsizetype>(kernels.size(), done + perTxn);
+        for (qsizetype i = done; i < end; ++i) {
+            const KernelRecord &k = kernels[i];
+            const QByteArray kk = kernelKey(k.sessionId, k.id);
+            txn.compare.append(TxnCompare::version(kk, TxnCompare::Op::Greater, 0));
+            txn.success.append(TxnOp::makePut(kk, RecordJson::compact(RecordJson::toJson(k))));
+        }
+        const bool last = end == kernels.size();
+        if (last && session) {
+            const QByteArray sk = key(QStringLiteral("sessions"), session->id);
+            txn.compare.append(TxnCompare::version(sk, TxnCompare::Op::Greater, 0));
+            txn.success.append(
+                TxnOp::makePut(sk, RecordJson::compact(RecordJson::toJson(*session))));
+        }
+        if (txn.success.isEmpty())
+            break;
+        const QString what = session && kernels.isEmpty()
+                                 ? QStringLiteral("updating session %1").arg(session->id)
+                                 : QStringLiteral("updating %1 kernels").arg(kernels.size());
+        auto result = m_client->txn(txn);
+        if (!result)
+            return fail(txnFailed(result.error(), what));
+        if (!result->succeeded) {
+            // Name what is missing.
+            for (qsizetype i = done; i < end; ++i) {
+                auto kv = m_client->get(kernelKey(kernels[i].sessionId, kernels[i].id));
+                if (kv && !*kv)
+                    return fail(
+                        Error::Kind::NotFound, QStringLiteral("kernel %1").arg(kernels[i].id),
+                        QStringLiteral("no such kernel in session %1").arg(kernels[i].sessionId));
+            }
+            return fail(Error::Kind::NotFound,
+                        QStringLiteral("session %1").arg(session ? session->id : QString()),
+                        QStringLiteral("no such session"));
+        }
+        done = end;
+    } while (done < kernels.size());
+    return {};
+}
+
+Result<void> EtcdStore::updateKernel(const KernelRecord &kernel)
+{
+    return putKernels({kernel}, std::nullopt);
+}
+
+Result<void> EtcdStore::updateKernels(const QList<KernelRecord> &kernels,
+                                      const std::optional<SessionRecord> &session)
+{
+    return putKernels(kernels, session);
+}
+
+Result<KernelRecord> EtcdStore::updateKernelStatus(const QString &sessionId,
+                                                   const QString &kernelId, KernelStatus status,
+                                                   const QString &reason)
+{
+    const QByteArray k = kernelKey(sessionId, kernelId);
+    for (int attempt = 0; attempt < kCasAttempts; ++attempt) {
+        backoff(attempt);
+        auto kv = m_client->get(k);
+        if (!kv)
+            return fail(kv.error().withContext(QStringLiteral("reading kernel %1").arg(kernelId)));
+        if (!*kv)
+            return fail(Error::Kind::NotFound, QStringLiteral("kernel %1").arg(kernelId),
+                        QStringLiteral("no such kernel in session %1").arg(sessionId));
+        auto object = RecordJson::parseObject((*kv)->value, where(k));
+        if (!object)
+            return fail(object.error());
+        auto record = RecordJson::kernelFromJson(*object, where(k));
+        if (!record)
+            return fail(record.error());
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        record->status = status;
+        record->history.append({toString(status), now, reason});
+        record->updatedAt = now;
+        TxnRequest txn;
+        txn.compare = {TxnCompare::modRevision(k, TxnCompare::Op::Equal, (*kv)->modRevision)};
+        txn.success = {TxnOp::makePut(k, RecordJson::compact(RecordJson::toJson(*record)))};
+        auto result = m_client->txn(txn);
+        if (!result)
+            return fail(txnFailed(result.error(),
+                                  QStringLiteral("setting the status of kernel %1").arg(kernelId)));
+        if (result->succeeded)
+            return std::move(*record);
+    }
+    return fail(Error::Kind::Conflict, QStringLiteral("kernel %1").arg(kernelId),
+                QStringLiteral("the kernel kept changing under %1 attempts to set its status")
+                    .arg(kCasAttempts));
+}
+
+Result<KernelRecord> EtcdStore::kernel(const QString &sessionId, const QString &kernelId) const
+{
+    const QByteArray k = kernelKey(sessionId, kernelId);
+    auto kv = m_client->get(k);
+    if (!kv)
+        return fail(kv.error().withContext(QStringLiteral("reading kernel %1").arg(kernelId)));
+    if (!*kv)
+        return fail(Error::Kind::NotFound, QStringLiteral("kernel %1").arg(kernelId),
+                    QStringLiteral("no such kernel in session %1").arg(sessionId));
+    auto object = RecordJson::parseObject((*kv)->value, where(k));
+    if (!object)
+        return fail(object.error());
+    return RecordJson::kernelFromJson(*object, where(k));
+}
+
+namespace {
+Result<QList<KernelRecord>> decodeKernels(const QList<KeyValue> &kvs,
+                                          const std::function<QString(const QByteArray &)> &where,
+                                          const QSet<QString> *liveSessions)
+{
+    QList<KernelRecord> list;
+    list.reserve(kvs.size());
+    for (const KeyValue &kv : kvs) {
+        auto object = RecordJson::parseObject(kv.value, where(kv.key));
+        if (!object)
+            return fail(object.error());
+        auto k = RecordJson::kernelFromJson(*object, where(kv.key));
+        if (!k)
+            return fail(k.error());
+        if (liveSessions && !liveSessions->contains(k->sessionId))
+            continue;
+        list.append(std::move(*k));
+    }
+    return list;
+}
+} // namespace
+
+Result<QList<KernelRecord>> EtcdStore::kernels(const QString &sessionId) const
+{
+    auto range = m_client->rangePrefix(kernelsPrefix(sessionId));
+    if (!range)
+        return fail(range.error().withContext(
+            QStringLiteral("listing the kernels of session %1").arg(sessionId)));
+    if (range->kvs.isEmpty())
+        return QList<KernelRecord>();
+    // Kernels of a session that is still being created (or whose create failed) are not shown.
+    auto owner = m_client->get(key(QStringLiteral("sessions"), sessionId), range->header.revision);
+    if (!owner)
+        return fail(owner.error());
+    if (!*owner)
+        return QList<KernelRecord>();
+    auto list = decodeKernels(
+        range->kvs, [this](const QByteArray &k) { return where(k); }, nullptr);
+    if (!list)
+        return list;
+    std::stable_sort(list->begin(), list->end(), [](const KernelRecord &a, const KernelRecord &b) {
+        return a.localRank != b.localRank ? a.localRank < b.localRank : a.id < b.id;
+    });
+    return list;
+}
+
+Result<QList<KernelRecord>> EtcdStore::allKernels() const
+{
+    auto range = m_client->rangePrefix(m_prefix + "/kernels/");
+    if (!range)
+        return fail(range.error().withContext(QStringLiteral("listing kernels")));
+    if (range->kvs.isEmpty())
+        return QList<KernelRecord>();
+    RangeOptions options;
+    options.rangeEnd = prefixEnd(m_prefix + "/sessions/");
+    options.revision = range->header.revision;
+    options.keysOnly = true;
+    auto sessionKeys = m_client->range(m_prefix + "/sessions/", options);
+    if (!sessionKeys)
+        return fail(sessionKeys.error().withContext(QStringLiteral("listing sessions")));
+    QSet<QString> live;
+    const int skip = int(m_prefix.size() + QByteArray("/sessions/").size());
+    for (const KeyValue &kv : std::as_const(sessionKeys->kvs))
+        live.insert(QString::fromUtf8(kv.key.mid(skip)));
+    auto list = decodeKernels(
+        range->kvs, [this](const QByteArray &k) { return where(k); }, &live);
+    if (!list)
+        return list;
+    std::stable_sort(list->begin(), list->end(), [](const KernelRecord &a, const KernelRecord &b) {
+        if (a.sessionId != b.sessionId)
+            return a.sessionId < b.sessionId;
+        return a.localRank != b.localRank ? a.localRank < b.localRank : a.id < b.id;
+    });
+    return list;
+}
+
+// ---- events
+
+Result<qint64> EtcdStore::appendEvent(const EventRecord &event)
+{
+    const QByteArray counterKey = m_prefix + "/meta/eventseq";
+    for (int attempt = 0; attempt < kCasAttempts; ++attempt) {
+        backoff(attempt);
+        auto counter = m_client->get(counterKey);
+        if (!counter)
+            return fail(counter.error().withContext(QStringLiteral("appending an event")));
+        const qint64 seq = (*counter ? (*counter)->value.toLongLong() : 0) + 1;
+        EventRecord e = event;
+        e.seq = seq;
+        if (!e.at.isValid())
+            e.at = QDateTime::currentDateTimeUtc();
+        TxnRequest txn;
+        txn.compare = {*counter ? TxnCompare::modRevision(counterKey, TxnCompare::Op::Equal,
+                                                          (*counter)->modRevision)
+                                : TxnCompare::missing(counterKey)};
+        txn.success = {TxnOp::makePut(counterKey, QByteArray::number(seq)),
+                       TxnOp::makePut(eventKey(seq), RecordJson::compact(RecordJson::toJson(e)))};
+        auto result = m_client->txn(txn);
+        if (!result)
+            return fail(txnFailed(result.error(), QStringLiteral("appending an event")));
+        if (result->succeeded)
+            return seq;
+    }
+    return fail(Error::Kind::Conflict, where(counterKey),
+                QStringLiteral("too many concurrent writers of the event log"));
+}
+
+Result<QList<EventRecord>> EtcdStore::events(qint64 afterSeq, int limit) const
+{
+    RangeOptions options;
+    options.rangeEnd = prefixEnd(m_prefix + "/events/");
+    options.limit = limit > 0 ? limit : 0;
+    options.sortOrder = SortOrder::Ascend;
+    options.sortTarget = SortTarget::Key;
+    auto range = m_client->range(eventKey(std::max<qint64>(afterSeq, 0) + 1), options);
+    if (!range)
+        return fail(range.error().withContext(QStringLiteral("reading events")));
+    QList<EventRecord> list;
+    for (const KeyValue &kv : std::as_const(range->kvs)) {
+        auto object = RecordJson::parseObject(kv.value, where(kv.key));
+        if (!object)
+            return fail(object.error());
+        auto e = RecordJson::eventFromJson(*object, where(kv.key));
+        if (!e)
+            return fail(e.error());
+        list.append(std::move(*e));
+    }
+    return list;
+}
+
+// ---- locks
+
+Result<std::unique_ptr<SessionLock>> EtcdStore::lockSession(const QString &sessionId,
+                                                            std::chrono::milliseconds wait)
+{
+    if (auto ok = checkId(QStringLiteral("session id"), sessionId); !ok)
+        return fail(ok.error());
+    LockOptions options;
+    options.ttlSeconds = kLockTtlSeconds;
+    options.holder = holderValue();
+    auto lock =
+        std::make_unique<EtcdLock>(*m_client, key(QStringLiteral("locks"), sessionId), options);
+    auto taken = wait.count() <= 0 ? lock->tryLock() : lock->lock(wait);
+    if (!taken) {
+        const Error::Kind kind = taken.error().kind;
+        if (kind != Error::Kind::Timeout && kind != Error::Kind::Conflict)
+            return fail(
+                taken.error().withContext(QStringLiteral("locking session %1").arg(sessionId)));
+        QString owner = QStringLiteral("another console");
+        QString since = QStringLiteral("an unknown time");
+        if (auto holder = lock->holder(); holder && *holder) {
+            const auto object = RecordJson::parseObject((*holder)->value, QString());
+            if (object) {
+                owner = object->value(QLatin1StringView("owner")).toString();
+                since =
+                    RecordJson::dateFromText(object->value(QLatin1StringView("since")).toString())
+                        .toLocalTime()
+                        .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+            } else {
+                owner = QString::fromUtf8((*holder)->value);
+            }
+        }
+        return fail(Error::Kind::Conflict, QStringLiteral("session %1").arg(sessionId),
+                    QStringLiteral("session %1 is busy: locked by %2 since %3")
+                        .arg(sessionId, owner, since));
+    }
+    // Record when we actually got it (the value was written when we started waiting).
+    PutOptions put;
+    put.lease = lock->leaseId();
+    if (auto ok = m_client->put(lock->key(), holderValue(), put); !ok)
+        qCDebug(lcStore) << "could not update the lock holder's time:" << ok.error().toString();
+    return std::unique_ptr<SessionLock>(new EtcdSessionLock(m_client, std::move(lock)));
+}
+
+} // namespace ClusterDeck

@@ -1,0 +1,293 @@
+#include "recordjson.h"
+
+#include <QJsonDocument>
+#include <QJsonParseError>
+
+namespace ClusterDeck::RecordJson {
+
+namespace {
+QString str(const QJsonObject &o, QLatin1StringView key)
+{
+    return o.value(key).toString();
+}
+} // namespace
+
+QString dateToText(const QDateTime &at)
+{
+    return at.isValid() ? at.toUTC().toString(Qt::ISODateWithMs) : QString();
+}
+
+QDateTime dateFromText(const QString &text)
+{
+    if (text.isEmpty())
+        return {};
+    return QDateTime::fromString(text, Qt::ISODateWithMs);
+}
+
+QJsonArray historyToJson(const QList<StatusChange> &history)
+{
+    QJsonArray array;
+    for (const StatusChange &change : history) {
+        QJsonObject o{{QStringLiteral("status"), change.status},
+                      {QStringLiteral("at"), dateToText(change.at)}};
+        if (!change.reason.isEmpty())
+            o.insert(QStringLiteral("reason"), change.reason);
+        array.append(o);
+    }
+    return array;
+}
+
+QList<StatusChange> historyFromJson(const QJsonArray &array)
+{
+    QList<StatusChange> history;
+    history.reserve(array.size());
+    for (const QJsonValue &value : array) {
+        const QJsonObject o = value.toObject();
+        history.append({str(o, QLatin1StringView("status")),
+                        dateFromText(str(o, QLatin1StringView("at"))),
+                        str(o, QLatin1StringView("reason"))});
+    }
+    return history;
+}
+
+QJsonArray portsToJson(const QList<PortBinding> &ports)
+{
+    QJsonArray array;
+    for (const PortBinding &port : ports) {
+        array.append(QJsonObject{{QStringLiteral("name"), port.name},
+                                 {QStringLiteral("protocol"), port.protocol},
+                                 {QStringLiteral("container_port"), port.containerPort},
+                                 {QStringLiteral("host_port"), port.hostPort},
+                                 {QStringLiteral("url"), port.url}});
+    }
+    return array;
+}
+
+QList<PortBinding> portsFromJson(const QJsonArray &array)
+{
+    QList<PortBinding> ports;
+    ports.reserve(array.size());
+    for (const QJsonValue &value : array) {
+        const QJsonObject o = value.toObject();
+        ports.append({str(o, QLatin1StringView("name")), str(o, QLatin1StringView("protocol")),
+                      o.value(QLatin1StringView("container_port")).toInt(),
+                      o.value(QLatin1StringView("host_port")).toInt(),
+                      str(o, QLatin1StringView("url"))});
+    }
+    return ports;
+}
+
+QJsonObject labelsToJson(const QMap<QString, QString> &labels)
+{
+    QJsonObject o;
+    for (auto it = labels.cbegin(); it != labels.cend(); ++it)
+        o.insert(it.key(), it.value());
+    return o;
+}
+
+QMap<QString, QString> labelsFromJson(const QJsonObject &object)
+{
+    QMap<QString, QString> labels;
+    for (auto it = object.constBegin(); it != object.constEnd(); ++it)
+        labels.insert(it.key(), it.value().toString());
+    return labels;
+}
+
+QJsonObject toJson(const HostRecord &host)
+{
+    return QJsonObject{{QStringLiteral("name"), host.name},
+                       {QStringLiteral("endpoint"), host.endpoint},
+                       {QStringLiteral("tls_ca"), host.tlsCa},
+                       {QStringLiteral("tls_cert"), host.tlsCert},
+                       {QStringLiteral("tls_key"), host.tlsKey},
+                       {QStringLiteral("public_address"), host.publicAddress},
+                       {QStringLiteral("labels"), labelsToJson(host.labels)},
+                       {QStringLiteral("added_at"), dateToText(host.addedAt)}};
+}
+
+QJsonObject toJson(const SessionRecord &s)
+{
+    return QJsonObject{{QStringLiteral("id"), s.id},
+                       {QStringLiteral("name"), s.name},
+                       {QStringLiteral("template"), s.templateName},
+                       {QStringLiteral("template_snapshot"), s.templateSnapshot},
+                       {QStringLiteral("launch_options"), s.launchOptions},
+                       {QStringLiteral("mode"), s.mode},
+                       {QStringLiteral("desired"), toString(s.desired)},
+                       {QStringLiteral("status"), toString(s.status)},
+                       {QStringLiteral("history"), historyToJson(s.history)},
+                       {QStringLiteral("last_error"), s.lastError},
+                       {QStringLiteral("network_name"), s.networkName},
+                       {QStringLiteral("network_id"), s.networkId},
+                       {QStringLiteral("network_host"), s.networkHost},
+                       {QStringLiteral("restart_count"), s.restartCount},
+                       {QStringLiteral("created_at"), dateToText(s.createdAt)},
+                       {QStringLiteral("updated_at"), dateToText(s.updatedAt)}};
+}
+
+QJsonObject toJson(const KernelRecord &k)
+{
+    QJsonObject o{{QStringLiteral("id"), k.id},
+                  {QStringLiteral("session_id"), k.sessionId},
+                  {QStringLiteral("role"), k.role},
+                  {QStringLiteral("role_idx"), k.roleIdx},
+                  {QStringLiteral("local_rank"), k.localRank},
+                  {QStringLiteral("primary"), k.primary},
+                  {QStringLiteral("hostname"), k.hostname},
+                  {QStringLiteral("host"), k.host},
+                  {QStringLiteral("container_name"), k.containerName},
+                  {QStringLiteral("container_id"), k.containerId},
+                  {QStringLiteral("status"), toString(k.status)},
+                  {QStringLiteral("desired"), toString(k.desired)},
+                  {QStringLiteral("history"), historyToJson(k.history)},
+                  {QStringLiteral("ports"), portsToJson(k.ports)},
+                  {QStringLiteral("created_at"), dateToText(k.createdAt)},
+                  {QStringLiteral("updated_at"), dateToText(k.updatedAt)}};
+    if (k.cpus)
+        o.insert(QStringLiteral("cpus"), *k.cpus);
+    if (k.memoryBytes)
+        o.insert(QStringLiteral("memory_bytes"), QString::number(*k.memoryBytes));
+    return o;
+}
+
+QJsonObject toJson(const EventRecord &e)
+{
+    return QJsonObject{{QStringLiteral("seq"), QString::number(e.seq)},
+                       {QStringLiteral("at"), dateToText(e.at)},
+                       {QStringLiteral("actor"), e.actor},
+                       {QStringLiteral("session_id"), e.sessionId},
+                       {QStringLiteral("kernel_id"), e.kernelId},
+                       {QStringLiteral("action"), e.action},
+                       {QStringLiteral("detail"), e.detail}};
+}
+
+Result<HostRecord> hostFromJson(const QJsonObject &o, const QString &where)
+{
+    HostRecord h;
+    h.name = str(o, QLatin1StringView("name"));
+    if (h.name.isEmpty())
+        return fail(Error::Kind::Decode, where, QStringLiteral("host record without a name"));
+    h.endpoint = str(o, QLatin1StringView("endpoint"));
+    h.tlsCa = str(o, QLatin1StringView("tls_ca"));
+    h.tlsCert = str(o, QLatin1StringView("tls_cert"));
+    h.tlsKey = str(o, QLatin1StringView("tls_key"));
+    h.publicAddress = str(o, QLatin1StringView("public_address"));
+    h.labels = labelsFromJson(o.value(QLatin1StringView("labels")).toObject());
+    h.addedAt = dateFromText(str(o, QLatin1StringView("added_at")));
+    return h;
+}
+
+Result<SessionRecord> sessionFromJson(const QJsonObject &o, const QString &where)
+{
+    SessionRecord s;
+    s.id = str(o, QLatin1StringView("id"));
+    if (s.id.isEmpty())
+        return fail(Error::Kind::Decode, where, QStringLiteral("session record without an id"));
+    const auto desired = desiredStateFromString(str(o, QLatin1StringView("desired")));
+    const auto status = sessionStatusFromString(str(o, QLatin1StringView("status")));
+    if (!desired || !status)
+        return fail(Error::Kind::Decode, where,
+                    QStringLiteral("session %1 has an unknown status or desired state").arg(s.id));
+    s.name = str(o, QLatin1StringView("name"));
+    s.templateName = str(o, QLatin1StringView("template"));
+    s.templateSnapshot = str(o, QLatin1StringView("template_snapshot"));
+    s.launchOptions = o.value(QLatin1StringView("launch_options")).toObject();
+    s.mode = str(o, QLatin1StringView("mode"));
+    s.desired = *desired;
+    s.status = *status;
+    s.history = historyFromJson(o.value(QLatin1StringView("history")).toArray());
+    s.lastError = str(o, QLatin1StringView("last_error"));
+    s.networkName = str(o, QLatin1StringView("network_name"));
+    s.networkId = str(o, QLatin1StringView("network_id"));
+    s.networkHost = str(o, QLatin1StringView("network_host"));
+    s.restartCount = o.value(QLatin1StringView("restart_count")).toInt();
+    s.createdAt = dateFromText(str(o, QLatin1StringView("created_at")));
+    s.updatedAt = dateFromText(str(o, QLatin1StringView("updated_at")));
+    return s;
+}
+
+Result<KernelRecord> kernelFromJson(const QJsonObject &o, const QString &where)
+{
+    KernelRecord k;
+    k.id = str(o, QLatin1StringView("id"));
+    k.sessionId = str(o, QLatin1StringView("session_id"));
+    if (k.id.isEmpty() || k.sessionId.isEmpty())
+        return fail(Error::Kind::Decode, where,
+                    QStringLiteral("kernel record without an id or session id"));
+    const auto desired = desiredStateFromString(str(o, QLatin1StringView("desired")));
+    const auto status = kernelStatusFromString(str(o, QLatin1StringView("status")));
+    if (!desired || !status)
+        return fail(Error::Kind::Decode, where,
+                    QStringLiteral("kernel %1 has an unknown status or desired state").arg(k.id));
+    k.role = str(o, QLatin1StringView("role"));
+    k.roleIdx = o.value(QLatin1StringView("role_idx")).toInt(1);
+    k.localRank = o.value(QLatin1StringView("local_rank")).toInt();
+    k.primary = o.value(QLatin1StringView("primary")).toBool();
+    k.hostname = str(o, QLatin1StringView("hostname"));
+    k.host = str(o, QLatin1StringView("host"));
+    k.containerName = str(o, QLatin1StringView("container_name"));
+    k.containerId = str(o, QLatin1StringView("container_id"));
+    k.status = *status;
+    k.desired = *desired;
+    k.history = historyFromJson(o.value(QLatin1StringView("history")).toArray());
+    k.ports = portsFromJson(o.value(QLatin1StringView("ports")).toArray());
+    if (o.contains(QLatin1StringView("cpus")))
+        k.cpus = o.value(QLatin1StringView("cpus")).toDouble();
+    if (o.contains(QLatin1StringView("memory_bytes")))
+        k.memoryBytes = str(o, QLatin1StringView("memory_bytes")).toLongLong();
+    k.createdAt = dateFromText(str(o, QLatin1StringView("created_at")));
+    k.updatedAt = dateFromText(str(o, QLatin1StringView("updated_at")));
+    return k;
+}
+
+Result<EventRecord> eventFromJson(const QJsonObject &o, const QString &where)
+{
+    EventRecord e;
+    bool ok = false;
+    e.seq = str(o, QLatin1StringView("seq")).toLongLong(&ok);
+    if (!ok)
+        return fail(Error::Kind::Decode, where, QStringLiteral("event record without a sequence"));
+    e.at = dateFromText(str(o, QLatin1StringView("at")));
+    e.actor = str(o, QLatin1StringView("actor"));
+    e.sessionId = str(o, QLatin1StringView("session_id"));
+    e.kernelId = str(o, QLatin1StringView("kernel_id"));
+    e.action = str(o, QLatin1StringView("action"));
+    e.detail = str(o, QLatin1StringView("detail"));
+    return e;
+}
+
+QByteArray compact(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+QByteArray compact(const QJsonArray &array)
+{
+    return QJsonDocument(array).toJson(QJsonDocument::Compact);
+}
+
+Result<QJsonObject> parseObject(const QByteArray &bytes, const QString &where)
+{
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &error);
+    if (error.error != QJsonParseError::NoError || !doc.isObject())
+        return fail(
+            Error::Kind::Decode, where,
+            QStringLiteral("stored value is not a JSON object: %1").arg(error.errorString()));
+    return doc.object();
+}
+
+Result<QJsonArray> parseArray(const QByteArray &bytes, const QString &where)
+{
+    if (bytes.isEmpty())
+        return QJsonArray();
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &error);
+    if (error.error != QJsonParseError::NoError || !doc.isArray())
+        return fail(
+            Error::Kind::Decode, where,
+            QStringLiteral("stored value is not a JSON array: %1").arg(error.errorString()));
+    return doc.array();
+}
+
+} // namespace ClusterDeck::RecordJson

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "common/error.h"
+#include "records.h"
+
+#include <QByteArray>
+#include <QJsonArray>
+#include <QJsonObject>
+
+// One JSON shape per record, shared by the backends: etcd stores whole records as values, SQLite
+// keeps lists (history, ports, labels) in JSON columns. Dates are UTC ISO 8601 with milliseconds.
+namespace ClusterDeck::RecordJson {
+
+QString dateToText(const QDateTime &at);
+QDateTime dateFromText(const QString &text);
+
+QJsonArray historyToJson(const QList<StatusChange> &history);
+QList<StatusChange> historyFromJson(const QJsonArray &array);
+QJsonArray portsToJson(const QList<PortBinding> &ports);
+QList<PortBinding> portsFromJson(const QJsonArray &array);
+QJsonObject labelsToJson(const QMap<QString, QString> &labels);
+QMap<QString, QString> labelsFromJson(const QJsonObject &object);
+
+QJsonObject toJson(const HostRecord &host);
+QJsonObject toJson(const SessionRecord &session);
+QJsonObject toJson(const KernelRecord &kernel);
+QJsonObject toJson(const EventRecord &event);
+
+// `where` names the key or row in errors ("etcd key /cd/sessions/…").
+Result<HostRecord> hostFromJson(const QJsonObject &object, const QString &where);
+Result<SessionRecord> sessionFromJson(const QJsonObject &object, const QString &where);
+Result<KernelRecord> kernelFromJson(const QJsonObject &object, const QString &where);
+Result<EventRecord> eventFromJson(const QJsonObject &object, const QString &where);
+
+QByteArray compact(const QJsonObject &object);
+QByteArray compact(const QJsonArray &array);
+// Parses a stored JSON object; a damaged value is a Decode error naming `where`.
+Result<QJsonObject> parseObject(const QByteArray &bytes, const QString &where);
+Result<QJsonArray> parseArray(const QByteArray &bytes, const QString &where);
+
+} // namespace ClusterDeck::RecordJson

@@ -1,0 +1,1101 @@
+#include "sqlitestore.h"
+
+#include "common/logging.h"
+#include "recordjson.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QPointer>
+#include <QSysInfo>
+#include <QThread>
+#include <QTimer>
+#include <QUuid>
+
+#include <sqlite3.h>
+
+#include <cerrno>
+#include <csignal>
+#include <thread>
+
+namespace ClusterDeck {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// How long one write waits for another process's transaction before trying again, and how long
+// it keeps trying in total before reporting the file as busy.
+constexpr int kBusyTimeoutMs = 5000;
+constexpr auto kWriteDeadline = 120s;
+constexpr qint64 kLockTtlMs = 5 * 60 * 1000;
+constexpr auto kLockRefresh = 30s;
+constexpr qint64 kChangeRetentionMs = 10 * 60 * 1000;
+
+// Migration i takes the schema from version i to i + 1.
+const char *const kMigrations[] = {
+    R"sql(
+CREATE TABLE hosts (
+    name TEXT PRIMARY KEY,
+    endpoint TEXT NOT NULL,
+    tls_ca TEXT, tls_cert TEXT, tls_key TEXT,
+    public_address TEXT,
+    labels TEXT NOT NULL DEFAULT '{}',
+    added_at TEXT
+);
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    name TEXT, template_name TEXT, template_snapshot TEXT,
+    launch_options TEXT NOT NULL DEFAULT '{}',
+    mode TEXT, desired TEXT NOT NULL, status TEXT NOT NULL,
+    history TEXT NOT NULL DEFAULT '[]',
+    last_error TEXT, network_name TEXT, network_id TEXT, network_host TEXT,
+    restart_count INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT, updated_at TEXT
+);
+CREATE TABLE kernels (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    role TEXT, role_idx INTEGER, local_rank INTEGER, is_primary INTEGER NOT NULL DEFAULT 0,
+    hostname TEXT, host TEXT, container_name TEXT, container_id TEXT,
+    status TEXT NOT NULL, desired TEXT NOT NULL,
+    history TEXT NOT NULL DEFAULT '[]', ports TEXT NOT NULL DEFAULT '[]',
+    cpus REAL, memory_bytes INTEGER,
+    created_at TEXT, updated_at TEXT
+);
+CREATE INDEX kernels_by_session ON kernels(session_id, local_rank);
+CREATE TABLE events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT, actor TEXT, session_id TEXT, kernel_id TEXT, action TEXT, detail TEXT
+);
+CREATE TABLE changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL, a TEXT, b TEXT, at_ms INTEGER NOT NULL
+);
+CREATE TABLE locks (
+    session_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL, token TEXT NOT NULL, pid INTEGER, hostname TEXT,
+    since TEXT, expires_ms INTEGER NOT NULL
+);
+)sql",
+};
+static_assert(std::size(kMigrations) == SqliteStore::kSchemaVersion);
+
+const char kKernelColumns[] =
+    "id, session_id, role, role_idx, local_rank, is_primary, hostname, host, container_name, "
+    "container_id, status, desired, history, ports, cpus, memory_bytes, created_at, updated_at";
+const char kSessionColumns[] =
+    "id, name, template_name, template_snapshot, launch_options, mode, desired, status, history, "
+    "last_error, network_name, network_id, network_host, restart_count, created_at, updated_at";
+
+qint64 nowMs()
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+// One prepared statement, finalised on destruction. Binds are 1-based like SQLite's.
+class Statement
+{
+public:
+    Statement(sqlite3 *db, const char *sql)
+        : m_db(db)
+    {
+        m_rc = sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr);
+    }
+    ~Statement() { sqlite3_finalize(m_stmt); }
+    Statement(const Statement &) = delete;
+    Statement &operator=(const Statement &) = delete;
+
+    int prepareRc() const { return m_rc; }
+    Statement &bind(int i, const QString &text)
+    {
+        if (text.isNull()) {
+            sqlite3_bind_null(m_stmt, i);
+        } else {
+            const QByteArray utf8 = text.toUtf8();
+            sqlite3_bind_text(m_stmt, i, utf8.constData(), int(utf8.size()), SQLITE_TRANSIENT);
+        }
+        return *this;
+    }
+    Statement &bind(int i, const QByteArray &utf8)
+    {
+        sqlite3_bind_text(m_stmt, i, utf8.constData(), int(utf8.size()), SQLITE_TRANSIENT);
+        return *this;
+    }
+    Statement &bind(int i, qint64 value)
+    {
+        sqlite3_bind_int64(m_stmt, i, value);
+        return *this;
+    }
+    Statement &bind(int i, int value) { return bind(i, qint64(value)); }
+    Statement &bind(int i, bool value) { return bind(i, qint64(value ? 1 : 0)); }
+    Statement &bind(int i, const std::optional<double> &value)
+    {
+        value ? sqlite3_bind_double(m_stmt, i, *value) : sqlite3_bind_null(m_stmt, i);
+        return *this;
+    }
+    Statement &bind(int i, const std::optional<qint64> &value)
+    {
+        value ? sqlite3_bind_int64(m_stmt, i, *value) : sqlite3_bind_null(m_stmt, i);
+        return *this;
+    }
+    // SQLITE_ROW, SQLITE_DONE or an error code.
+    int step() { return sqlite3_step(m_stmt); }
+
+    QString text(int col) const
+    {
+        const auto *p = reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, col));
+        return p ? QString::fromUtf8(p, sqlite3_column_bytes(m_stmt, col)) : QString();
+    }
+    QByteArray bytes(int col) const
+    {
+        const auto *p = reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, col));
+        return p ? QByteArray(p, sqlite3_column_bytes(m_stmt, col)) : QByteArray();
+    }
+    qint64 integer(int col) const { return sqlite3_column_int64(m_stmt, col); }
+    bool isNull(int col) const { return sqlite3_column_type(m_stmt, col) == SQLITE_NULL; }
+    double real(int col) const { return sqlite3_column_double(m_stmt, col); }
+
+private:
+    sqlite3 *m_db;
+    sqlite3_stmt *m_stmt = nullptr;
+    int m_rc = SQLITE_OK;
+};
+
+bool isBusy(int rc)
+{
+    const int primary = rc & 0xff;
+    return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+QString ourOwner()
+{
+    const QString user = qEnvironmentVariable("USER", QStringLiteral("unknown"));
+    return QStringLiteral("%1@%2 (pid %3)")
+        .arg(user, QSysInfo::machineHostName())
+        .arg(QCoreApplication::applicationPid());
+}
+
+bool processGone(qint64 pid)
+{
+    return pid > 0 && ::kill(pid_t(pid), 0) == -1 && errno == ESRCH;
+}
+
+Result<KernelRecord> kernelFromRow(const Statement &s, const QString &where)
+{
+    KernelRecord k;
+    k.id = s.text(0);
+    k.sessionId = s.text(1);
+    k.role = s.text(2);
+    k.roleIdx = int(s.integer(3));
+    k.localRank = int(s.integer(4));
+    k.primary = s.integer(5) != 0;
+    k.hostname = s.text(6);
+    k.host = s.text(7);
+    k.containerName = s.text(8);
+    k.containerId = s.text(9);
+    const auto status = kernelStatusFromString(s.text(10));
+    const auto desired = desiredStateFromString(s.text(11));
+    if (!status || !desired)
+        return fail(Error::Kind::Decode, where,
+                    QStringLiteral("kernel %1 has an unknown status \"%2\" or desired state \"%3\"")
+                        .arg(k.id, s.text(10), s.text(11)));
+    k.status = *status;
+    k.desired = *desired;
+    auto history = RecordJson::parseArray(s.bytes(12), where);
+    auto ports = RecordJson::parseArray(s.bytes(13), where);
+    if (!history || !ports)
+        return fail(history ? ports.error() : history.error());
+    k.history = RecordJson::historyFromJson(*history);
+    k.ports = RecordJson::portsFromJson(*ports);
+    if (!s.isNull(14))
+        k.cpus = s.real(14);
+    if (!s.isNull(15))
+        k.memoryBytes = s.integer(15);
+    k.createdAt = RecordJson::dateFromText(s.text(16));
+    k.updatedAt = RecordJson::dateFromText(s.text(17));
+    return k;
+}
+
+Result<SessionRecord> sessionFromRow(const Statement &s, const QString &where)
+{
+    SessionRecord r;
+    r.id = s.text(0);
+    r.name = s.text(1);
+    r.templateName = s.text(2);
+    r.templateSnapshot = s.text(3);
+    auto options = RecordJson::parseObject(s.bytes(4), where);
+    if (!options)
+        return fail(options.error());
+    r.launchOptions = *options;
+    r.mode = s.text(5);
+    const auto desired = desiredStateFromString(s.text(6));
+    const auto status = sessionStatusFromString(s.text(7));
+    if (!status || !desired)
+        return fail(
+            Error::Kind::Decode, where,
+            QStringLiteral("session %1 has an unknown status \"%2\" or desired state \"%3\"")
+                .arg(r.id, s.text(7), s.text(6)));
+    r.desired = *desired;
+    r.status = *status;
+    auto history = RecordJson::parseArray(s.bytes(8), where);
+    if (!history)
+        return fail(history.error());
+    r.history = RecordJson::historyFromJson(*history);
+    r.lastError = s.text(9);
+    r.networkName = s.text(10);
+    r.networkId = s.text(11);
+    r.networkHost = s.text(12);
+    r.restartCount = int(s.integer(13));
+    r.createdAt = RecordJson::dateFromText(s.text(14));
+    r.updatedAt = RecordJson::dateFromText(s.text(15));
+    return r;
+}
+
+} // namespace
+
+// A held session lock: a row in `locks` carrying a random token, deleted on destruction.
+class SqliteSessionLock final : public SessionLock
+{
+public:
+    SqliteSessionLock(SqliteStore *store, QString sessionId, QString token)
+        : m_store(store)
+        , m_sessionId(std::move(sessionId))
+        , m_token(std::move(token))
+    {}
+    ~SqliteSessionLock() override
+    {
+        if (m_store)
+            m_store->unlock(m_sessionId, m_token);
+    }
+
+private:
+    QPointer<SqliteStore> m_store;
+    QString m_sessionId;
+    QString m_token;
+};
+
+SqliteStore::SqliteStore(QString path, sqlite3 *db, QObject *parent)
+    : StateStore(parent)
+    , m_path(std::move(path))
+    , m_db(db)
+    , m_lastRefresh(Clock::now())
+{
+    m_timer = new QTimer(this);
+    m_timer->setInterval(500ms);
+    connect(m_timer, &QTimer::timeout, this, &SqliteStore::pollChanges);
+    m_timer->start();
+}
+
+SqliteStore::~SqliteStore()
+{
+    sqlite3_close_v2(m_db);
+}
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const QString &path, QObject *parent)
+{
+    const QString where = QStringLiteral("state store %1").arg(path);
+    if (path.isEmpty() || !QFileInfo(path).isAbsolute())
+        return fail(Error::Kind::Invalid, where,
+                    QStringLiteral("the SQLite state file needs an absolute path"));
+    const QString dir = QFileInfo(path).absolutePath();
+    if (!QDir().mkpath(dir))
+        return fail(Error::Kind::Io, where,
+                    QStringLiteral("cannot create the folder %1 (check its permissions)").arg(dir));
+
+    sqlite3 *db = nullptr;
+    const int rc = sqlite3_open_v2(
+        QFile::encodeName(path).constData(), &db,
+        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+        const QString message =
+            db ? QString::fromUtf8(sqlite3_errmsg(db)) : QString::fromUtf8(sqlite3_errstr(rc));
+        sqlite3_close_v2(db);
+        return fail(Error::Kind::Io, where,
+                    QStringLiteral("cannot open the state file: %1").arg(message));
+    }
+    // Like sqlite3_busy_timeout, but polling every millisecond: the default handler's growing
+    // sleeps (up to 100 ms) make two busy writers take turns far slower than they could.
+    sqlite3_busy_handler(
+        db,
+        [](void *, int count) -> int {
+            if (count * 1 >= kBusyTimeoutMs)
+                return 0;
+            std::this_thread::sleep_for(count < 10 ? 100us : 1ms);
+            return 1;
+        },
+        nullptr);
+    sqlite3_extended_result_codes(db, 1);
+
+    std::unique_ptr<SqliteStore> store(new SqliteStore(path, db, parent));
+    // WAL lets readers run while one process writes; NORMAL sync is durable at checkpoints and
+    // never corrupts in WAL mode.
+    {
+        Statement wal(db, "PRAGMA journal_mode=WAL");
+        const int step = wal.step();
+        if (step != SQLITE_ROW)
+            return fail(store->sqlError(step, QStringLiteral("switching to WAL mode")));
+        if (wal.text(0).compare(QStringLiteral("wal"), Qt::CaseInsensitive) != 0)
+            return fail(Error::Kind::Io, where,
+                        QStringLiteral("the file system does not support SQLite's WAL mode "
+                                       "(journal mode is %1); put the state file on a local disk")
+                            .arg(wal.text(0)));
+    }
+    if (auto ok = store->exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+                              QStringLiteral("configuring the connection"));
+        !ok)
+        return fail(ok.error());
+    if (auto ok = store->migrate(); !ok)
+        return fail(ok.error());
+
+    Statement last(db, "SELECT COALESCE(MAX(seq), 0) FROM changes");
+    if (last.step() == SQLITE_ROW)
+        store->m_lastChange = last.integer(0);
+    Statement version(db, "PRAGMA data_version");
+    if (version.step() == SQLITE_ROW)
+        store->m_dataVersion = version.integer(0);
+    qCDebug(lcStore) << "opened" << path << "schema" << kSchemaVersion;
+    return store;
+}
+
+Error SqliteStore::sqlError(int rc, const QString &what) const
+{
+    m_busy = isBusy(rc);
+    const QString detail = QString::fromUtf8(sqlite3_errmsg(m_db));
+    const int primary = rc & 0xff;
+    Error::Kind kind = Error::Kind::Io;
+    QString message = QStringLiteral("%1 failed: %2").arg(what, detail);
+    if (primary == SQLITE_CONSTRAINT) {
+        kind = Error::Kind::Conflict;
+    } else if (m_busy) {
+        kind = Error::Kind::Timeout;
+        message = QStringLiteral("%1: the state file stayed busy (another ClusterDeck process is "
+                                 "writing it for a long time): %2")
+                      .arg(what, detail);
+    } else if (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN) {
+        message += QStringLiteral(" (check the permissions of the file and its folder)");
+    } else if (primary == SQLITE_FULL) {
+        message += QStringLiteral(" (the disk is full)");
+    } else if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) {
+        message += QStringLiteral(" (the file is damaged or not a ClusterDeck state file)");
+    }
+    return Error::make(kind, QStringLiteral("state store %1").arg(m_path), message);
+}
+
+Result<void> SqliteStore::exec(const char *sql, const QString &what) const
+{
+    char *errmsg = nullptr;
+    const int rc = sqlite3_exec(m_db, sql, nullptr, nullptr, &errmsg);
+    sqlite3_free(errmsg);
+    if (rc != SQLITE_OK)
+        return fail(sqlError(rc, what));
+    return {};
+}
+
+Result<void> SqliteStore::migrate()
+{
+    const auto deadline = Clock::now() + kWriteDeadline;
+    for (;;) {
+        std::lock_guard lock(m_mutex);
+        m_busy = false;
+        auto begin = exec("BEGIN IMMEDIATE", QStringLiteral("starting the schema check"));
+        if (!begin) {
+            if (m_busy && Clock::now() < deadline)
+                continue;
+            return begin;
+        }
+        auto body = [&]() -> Result<void> {
+            Statement get(m_db, "PRAGMA user_version");
+            if (const int rc = get.step(); rc != SQLITE_ROW)
+                return fail(sqlError(rc, QStringLiteral("reading the schema version")));
+            const int version = int(get.integer(0));
+            if (version > kSchemaVersion)
+                return fail(Error::Kind::Invalid, QStringLiteral("state store %1").arg(m_path),
+                            QStringLiteral("%1 was written by a newer ClusterDeck (schema %2, this "
+                                           "build knows %3); upgrade ClusterDeck or use another "
+                                           "store with --store")
+                                .arg(QFileInfo(m_path).fileName())
+                                .arg(version)
+                                .arg(kSchemaVersion));
+            for (int v = version; v < kSchemaVersion; ++v) {
+                if (v > 0)
+                    qCInfo(lcStore) << "migrating" << m_path << "from schema" << v << "to" << v + 1;
+                if (auto ok = exec(
+                        kMigrations[v],
+                        QStringLiteral("migrating the schema from %1 to %2").arg(v).arg(v + 1));
+                    !ok)
+                    return ok;
+            }
+            if (version != kSchemaVersion) {
+                const QByteArray set = "PRAGMA user_version=" + QByteArray::number(kSchemaVersion);
+                if (auto ok = exec(set.constData(), QStringLiteral("writing the schema version"));
+                    !ok)
+                    return ok;
+            }
+            return {};
+        }();
+        if (!body) {
+            (void)exec("ROLLBACK", QStringLiteral("rolling back"));
+            if (m_busy && Clock::now() < deadline)
+                continue;
+            return body;
+        }
+        auto commit = exec("COMMIT", QStringLiteral("committing the schema"));
+        if (!commit) {
+            (void)exec("ROLLBACK", QStringLiteral("rolling back"));
+            if (m_busy && Clock::now() < deadline)
+                continue;
+        }
+        return commit;
+    }
+}
+
+Result<void> SqliteStore::write(const QString &what, const std::function<Result<void>()> &body)
+{
+    const auto deadline = Clock::now() + kWriteDeadline;
+    Result<void> outcome;
+    {
+        std::unique_lock lock(m_mutex);
+        for (int attempt = 1;; ++attempt) {
+            if (attempt > 1) {
+                // Another process held the write lock past the busy timeout: back off briefly.
+                lock.unlock();
+                std::this_thread::sleep_for(std::chrono::milliseconds(10 * std::min(attempt, 20)));
+                lock.lock();
+            }
+            m_busy = false;
+            outcome = exec("BEGIN IMMEDIATE", what);
+            if (!outcome) {
+                if (m_busy && Clock::now() < deadline)
+                    continue;
+                break;
+            }
+            outcome = body();
+            if (outcome) {
+                // Trim the change log now and then; readers only need the last few seconds.
+                if (++m_writes % 256 == 0) {
+                    Statement trim(m_db, "DELETE FROM changes WHERE at_ms < ?");
+                    trim.bind(1, nowMs() - kChangeRetentionMs);
+                    trim.step();
+                }
+                outcome = exec("COMMIT", what);
+            }
+            if (!outcome) {
+                const bool busy = m_busy;
+                (void)exec("ROLLBACK", what);
+                if (busy && Clock::now() < deadline) {
+                    qCDebug(lcStore) << what << "busy, retrying; attempt" << attempt;
+                    continue;
+                }
+            }
+            break;
+        }
+    }
+    if (outcome)
+        pollChanges();
+    return outcome;
+}
+
+Result<void> SqliteStore::logChange(const QString &kind, const QString &a, const QString &b)
+{
+    Statement s(m_db, "INSERT INTO changes(kind, a, b, at_ms) VALUES(?, ?, ?, ?)");
+    s.bind(1, kind).bind(2, a).bind(3, b).bind(4, nowMs());
+    if (const int rc = s.step(); rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("recording the change")));
+    return {};
+}
+
+void SqliteStore::setPollInterval(std::chrono::milliseconds interval)
+{
+    if (interval.count() <= 0) {
+        m_timer->stop();
+        return;
+    }
+    m_timer->setInterval(interval);
+    m_timer->start();
+}
+
+void SqliteStore::pollChanges()
+{
+    QList<Change> changes;
+    {
+        std::lock_guard lock(m_mutex);
+        if (QThread::currentThread() == thread() && Clock::now() - m_lastRefresh > kLockRefresh)
+            refreshLocks();
+        Statement s(m_db, "SELECT seq, kind, a, b FROM changes WHERE seq > ? ORDER BY seq");
+        s.bind(1, m_lastChange);
+        while (s.step() == SQLITE_ROW) {
+            changes.append({s.integer(0), s.text(1), s.text(2), s.text(3)});
+            m_lastChange = s.integer(0);
+        }
+    }
+    for (const Change &c : std::as_const(changes)) {
+        if (c.kind == u"host")
+            Q_EMIT hostChanged(c.a);
+        else if (c.kind == u"host-removed")
+            Q_EMIT hostRemoved(c.a);
+        else if (c.kind == u"session-added")
+            Q_EMIT sessionAdded(c.a);
+        else if (c.kind == u"session")
+            Q_EMIT sessionChanged(c.a);
+        else if (c.kind == u"session-removed")
+            Q_EMIT sessionRemoved(c.a);
+        else if (c.kind == u"kernel")
+            Q_EMIT kernelChanged(c.a, c.b);
+        else if (c.kind == u"event")
+            Q_EMIT eventAppended(c.a.toLongLong());
+    }
+}
+
+QString SqliteStore::url() const
+{
+    return QStringLiteral("sqlite://") + m_path;
+}
+
+QString SqliteStore::describe() const
+{
+    return QStringLiteral("sqlite ") + m_path;
+}
+
+// ---- hosts
+
+Result<void> SqliteStore::putHost(const HostRecord &h)
+{
+    if (h.name.isEmpty())
+        return fail(Error::Kind::Invalid, QString(), QStringLiteral("a host needs a name"));
+    return write(QStringLiteral("saving host %1").arg(h.name), [&]() -> Result<void> {
+        Statement s(m_db, "INSERT OR REPLACE INTO hosts(name, endpoint, tls_ca, tls_cert, tls_key, "
+                          "public_address, labels, added_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+        s.bind(1, h.name)
+            .bind(2, h.endpoint.isNull() ? QStringLiteral("") : h.endpoint)
+            .bind(3, h.tlsCa)
+            .bind(4, h.tlsCert)
+            .bind(5, h.tlsKey)
+            .bind(6, h.publicAddress)
+            .bind(7, RecordJson::compact(RecordJson::labelsToJson(h.labels)))
+            .bind(8, RecordJson::dateToText(h.addedAt));
+        if (const int rc = s.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, QStringLiteral("saving host %1").arg(h.name)));
+        return logChange(QStringLiteral("host"), h.name);
+    });
+}
+
+Result<void> SqliteStore::removeHost(const QString &name)
+{
+    return write(QStringLiteral("removing host %1").arg(name), [&]() -> Result<void> {
+        Statement s(m_db, "DELETE FROM hosts WHERE name = ?");
+        s.bind(1, name);
+        if (const int rc = s.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, QStringLiteral("removing host %1").arg(name)));
+        if (sqlite3_changes(m_db) == 0)
+            return fail(Error::Kind::NotFound, QStringLiteral("host %1").arg(name),
+                        QStringLiteral("no such host is registered"));
+        return logChange(QStringLiteral("host-removed"), name);
+    });
+}
+
+namespace {
+Result<HostRecord> hostFromRow(const Statement &s, const QString &where)
+{
+    HostRecord h;
+    h.name = s.text(0);
+    h.endpoint = s.text(1);
+    h.tlsCa = s.text(2);
+    h.tlsCert = s.text(3);
+    h.tlsKey = s.text(4);
+    h.publicAddress = s.text(5);
+    auto labels = RecordJson::parseObject(s.bytes(6), where);
+    if (!labels)
+        return fail(labels.error());
+    h.labels = RecordJson::labelsFromJson(*labels);
+    h.addedAt = RecordJson::dateFromText(s.text(7));
+    return h;
+}
+constexpr char kHostSelect[] = "SELECT name, endpoint, tls_ca, tls_cert, tls_key, public_address, "
+                               "labels, added_at FROM hosts";
+} // namespace
+
+Result<QList<HostRecord>> SqliteStore::hosts() const
+{
+    std::lock_guard lock(m_mutex);
+    Statement s(m_db, QByteArray(QByteArray(kHostSelect) + " ORDER BY name").constData());
+    QList<HostRecord> list;
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+        auto h = hostFromRow(s, QStringLiteral("state store %1, table hosts").arg(m_path));
+        if (!h)
+            return fail(h.error());
+        list.append(std::move(*h));
+    }
+    if (rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("listing hosts")));
+    return list;
+}
+
+Result<HostRecord> SqliteStore::host(const QString &name) const
+{
+    std::lock_guard lock(m_mutex);
+    Statement s(m_db, QByteArray(QByteArray(kHostSelect) + " WHERE name = ?").constData());
+    s.bind(1, name);
+    const int rc = s.step();
+    if (rc == SQLITE_ROW)
+        return hostFromRow(s, QStringLiteral("state store %1, host %2").arg(m_path, name));
+    if (rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("reading host %1").arg(name)));
+    return fail(Error::Kind::NotFound, QStringLiteral("host %1").arg(name),
+                QStringLiteral("no such host is registered"));
+}
+
+// ---- sessions
+
+Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
+{
+    const QByteArray sql =
+        insert ? QByteArray(QByteArray("INSERT INTO sessions(") + kSessionColumns +
+                            ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+               : QByteArray("UPDATE sessions SET name = ?2, template_name = ?3, "
+                            "template_snapshot = ?4, launch_options = ?5, "
+                            "mode = ?6, desired = ?7, status = ?8, history = ?9, "
+                            "last_error = ?10, network_name = ?11, network_id = "
+                            "?12, network_host = ?13, restart_count = ?14, "
+                            "created_at = ?15, updated_at = ?16 WHERE id = ?1");
+    Statement s(m_db, sql.constData());
+    s.bind(1, r.id)
+        .bind(2, r.name)
+        .bind(3, r.templateName)
+        .bind(4, r.templateSnapshot)
+        .bind(5, RecordJson::compact(r.launchOptions))
+        .bind(6, r.mode)
+        .bind(7, toString(r.desired))
+        .bind(8, toString(r.status))
+        .bind(9, RecordJson::compact(RecordJson::historyToJson(r.history)))
+        .bind(10, r.lastError)
+        .bind(11, r.networkName)
+        .bind(12, r.networkId)
+        .bind(13, r.networkHost)
+        .bind(14, r.restartCount)
+        .bind(15, RecordJson::dateToText(r.createdAt))
+        .bind(16, RecordJson::dateToText(r.updatedAt));
+    const int rc = s.step();
+    if (rc != SQLITE_DONE) {
+        Error e = sqlError(rc, QStringLiteral("saving session %1").arg(r.id));
+        if (e.kind == Error::Kind::Conflict)
+            e.message = QStringLiteral("session %1 already exists").arg(r.id);
+        return fail(e);
+    }
+    if (!insert && sqlite3_changes(m_db) == 0)
+        return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(r.id),
+                    QStringLiteral("no such session"));
+    return logChange(insert ? QStringLiteral("session-added") : QStringLiteral("session"), r.id);
+}
+
+Result<void> SqliteStore::insertKernel(const KernelRecord &k)
+{
+    Statement s(m_db, QByteArray(QByteArray("INSERT INTO kernels(") + kKernelColumns +
+                                 ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                          .constData());
+    s.bind(1, k.id)
+        .bind(2, k.sessionId)
+        .bind(3, k.role)
+        .bind(4, k.roleIdx)
+        .bind(5, k.localRank)
+        .bind(6, k.primary)
+        .bind(7, k.hostname)
+        .bind(8, k.host)
+        .bind(9, k.containerName)
+        .bind(10, k.containerId)
+        .bind(11, toString(k.status))
+        .bind(12, toString(k.desired))
+        .bind(13, RecordJson::compact(RecordJson::historyToJson(k.history)))
+        .bind(14, RecordJson::compact(RecordJson::portsToJson(k.ports)))
+        .bind(15, k.cpus)
+        .bind(16, k.memoryBytes)
+        .bind(17, RecordJson::dateToText(k.createdAt))
+        .bind(18, RecordJson::dateToText(k.updatedAt));
+    const int rc = s.step();
+    if (rc != SQLITE_DONE) {
+        Error e = sqlError(rc, QStringLiteral("saving kernel %1").arg(k.id));
+        if (e.kind == Error::Kind::Conflict)
+            e.message = QStringLiteral("kernel id %1 (%2) is already used").arg(k.id, k.hostname);
+        return fail(e);
+    }
+    return {};
+}
+
+Result<void> SqliteStore::writeKernel(const KernelRecord &k)
+{
+    Statement s(m_db, "UPDATE kernels SET role = ?3, role_idx = ?4, local_rank = ?5, "
+                      "is_primary = ?6, hostname = ?7, host = ?8, container_name = ?9, "
+                      "container_id = ?10, status = ?11, desired = ?12, history = ?13, "
+                      "ports = ?14, cpus = ?15, memory_bytes = ?16, created_at = ?17, "
+                      "updated_at = ?18 WHERE id = ?1 AND session_id = ?2");
+    s.bind(1, k.id)
+        .bind(2, k.sessionId)
+        .bind(3, k.role)
+        .bind(4, k.roleIdx)
+        .bind(5, k.localRank)
+        .bind(6, k.primary)
+        .bind(7, k.hostname)
+        .bind(8, k.host)
+        .bind(9, k.containerName)
+        .bind(10, k.containerId)
+        .bind(11, toString(k.status))
+        .bind(12, toString(k.desired))
+        .bind(13, RecordJson::compact(RecordJson::historyToJson(k.history)))
+        .bind(14, RecordJson::compact(RecordJson::portsToJson(k.ports)))
+        .bind(15, k.cpus)
+        .bind(16, k.memoryBytes)
+        .bind(17, RecordJson::dateToText(k.createdAt))
+        .bind(18, RecordJson::dateToText(k.updatedAt));
+    if (const int rc = s.step(); rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("saving kernel %1").arg(k.id)));
+    if (sqlite3_changes(m_db) == 0)
+        return fail(Error::Kind::NotFound, QStringLiteral("kernel %1").arg(k.id),
+                    QStringLiteral("no such kernel in session %1").arg(k.sessionId));
+    return logChange(QStringLiteral("kernel"), k.sessionId, k.id);
+}
+
+Result<void> SqliteStore::createSession(const SessionRecord &session,
+                                        const QList<KernelRecord> &kernels)
+{
+    if (session.id.isEmpty())
+        return fail(Error::Kind::Invalid, QString(), QStringLiteral("a session needs an id"));
+    for (const KernelRecord &k : kernels) {
+        if (k.id.isEmpty() || k.sessionId != session.id)
+            return fail(Error::Kind::Invalid, QStringLiteral("session %1").arg(session.id),
+                        QStringLiteral("kernel %1 (%2) must have an id and session id %3")
+                            .arg(k.id, k.hostname, session.id));
+    }
+    return write(QStringLiteral("creating session %1").arg(session.id), [&]() -> Result<void> {
+        if (auto ok = writeSession(session, true); !ok)
+            return ok;
+        for (const KernelRecord &k : kernels) {
+            if (auto ok = insertKernel(k); !ok)
+                return ok;
+        }
+        return {};
+    });
+}
+
+Result<void> SqliteStore::updateSession(const SessionRecord &session)
+{
+    return write(QStringLiteral("updating session %1").arg(session.id),
+                 [&]() { return writeSession(session, false); });
+}
+
+Result<void> SqliteStore::removeSession(const QString &sessionId)
+{
+    return write(QStringLiteral("removing session %1").arg(sessionId), [&]() -> Result<void> {
+        Statement kernels(m_db, "DELETE FROM kernels WHERE session_id = ?");
+        kernels.bind(1, sessionId);
+        if (const int rc = kernels.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, QStringLiteral("removing the kernels of %1").arg(sessionId)));
+        Statement s(m_db, "DELETE FROM sessions WHERE id = ?");
+        s.bind(1, sessionId);
+        if (const int rc = s.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, QStringLiteral("removing session %1").arg(sessionId)));
+        if (sqlite3_changes(m_db) == 0)
+            return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(sessionId),
+                        QStringLiteral("no such session"));
+        Statement lock(m_db, "DELETE FROM locks WHERE session_id = ? AND expires_ms < ?");
+        lock.bind(1, sessionId).bind(2, nowMs());
+        lock.step();
+        return logChange(QStringLiteral("session-removed"), sessionId);
+    });
+}
+
+Result<QList<SessionRecord>> SqliteStore::sessions() const
+{
+    std::lock_guard lock(m_mutex);
+    Statement s(m_db, QByteArray(QByteArray("SELECT ") + kSessionColumns +
+                                 " FROM sessions ORDER BY created_at, id")
+                          .constData());
+    QList<SessionRecord> list;
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+        auto r = sessionFromRow(s, QStringLiteral("state store %1, table sessions").arg(m_path));
+        if (!r)
+            return fail(r.error());
+        list.append(std::move(*r));
+    }
+    if (rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("listing sessions")));
+    return list;
+}
+
+Result<SessionRecord> SqliteStore::session(const QString &sessionId) const
+{
+    std::lock_guard lock(m_mutex);
+    Statement s(m_db,
+                QByteArray(QByteArray("SELECT ") + kSessionColumns + " FROM sessions WHERE id = ?")
+                    .constData());
+    s.bind(1, sessionId);
+    const int rc = s.step();
+    if (rc == SQLITE_ROW)
+        return sessionFromRow(s,
+                              QStringLiteral("state store %1, session %2").arg(m_path, sessionId));
+    if (rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("reading session %1").arg(sessionId)));
+    return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(sessionId),
+                QStringLiteral("no such session"));
+}
+
+// ---- kernels
+
+Result<void> SqliteStore::updateKernel(const KernelRecord &kernel)
+{
+    return write(QStringLiteral("updating kernel %1").arg(kernel.id),
+                 [&]() { return writeKernel(kernel); });
+}
+
+Result<void> SqliteStore::updateKernels(const QList<KernelRecord> &kernels,
+                                        const std::optional<SessionRecord> &session)
+{
+    return write(QStringLiteral("updating %1 kernels").arg(kernels.size()), [&]() -> Result<void> {
+        for (const KernelRecord &k : kernels) {
+            if (auto ok = writeKernel(k); !ok)
+                return ok;
+        }
+        if (session)
+            return writeSession(*session, false);
+        return {};
+    });
+}
+
+Result<KernelRecord> SqliteStore::updateKernelStatus(const QString &sessionId,
+                                                     const QString &kernelId, KernelStatus status,
+                                                     const QString &reason)
+{
+    KernelRecord updated;
+    auto ok = write(
+        QStringLiteral("setting the status of kernel %1").arg(kernelId), [&]() -> Result<void> {
+            auto current = readKernel(sessionId, kernelId);
+            if (!current)
+                return fail(current.error());
+            if (!*current)
+                return fail(Error::Kind::NotFound, QStringLiteral("kernel %1").arg(kernelId),
+                            QStringLiteral("no such kernel in session %1").arg(sessionId));
+            updated = std::move(**current);
+            const QDateTime now = QDateTime::currentDateTimeUtc();
+            updated.status = status;
+            updated.history.append({toString(status), now, reason});
+            updated.updatedAt = now;
+            return writeKernel(updated);
+        });
+    if (!ok)
+        return fail(ok.error());
+    return updated;
+}
+
+Result<std::optional<KernelRecord>> SqliteStore::readKernel(const QString &sessionId,
+                                                            const QString &kernelId) const
+{
+    std::lock_guard lock(m_mutex);
+    Statement s(m_db, QByteArray(QByteArray("SELECT ") + kKernelColumns +
+                                 " FROM kernels WHERE id = ? AND session_id = ?")
+                          .constData());
+    s.bind(1, kernelId).bind(2, sessionId);
+    const int rc = s.step();
+    if (rc == SQLITE_ROW) {
+        auto k =
+            kernelFromRow(s, QStringLiteral("state store %1, kernel %2").arg(m_path, kernelId));
+        if (!k)
+            return fail(k.error());
+        return std::optional<KernelRecord>(std::move(*k));
+    }
+    if (rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("reading kernel %1").arg(kernelId)));
+    return std::optional<KernelRecord>();
+}
+
+Result<KernelRecord> SqliteStore::kernel(const QString &sessionId, const QString &kernelId) const
+{
+    auto k = readKernel(sessionId, kernelId);
+    if (!k)
+        return fail(k.error());
+    if (!*k)
+        return fail(Error::Kind::NotFound, QStringLiteral("kernel %1").arg(kernelId),
+                    QStringLiteral("no such kernel in session %1").arg(sessionId));
+    return std::move(**k);
+}
+
+Result<QList<KernelRecord>> SqliteStore::readKernels(const char *sql, const QString &arg) const
+{
+    std::lock_guard lock(m_mutex);
+    Statement s(m_db, sql);
+    if (!arg.isNull())
+        s.bind(1, arg);
+    QList<KernelRecord> list;
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+        auto k = kernelFromRow(s, QStringLiteral("state store %1, table kernels").arg(m_path));
+        if (!k)
+            return fail(k.error());
+        list.append(std::move(*k));
+    }
+    if (rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("listing kernels")));
+    return list;
+}
+
+Result<QList<KernelRecord>> SqliteStore::kernels(const QString &sessionId) const
+{
+    static const QByteArray sql = QByteArray("SELECT ") + kKernelColumns +
+                                  " FROM kernels WHERE session_id = ? ORDER BY local_rank, id";
+    return readKernels(sql.constData(), sessionId.isNull() ? QStringLiteral("") : sessionId);
+}
+
+Result<QList<KernelRecord>> SqliteStore::allKernels() const
+{
+    static const QByteArray sql = QByteArray("SELECT ") + kKernelColumns +
+                                  " FROM kernels ORDER BY session_id, local_rank, id";
+    return readKernels(sql.constData(), QString());
+}
+
+// ---- events
+
+Result<qint64> SqliteStore::appendEvent(const EventRecord &e)
+{
+    qint64 seq = 0;
+    auto ok = write(QStringLiteral("appending an event"), [&]() -> Result<void> {
+        Statement s(m_db, "INSERT INTO events(at, actor, session_id, kernel_id, action, detail) "
+                          "VALUES(?, ?, ?, ?, ?, ?)");
+        s.bind(1, RecordJson::dateToText(e.at.isValid() ? e.at : QDateTime::currentDateTimeUtc()))
+            .bind(2, e.actor)
+            .bind(3, e.sessionId)
+            .bind(4, e.kernelId)
+            .bind(5, e.action)
+            .bind(6, e.detail);
+        if (const int rc = s.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, QStringLiteral("appending an event")));
+        seq = sqlite3_last_insert_rowid(m_db);
+        return logChange(QStringLiteral("event"), QString::number(seq));
+    });
+    if (!ok)
+        return fail(ok.error());
+    return seq;
+}
+
+Result<QList<EventRecord>> SqliteStore::events(qint64 afterSeq, int limit) const
+{
+    std::lock_guard lock(m_mutex);
+    Statement s(m_db, "SELECT seq, at, actor, session_id, kernel_id, action, detail FROM events "
+                      "WHERE seq > ? ORDER BY seq LIMIT ?");
+    s.bind(1, afterSeq).bind(2, limit > 0 ? limit : -1);
+    QList<EventRecord> list;
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+        list.append({s.integer(0), RecordJson::dateFromText(s.text(1)), s.text(2), s.text(3),
+                     s.text(4), s.text(5), s.text(6)});
+    }
+    if (rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("reading events")));
+    return list;
+}
+
+// ---- locks
+
+Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token,
+                                  LockHolder *holder)
+{
+    bool taken = false;
+    auto ok = write(QStringLiteral("locking session %1").arg(sessionId), [&]() -> Result<void> {
+        Statement get(
+            m_db, "SELECT owner, since, pid, hostname, expires_ms FROM locks WHERE session_id = ?");
+        get.bind(1, sessionId);
+        const int rc = get.step();
+        if (rc == SQLITE_ROW) {
+            const bool expired = get.integer(4) < nowMs();
+            const bool sameHost = get.text(3) == QSysInfo::machineHostName();
+            const bool dead = sameHost && get.integer(2) != QCoreApplication::applicationPid() &&
+                              processGone(get.integer(2));
+            if (!expired && !dead) {
+                *holder = {get.text(0), get.text(1)};
+                return {};
+            }
+            qCInfo(lcStore) << "taking over the stale lock of session" << sessionId << "from"
+                            << get.text(0);
+        } else if (rc != SQLITE_DONE) {
+            return fail(sqlError(rc, QStringLiteral("reading the lock of %1").arg(sessionId)));
+        }
+        Statement put(m_db, "INSERT OR REPLACE INTO locks(session_id, owner, token, pid, hostname, "
+                            "since, expires_ms) VALUES(?, ?, ?, ?, ?, ?, ?)");
+        put.bind(1, sessionId)
+            .bind(2, ourOwner())
+            .bind(3, token)
+            .bind(4, qint64(QCoreApplication::applicationPid()))
+            .bind(5, QSysInfo::machineHostName())
+            .bind(6, RecordJson::dateToText(QDateTime::currentDateTimeUtc()))
+            .bind(7, nowMs() + kLockTtlMs);
+        if (const int prc = put.step(); prc != SQLITE_DONE)
+            return fail(sqlError(prc, QStringLiteral("locking session %1").arg(sessionId)));
+        taken = true;
+        return {};
+    });
+    if (!ok)
+        return fail(ok.error());
+    if (taken) {
+        std::lock_guard lock(m_mutex);
+        m_heldLocks.insert(sessionId + u'\n' + token);
+    }
+    return taken;
+}
+
+void SqliteStore::unlock(const QString &sessionId, const QString &token)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_heldLocks.remove(sessionId + u'\n' + token);
+    }
+    auto ok = write(QStringLiteral("unlocking session %1").arg(sessionId), [&]() -> Result<void> {
+        Statement s(m_db, "DELETE FROM locks WHERE session_id = ? AND token = ?");
+        s.bind(1, sessionId).bind(2, token);
+        if (const int rc = s.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, QStringLiteral("unlocking session %1").arg(sessionId)));
+        return {};
+    });
+    if (!ok)
+        qCWarning(lcStore) << "could not release the lock:" << ok.error().toString();
+}
+
+void SqliteStore::refreshLocks()
+{
+    // Called with m_mutex held, outside a transaction (each statement commits by itself).
+    m_lastRefresh = Clock::now();
+    for (const QString &held : std::as_const(m_heldLocks)) {
+        const QStringList parts = held.split(u'\n');
+        Statement s(m_db, "UPDATE locks SET expires_ms = ? WHERE session_id = ? AND token = ?");
+        s.bind(1, nowMs() + kLockTtlMs).bind(2, parts.value(0)).bind(3, parts.value(1));
+        if (const int rc = s.step(); rc != SQLITE_DONE)
+            qCWarning(lcStore) << "could not extend the lock of" << parts.value(0) << ":"
+                               << sqlError(rc, QStringLiteral("extending a lock")).toString();
+    }
+}
+
+Result<std::unique_ptr<SessionLock>> SqliteStore::lockSession(const QString &sessionId,
+                                                              std::chrono::milliseconds wait)
+{
+    const QString token = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    const auto deadline = Clock::now() + wait;
+    LockHolder holder;
+    for (;;) {
+        auto taken = tryLock(sessionId, token, &holder);
+        if (!taken)
+            return fail(taken.error());
+        if (*taken)
+            return std::unique_ptr<SessionLock>(new SqliteSessionLock(this, sessionId, token));
+        if (Clock::now() >= deadline)
+            break;
+        std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
+            50ms,
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()) + 1ms));
+    }
+    const QDateTime since = RecordJson::dateFromText(holder.since);
+    return fail(Error::Kind::Conflict, QStringLiteral("session %1").arg(sessionId),
+                QStringLiteral("session %1 is busy: locked by %2 since %3")
+                    .arg(sessionId, holder.owner,
+                         since.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))));
+}
+
+} // namespace ClusterDeck

@@ -1,0 +1,121 @@
+#pragma once
+
+#include "statestore.h"
+
+#include <QSet>
+
+#include <chrono>
+#include <functional>
+#include <mutex>
+
+struct sqlite3;
+class QTimer;
+
+namespace ClusterDeck {
+
+// The embedded default backend: one SQLite file in WAL mode, shared safely by several processes
+// (the GUI and CLI runs of one machine). Every change is one IMMEDIATE transaction that waits
+// (busy timeout, then retries) rather than failing with "database is locked"; every change also
+// appends a row to the `changes` table, which each process reads after its own writes and every
+// ~500 ms, so signals fire for this process's changes at once and for other processes' changes
+// within half a second. Session locks are rows in `locks` (owner, pid, expiry) taken in a
+// transaction. Thread-safe: calls from several threads are serialised on one connection.
+class SqliteStore : public StateStore
+{
+    Q_OBJECT
+
+public:
+    static constexpr int kSchemaVersion = 1;
+
+    // Opens the file (creating it, its folder and the schema when missing) and migrates an older
+    // schema; a file written by a newer ClusterDeck is refused.
+    static Result<std::unique_ptr<SqliteStore>> open(const QString &path,
+                                                     QObject *parent = nullptr);
+    ~SqliteStore() override;
+
+    QString path() const { return m_path; }
+    QString url() const override;
+    QString describe() const override;
+
+    // How often other processes' changes are looked for (default 500 ms; 0 stops the timer).
+    void setPollInterval(std::chrono::milliseconds interval);
+    // Reads the changes not seen yet (from any process) and emits their signals now.
+    void pollChanges();
+
+    Result<void> putHost(const HostRecord &host) override;
+    Result<void> removeHost(const QString &name) override;
+    Result<QList<HostRecord>> hosts() const override;
+    Result<HostRecord> host(const QString &name) const override;
+
+    Result<void> createSession(const SessionRecord &session,
+                               const QList<KernelRecord> &kernels) override;
+    Result<void> updateSession(const SessionRecord &session) override;
+    Result<void> removeSession(const QString &sessionId) override;
+    Result<QList<SessionRecord>> sessions() const override;
+    Result<SessionRecord> session(const QString &sessionId) const override;
+
+    Result<void> updateKernel(const KernelRecord &kernel) override;
+    Result<void> updateKernels(const QList<KernelRecord> &kernels,
+                               const std::optional<SessionRecord> &session = {}) override;
+    Result<KernelRecord> updateKernelStatus(const QString &sessionId, const QString &kernelId,
+                                            KernelStatus status,
+                                            const QString &reason = {}) override;
+    Result<KernelRecord> kernel(const QString &sessionId, const QString &kernelId) const override;
+    Result<QList<KernelRecord>> kernels(const QString &sessionId) const override;
+    Result<QList<KernelRecord>> allKernels() const override;
+
+    Result<qint64> appendEvent(const EventRecord &event) override;
+    Result<QList<EventRecord>> events(qint64 afterSeq = 0, int limit = 1000) const override;
+
+    Result<std::unique_ptr<SessionLock>> lockSession(const QString &sessionId,
+                                                     std::chrono::milliseconds wait) override;
+
+private:
+    friend class SqliteSessionLock;
+    struct Change
+    {
+        qint64 seq = 0;
+        QString kind;
+        QString a;
+        QString b;
+    };
+    struct LockHolder
+    {
+        QString owner;
+        QString since;
+    };
+
+    SqliteStore(QString path, sqlite3 *db, QObject *parent);
+
+    Result<void> migrate();
+    // Runs `body` in one BEGIN IMMEDIATE … COMMIT, retrying the whole transaction while another
+    // process holds the write lock; emits the resulting signals after the commit.
+    Result<void> write(const QString &what, const std::function<Result<void>()> &body);
+    Result<void> exec(const char *sql, const QString &what) const;
+    Result<void> logChange(const QString &kind, const QString &a, const QString &b = {});
+    Error sqlError(int rc, const QString &what) const;
+
+    Result<bool> tryLock(const QString &sessionId, const QString &token, LockHolder *holder);
+    void unlock(const QString &sessionId, const QString &token);
+    void refreshLocks();
+
+    Result<void> insertKernel(const KernelRecord &kernel);
+    Result<void> writeKernel(const KernelRecord &kernel);
+    Result<void> writeSession(const SessionRecord &session, bool insert);
+    Result<std::optional<KernelRecord>> readKernel(const QString &sessionId,
+                                                   const QString &kernelId) const;
+    Result<QList<KernelRecord>> readKernels(const char *sql, const QString &arg) const;
+
+    const QString m_path;
+    sqlite3 *m_db = nullptr;
+    mutable std::recursive_mutex m_mutex;
+    qint64 m_lastChange = 0;
+    qint64 m_dataVersion = -1;
+    int m_writes = 0;
+    QSet<QString> m_heldLocks; // "session\ntoken", refreshed while held
+    std::chrono::steady_clock::time_point m_lastRefresh;
+    QTimer *m_timer = nullptr;
+    mutable bool m_busy = false; // the last sqlite error was SQLITE_BUSY / SQLITE_LOCKED
+};
+
+} // namespace ClusterDeck
