@@ -30,9 +30,26 @@ mkdir -p "$BUILD_DIR/demo"
 ctl="$BUILD_DIR/app/cli/clusterdeckctl"
 gui="$BUILD_DIR/app/gui/clusterdeck"
 
+# Register the lab hosts (once), make them one swarm, and launch the sample session (once).
+for h in $CLUSTERDECK_LAB_HOSTS; do
+    up=${h^^}
+    endpoint_var=CLUSTERDECK_LAB_${up}_DOCKER
+    addr_var=CLUSTERDECK_LAB_${up}_ADDR
+    if ! "$ctl" host inspect "$h" >/dev/null 2>&1; then
+        "$ctl" host add "$h" --docker "${!endpoint_var}" --address "${!addr_var}" --label lab=yes
+    fi
+done
+"$ctl" network setup
+session=${DEMO_SESSION:-demo-basic}
+if ! "$ctl" show "$session" --json 2>/dev/null | grep -q '"status": *"RUNNING"'; then
+    "$ctl" rm "$session" >/dev/null 2>&1 || true
+    "$ctl" launch templates/lab-basic.yaml --name "$session" --count worker=4 --mode multi-node
+fi
+
 if [[ $headless -eq 1 ]]; then
-    "$ctl" --version
-    ./scripts/check-overlay.sh
+    "$ctl" show "$session"
+    echo
+    echo "demo: the session keeps running; remove it with: $ctl rm $session"
     exit 0
 fi
 
