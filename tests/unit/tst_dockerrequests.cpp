@@ -1,0 +1,606 @@
+// The Docker client against a scripted fake daemon on a unix socket: request building (paths,
+// versions, query encoding, bodies), error mapping, log streams and event reconnection, without
+// the lab. The fake daemon runs on its own thread because client calls block.
+
+#include "docker/dockerclient.h"
+#include "docker/dockereventstream.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLocalServer>
+#include <QLocalSocket>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+#include <QUrl>
+#include <QUrlQuery>
+
+#include <functional>
+#include <mutex>
+
+using namespace ClusterDeck;
+using namespace ClusterDeck::Docker;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct FakeRequest
+{
+    QByteArray method;
+    QString path;                         // decoded path
+    QByteArray query;                     // raw, as sent
+    QMap<QByteArray, QByteArray> headers; // lower-case names
+    QByteArray body;
+
+    QString queryItem(const QString &key) const
+    {
+        return QUrlQuery(QString::fromLatin1(query)).queryItemValue(key, QUrl::FullyDecoded);
+    }
+};
+
+struct FakeResponse
+{
+    enum class End { Complete, Abort, KeepOpen };
+    int status = 200;
+    QByteArray body;
+    QList<QPair<QByteArray, QByteArray>> headers;
+    QByteArrayList chunks; // set: a chunked streaming response
+    End end = End::Complete;
+    bool silent = false; // never answer at all
+};
+
+using Handler = std::function<FakeResponse(const FakeRequest &)>;
+
+FakeResponse json(int status, const QByteArray &body)
+{
+    FakeResponse r;
+    r.status = status;
+    r.body = body;
+    r.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
+    return r;
+}
+
+FakeResponse ping(const QByteArray &apiVersion)
+{
+    FakeResponse r;
+    r.body = "OK";
+    if (!apiVersion.isEmpty())
+        r.headers.append(qMakePair(QByteArray("Api-Version"), apiVersion));
+    r.headers.append(qMakePair(QByteArray("Ostype"), QByteArray("linux")));
+    return r;
+}
+
+QByteArray eventLine(const QString &action, const QString &id, qint64 timeNano)
+{
+    QJsonObject actor{
+        {QStringLiteral("ID"), id},
+        {QStringLiteral("Attributes"),
+         QJsonObject{{QStringLiteral("io.clusterdeck.session"), QStringLiteral("s1")}}}};
+    QJsonObject o{{QStringLiteral("Type"), QStringLiteral("container")},
+                  {QStringLiteral("Action"), action},
+                  {QStringLiteral("Actor"), actor},
+                  {QStringLiteral("scope"), QStringLiteral("local")},
+                  {QStringLiteral("time"), timeNano / 1000000000LL},
+                  {QStringLiteral("timeNano"), timeNano}};
+    return QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n';
+}
+
+} // namespace
+
+// A minimal HTTP/1.1 server on a QLocalServer, living on its own thread.
+class FakeDaemon : public QThread
+{
+public:
+    explicit FakeDaemon(QString socketPath)
+        : m_socketPath(std::move(socketPath))
+    {}
+    ~FakeDaemon() override
+    {
+        quit();
+        wait();
+    }
+
+    void setHandler(Handler handler)
+    {
+        std::lock_guard lock(m_mutex);
+        m_handler = std::move(handler);
+    }
+    QList<FakeRequest> requests() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_requests;
+    }
+    int count(const QString &path) const
+    {
+        std::lock_guard lock(m_mutex);
+        return int(std::count_if(m_requests.begin(), m_requests.end(),
+                                 [&](const FakeRequest &r) { return r.path == path; }));
+    }
+    bool waitUntilListening()
+    {
+        std::unique_lock lock(m_mutex);
+        return m_listening.wait_for(lock, 5s, [this] { return m_isListening; });
+    }
+
+protected:
+    void run() override
+    {
+        QLocalServer server;
+        QLocalServer::removeServer(m_socketPath);
+        if (!server.listen(m_socketPath))
+            qFatal("fake daemon cannot listen on %s", qPrintable(m_socketPath));
+        QObject::connect(&server, &QLocalServer::newConnection, &server, [&] {
+            while (QLocalSocket *socket = server.nextPendingConnection()) {
+                auto buffer = std::make_shared<QByteArray>();
+                QObject::connect(socket, &QLocalSocket::disconnected, socket,
+                                 &QObject::deleteLater);
+                QObject::connect(socket, &QLocalSocket::readyRead, socket, [this, socket, buffer] {
+                    buffer->append(socket->readAll());
+                    serve(socket, *buffer);
+                });
+            }
+        });
+        {
+            std::lock_guard lock(m_mutex);
+            m_isListening = true;
+        }
+        m_listening.notify_all();
+        exec();
+    }
+
+private:
+    void serve(QLocalSocket *socket, QByteArray &buffer)
+    {
+        for (;;) {
+            const qsizetype headerEnd = buffer.indexOf("\r\n\r\n");
+            if (headerEnd < 0)
+                return;
+            const QByteArrayList lines = buffer.left(headerEnd).split('\n');
+            FakeRequest request;
+            const QByteArrayList first = lines.value(0).trimmed().split(' ');
+            request.method = first.value(0);
+            const QByteArray target = first.value(1);
+            const qsizetype q = target.indexOf('?');
+            request.path = QUrl::fromPercentEncoding(q < 0 ? target : target.left(q));
+            request.query = q < 0 ? QByteArray() : target.mid(q + 1);
+            for (qsizetype i = 1; i < lines.size(); ++i) {
+                const qsizetype colon = lines.at(i).indexOf(':');
+                if (colon > 0)
+                    request.headers.insert(lines.at(i).left(colon).trimmed().toLower(),
+                                           lines.at(i).mid(colon + 1).trimmed());
+            }
+            const qsizetype length = request.headers.value("content-length").toLongLong();
+            if (buffer.size() < headerEnd + 4 + length)
+                return;
+            request.body = buffer.mid(headerEnd + 4, length);
+            buffer.remove(0, headerEnd + 4 + length);
+
+            Handler handler;
+            {
+                std::lock_guard lock(m_mutex);
+                m_requests.append(request);
+                handler = m_handler;
+            }
+            const FakeResponse response = handler ? handler(request) : json(404, "{}");
+            if (response.silent)
+                return;
+            QByteArray out = "HTTP/1.1 " + QByteArray::number(response.status) + " Fake\r\n";
+            for (const auto &[name, value] : response.headers)
+                out += name + ": " + value + "\r\n";
+            if (response.chunks.isEmpty()) {
+                out += "Content-Length: " + QByteArray::number(response.body.size()) + "\r\n\r\n";
+                out += response.body;
+                socket->write(out);
+                socket->flush();
+                continue;
+            }
+            out += "Transfer-Encoding: chunked\r\n\r\n";
+            for (const QByteArray &chunk : response.chunks)
+                out += QByteArray::number(chunk.size(), 16) + "\r\n" + chunk + "\r\n";
+            if (response.end == FakeResponse::End::Complete)
+                out += "0\r\n\r\n";
+            socket->write(out);
+            socket->flush();
+            if (response.end == FakeResponse::End::Abort) {
+                socket->waitForBytesWritten(1000);
+                socket->abort(); // a dropped connection in the middle of the stream
+            }
+            return;
+        }
+    }
+
+    QString m_socketPath;
+    mutable std::mutex m_mutex;
+    std::condition_variable m_listening;
+    bool m_isListening = false;
+    Handler m_handler;
+    QList<FakeRequest> m_requests;
+};
+
+class TestDockerRequests : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void negotiation_data();
+    void negotiation();
+    void negotiatesOnce();
+    void requestBuilding();
+    void httpErrors_data();
+    void httpErrors();
+    void logs();
+    void eventsReconnectWithoutLossOrRepeat();
+    void cancelWhileWaiting();
+
+private:
+    std::unique_ptr<DockerClient> makeClient(const QString &hostName = {}) const;
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<FakeDaemon> m_daemon;
+    QString m_socket;
+};
+
+void TestDockerRequests::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    m_socket = m_dir->filePath(QStringLiteral("docker.sock"));
+    m_daemon = std::make_unique<FakeDaemon>(m_socket);
+    m_daemon->start();
+    QVERIFY(m_daemon->waitUntilListening());
+}
+
+void TestDockerRequests::cleanup()
+{
+    m_daemon.reset();
+    m_dir.reset();
+}
+
+std::unique_ptr<DockerClient> TestDockerRequests::makeClient(const QString &hostName) const
+{
+    auto endpoint = DockerEndpoint::parse(QStringLiteral("unix://") + m_socket);
+    if (!endpoint)
+        qFatal("bad endpoint");
+    return std::make_unique<DockerClient>(*endpoint, hostName);
+}
+
+void TestDockerRequests::negotiation_data()
+{
+    QTest::addColumn<QByteArray>("pingVersion");
+    QTest::addColumn<QByteArray>("versionBody");
+    QTest::addColumn<QString>("expected"); // empty: negotiation fails
+
+    QTest::newRow("newer daemon: our maximum") << QByteArray("1.43") << QByteArray() << "1.41";
+    QTest::newRow("same") << QByteArray("1.41") << QByteArray() << "1.41";
+    QTest::newRow("older daemon: its version") << QByteArray("1.40") << QByteArray() << "1.40";
+    QTest::newRow("numeric compare") << QByteArray("1.9") << QByteArray() << "";
+    QTest::newRow("no header: ask /version")
+        << QByteArray() << QByteArray(R"({"ApiVersion":"1.39","Version":"19.03.15"})") << "1.39";
+    QTest::newRow("too old") << QByteArray("1.24") << QByteArray() << "";
+}
+
+void TestDockerRequests::negotiation()
+{
+    QFETCH(QByteArray, pingVersion);
+    QFETCH(QByteArray, versionBody);
+    QFETCH(QString, expected);
+    m_daemon->setHandler([=](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping(pingVersion);
+        if (r.path == QLatin1String("/version"))
+            return json(200, versionBody);
+        return json(200, R"({"ID":"x","ServerVersion":"20.10.24","NCPU":2})");
+    });
+    auto client = makeClient();
+    const auto info = client->info();
+    if (expected.isEmpty()) {
+        QVERIFY(!info);
+        QCOMPARE(info.error().kind, Error::Kind::Invalid);
+        QVERIFY2(info.error().message.contains(QLatin1String("older than the oldest supported")),
+                 qPrintable(info.error().message));
+        return;
+    }
+    QVERIFY2(info, qPrintable(info ? QString() : info.error().toString()));
+    QCOMPARE(m_daemon->requests().last().path,
+             QStringLiteral("/v") + expected + QStringLiteral("/info"));
+}
+
+void TestDockerRequests::negotiatesOnce()
+{
+    m_daemon->setHandler([](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping("1.41");
+        return json(200, R"({"ID":"x","ServerVersion":"20.10.24"})");
+    });
+    auto client = makeClient();
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 6; ++i)
+        threads.emplace_back([&] {
+            for (int j = 0; j < 5; ++j)
+                QVERIFY(client->info());
+        });
+    for (auto &t : threads)
+        t.join();
+    QCOMPARE(m_daemon->count(QStringLiteral("/_ping")), 1);
+    QCOMPARE(m_daemon->count(QStringLiteral("/v1.41/info")), 30);
+}
+
+void TestDockerRequests::requestBuilding()
+{
+    m_daemon->setHandler([](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping("1.41");
+        if (r.path.endsWith(QLatin1String("/containers/create")))
+            return json(201, R"({"Id":"c0ffee","Warnings":[]})");
+        if (r.path.endsWith(QLatin1String("/containers/json")))
+            return json(200, "[]");
+        if (r.path.endsWith(QLatin1String("/networks/create")))
+            return json(201, R"({"Id":"n1","Warning":""})");
+        FakeResponse empty;
+        empty.status = 204;
+        return empty;
+    });
+    auto client = makeClient(QStringLiteral("h1"));
+
+    ContainerSpec spec;
+    spec.name = QStringLiteral("cd-1a2b-worker7");
+    spec.image = QStringLiteral("clusterdeck/lab:latest");
+    spec.labels = {{QStringLiteral("io.clusterdeck.session"), QStringLiteral("s1")}};
+    const auto created = client->createContainer(spec);
+    QVERIFY2(created, qPrintable(created ? QString() : created.error().toString()));
+    QCOMPARE(created->id, QStringLiteral("c0ffee"));
+    FakeRequest r = m_daemon->requests().last();
+    QCOMPARE(r.method, QByteArray("POST"));
+    QCOMPARE(r.path, QStringLiteral("/v1.41/containers/create"));
+    QCOMPARE(r.queryItem(QStringLiteral("name")), spec.name);
+    QCOMPARE(r.headers.value("content-type"), QByteArray("application/json"));
+    QCOMPARE(QJsonDocument::fromJson(r.body).object().value(QLatin1String("Image")).toString(),
+             spec.image);
+
+    // Label values with '+', '&', '=' and spaces survive the query string.
+    const QString label = QStringLiteral("io.clusterdeck.note=a+b & c=d");
+    QVERIFY(client->listContainers({true, {label}, {}}));
+    r = m_daemon->requests().last();
+    QCOMPARE(r.path, QStringLiteral("/v1.41/containers/json"));
+    QVERIFY2(!r.query.contains('+') && !r.query.contains(' '), r.query.constData());
+    QCOMPARE(r.queryItem(QStringLiteral("all")), QStringLiteral("1"));
+    const QJsonObject filters =
+        QJsonDocument::fromJson(r.queryItem(QStringLiteral("filters")).toUtf8()).object();
+    QCOMPARE(filters.value(QLatin1String("label")).toArray().at(0).toString(), label);
+
+    QVERIFY(client->stopContainer(QStringLiteral("c0ffee"), 5));
+    r = m_daemon->requests().last();
+    QCOMPARE(r.path, QStringLiteral("/v1.41/containers/c0ffee/stop"));
+    QCOMPARE(r.queryItem(QStringLiteral("t")), QStringLiteral("5"));
+
+    QVERIFY(client->removeContainer(QStringLiteral("c0ffee"), {true, false}));
+    r = m_daemon->requests().last();
+    QCOMPARE(r.method, QByteArray("DELETE"));
+    QCOMPARE(r.queryItem(QStringLiteral("force")), QStringLiteral("1"));
+    QCOMPARE(r.queryItem(QStringLiteral("v")), QStringLiteral("0"));
+
+    QVERIFY(client->killContainer(QStringLiteral("c0ffee"), QStringLiteral("SIGTERM")));
+    QCOMPARE(m_daemon->requests().last().queryItem(QStringLiteral("signal")),
+             QStringLiteral("SIGTERM"));
+
+    QVERIFY(
+        client->uploadArchive(QStringLiteral("c0ffee"), QStringLiteral("/srv/my files"), "TAR"));
+    r = m_daemon->requests().last();
+    QCOMPARE(r.method, QByteArray("PUT"));
+    QCOMPARE(r.path, QStringLiteral("/v1.41/containers/c0ffee/archive"));
+    QCOMPARE(r.queryItem(QStringLiteral("path")), QStringLiteral("/srv/my files"));
+    QCOMPARE(r.headers.value("content-type"), QByteArray("application/x-tar"));
+    QCOMPARE(r.body, QByteArray("TAR"));
+
+    // Image references keep their slash and tag in the path.
+    (void)client->inspectImage(QStringLiteral("clusterdeck/lab:latest"));
+    QCOMPARE(m_daemon->requests().last().path,
+             QStringLiteral("/v1.41/images/clusterdeck/lab:latest/json"));
+
+    NetworkSpec network;
+    network.name = QStringLiteral("cd-1a2b");
+    network.driver = QStringLiteral("overlay");
+    network.attachable = true;
+    QVERIFY(client->createNetwork(network));
+    r = m_daemon->requests().last();
+    QCOMPARE(QJsonDocument::fromJson(r.body).object().value(QLatin1String("Attachable")).toBool(),
+             true);
+
+    QVERIFY(client->leaveSwarm(true));
+    r = m_daemon->requests().last();
+    QCOMPARE(r.path, QStringLiteral("/v1.41/swarm/leave"));
+    QCOMPARE(r.queryItem(QStringLiteral("force")), QStringLiteral("1"));
+}
+
+void TestDockerRequests::httpErrors_data()
+{
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("message");
+
+    QTest::newRow("404 json") << 404 << QByteArray(R"({"message":"No such container: x"})")
+                              << int(Error::Kind::NotFound)
+                              << "No such container: x (HTTP 404 on GET /containers/x/json)";
+    QTest::newRow("409 conflict") << 409 << QByteArray(R"({"message":"is not running"})")
+                                  << int(Error::Kind::Conflict)
+                                  << "is not running (HTTP 409 on GET /containers/x/json)";
+    QTest::newRow("400 invalid") << 400 << QByteArray(R"({"message":"bad parameter"})")
+                                 << int(Error::Kind::Invalid)
+                                 << "bad parameter (HTTP 400 on GET /containers/x/json)";
+    QTest::newRow("500 plain text") << 500 << QByteArray("boom\n") << int(Error::Kind::Http)
+                                    << "boom (HTTP 500 on GET /containers/x/json)";
+    QTest::newRow("502 empty") << 502 << QByteArray() << int(Error::Kind::Http)
+                               << "no message (HTTP 502 on GET /containers/x/json)";
+    QTest::newRow("200 undecodable")
+        << 200 << QByteArray("<html>proxy</html>") << int(Error::Kind::Decode)
+        << "GET /containers/x/json: cannot decode container";
+}
+
+void TestDockerRequests::httpErrors()
+{
+    QFETCH(int, status);
+    QFETCH(QByteArray, body);
+    QFETCH(int, kind);
+    QFETCH(QString, message);
+    m_daemon->setHandler([=](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping("1.41");
+        return json(status, body);
+    });
+    auto client = makeClient(QStringLiteral("h2"));
+    const auto inspected = client->inspectContainer(QStringLiteral("x"));
+    QVERIFY(!inspected);
+    QCOMPARE(int(inspected.error().kind), kind);
+    QCOMPARE(inspected.error().where, QStringLiteral("host h2 (unix://%1)").arg(m_socket));
+    QVERIFY2(inspected.error().message.startsWith(message), qPrintable(inspected.error().message));
+    if (kind != int(Error::Kind::Decode))
+        QCOMPARE(inspected.error().httpStatus, status);
+}
+
+void TestDockerRequests::logs()
+{
+    auto frame = [](char stream, const QByteArray &data) -> QByteArray {
+        QByteArray out(8, '\0');
+        out[0] = stream;
+        out[7] = char(data.size());
+        return out + data;
+    };
+    const QByteArray stream = frame(1, "out1\n") + frame(2, "err1\n") + frame(1, "out2\n");
+    m_daemon->setHandler([=](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping("1.41");
+        FakeResponse response;
+        response.headers.append(
+            qMakePair(QByteArray("Content-Type"), QByteArray("application/vnd.docker.raw-stream")));
+        // Frames split at awkward places across chunks.
+        response.chunks = {stream.left(3), stream.mid(3, 10), stream.mid(13)};
+        return response;
+    });
+    auto client = makeClient();
+    LogOptions options;
+    options.tty = false;
+    options.tail = QStringLiteral("100");
+    const auto logs = client->containerLogs(QStringLiteral("c1"), options);
+    QVERIFY2(logs, qPrintable(logs ? QString() : logs.error().toString()));
+    QCOMPARE(logs->stdoutData, QByteArray("out1\nout2\n"));
+    QCOMPARE(logs->stderrData, QByteArray("err1\n"));
+    QCOMPARE(logs->frames.size(), 3);
+    const FakeRequest r = m_daemon->requests().last();
+    QCOMPARE(r.path, QStringLiteral("/v1.41/containers/c1/logs"));
+    QCOMPARE(r.queryItem(QStringLiteral("tail")), QStringLiteral("100"));
+    QVERIFY(r.queryItem(QStringLiteral("follow")).isEmpty());
+}
+
+void TestDockerRequests::eventsReconnectWithoutLossOrRepeat()
+{
+    constexpr qint64 kStart = 1700000000000000000LL;
+    const qint64 t1 = kStart + 1000;
+    const qint64 t2 = kStart + 2000;
+    const qint64 t3 = kStart + 3000;
+    std::atomic_int connections{0};
+    m_daemon->setHandler([&](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping("1.41");
+        FakeResponse response;
+        response.headers.append(
+            qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
+        if (++connections == 1) {
+            // Two events, the second split across chunks, then the connection drops.
+            const QByteArray second = eventLine(QStringLiteral("start"), QStringLiteral("c1"), t2);
+            response.chunks = {eventLine(QStringLiteral("create"), QStringLiteral("c1"), t1),
+                               second.left(20), second.mid(20)};
+            response.end = FakeResponse::End::Abort;
+        } else {
+            // `since` is inclusive: the daemon replays the newest seen event; it must not repeat.
+            response.chunks = {eventLine(QStringLiteral("start"), QStringLiteral("c1"), t2),
+                               eventLine(QStringLiteral("die"), QStringLiteral("c1"), t3)};
+            response.end = FakeResponse::End::KeepOpen;
+        }
+        return response;
+    });
+
+    std::shared_ptr<const DockerClient> client = makeClient();
+    EventFilter filter;
+    filter.labels = {QStringLiteral("io.clusterdeck.session=s1")};
+    filter.types = {QStringLiteral("container")};
+    DockerEventStream stream(client, filter);
+    stream.setReconnectDelay(10ms, 100ms);
+    std::mutex mutex;
+    QStringList seen;
+    stream.setCallback([&](const DockerEvent &e) {
+        std::lock_guard lock(mutex);
+        seen.append(e.action);
+    });
+    stream.start(kStart);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        [&] {
+            std::lock_guard lock(mutex);
+            return seen;
+        }(),
+        (QStringList{QStringLiteral("create"), QStringLiteral("start"), QStringLiteral("die")}),
+        5000);
+    QCOMPARE(stream.lastEventTimeNano(), t3);
+    stream.stop();
+
+    QList<FakeRequest> events;
+    for (const FakeRequest &r : m_daemon->requests()) {
+        if (r.path == QLatin1String("/v1.41/events"))
+            events.append(r);
+    }
+    QCOMPARE(events.size(), 2);
+    QCOMPARE(events.at(0).queryItem(QStringLiteral("since")),
+             DockerClient::formatEventTime(kStart));
+    QCOMPARE(events.at(1).queryItem(QStringLiteral("since")), DockerClient::formatEventTime(t2));
+    const QJsonObject filters =
+        QJsonDocument::fromJson(events.at(0).queryItem(QStringLiteral("filters")).toUtf8())
+            .object();
+    QCOMPARE(filters.value(QLatin1String("label")).toArray().at(0).toString(),
+             QStringLiteral("io.clusterdeck.session=s1"));
+    QCOMPARE(filters.value(QLatin1String("type")).toArray().at(0).toString(),
+             QStringLiteral("container"));
+}
+
+void TestDockerRequests::cancelWhileWaiting()
+{
+    m_daemon->setHandler([](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping("1.41");
+        FakeResponse never;
+        never.silent = true; // the daemon hangs
+        return never;
+    });
+    auto client = makeClient();
+    QVERIFY(client->ping());
+
+    // A hung daemon: the call's own timeout ends it.
+    QElapsedTimer timer;
+    timer.start();
+    CallOptions shortCall;
+    shortCall.timeout = 300ms;
+    const auto timedOut = client->info(shortCall);
+    QVERIFY(!timedOut);
+    QCOMPARE(timedOut.error().kind, Error::Kind::Timeout);
+    QVERIFY(timer.elapsed() < 2000);
+
+    // ...or another thread cancels it.
+    CallOptions options;
+    options.timeout = 0ms;
+    std::thread canceller([token = options.cancel] {
+        std::this_thread::sleep_for(200ms);
+        token.cancel();
+    });
+    timer.restart();
+    const auto cancelled = client->info(options);
+    canceller.join();
+    QVERIFY(!cancelled);
+    QCOMPARE(cancelled.error().kind, Error::Kind::Cancelled);
+    QVERIFY(timer.elapsed() < 2500);
+}
+
+QTEST_GUILESS_MAIN(TestDockerRequests)
+#include "tst_dockerrequests.moc"
