@@ -4,6 +4,7 @@
 #include "common/version.h"
 #include "hostcommands.h"
 #include "networkcommands.h"
+#include "sessioncommands.h"
 #include "templatecommands.h"
 
 #include <QCoreApplication>
@@ -56,6 +57,14 @@ const CommandEntry kCommands[] = {
     {"template", templateCommand},
     {"host", runHostCommand},
     {"network", runNetworkCommand},
+    {"launch", launchCommand},
+    {"ls", lsCommand},
+    {"show", showCommand},
+    {"restart", restartCommand},
+    {"rm", rmCommand},
+    {"logs", logsCommand},
+    {"reconcile", reconcileCommand},
+    {"watch", watchCommand},
 };
 
 } // namespace

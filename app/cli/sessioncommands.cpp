@@ -1,0 +1,671 @@
+#include "sessioncommands.h"
+
+#include "docker/dockerclient.h"
+#include "docker/dockereventstream.h"
+#include "host/hostregistry.h"
+#include "provision/provisioner.h"
+#include "provision/provisionlabels.h"
+#include "provision/reconciler.h"
+#include "provision/sessioncontroller.h"
+#include "provision/sessionjson.h"
+#include "store/statestore.h"
+#include "template/templateloader.h"
+#include "template/templatevalues.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+#include <QProcess>
+
+#include <condition_variable>
+#include <csignal>
+#include <deque>
+#include <mutex>
+#include <unistd.h>
+
+namespace ClusterDeck::Cli {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// Ctrl-C cancels the running operation (launch rolls back, logs/watch stop).
+Http::CancelToken *g_interrupt = nullptr;
+
+extern "C" void onInterrupt(int)
+{
+    if (g_interrupt)
+        g_interrupt->cancel();
+}
+
+class InterruptScope
+{
+public:
+    InterruptScope()
+    {
+        g_interrupt = &m_token;
+        struct sigaction sa = {};
+        sa.sa_handler = onInterrupt;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &m_oldInt);
+        sigaction(SIGTERM, &sa, &m_oldTerm);
+    }
+    ~InterruptScope()
+    {
+        sigaction(SIGINT, &m_oldInt, nullptr);
+        sigaction(SIGTERM, &m_oldTerm, nullptr);
+        g_interrupt = nullptr;
+    }
+    const Http::CancelToken &token() const { return m_token; }
+
+private:
+    Http::CancelToken m_token;
+    struct sigaction m_oldInt = {};
+    struct sigaction m_oldTerm = {};
+};
+
+void quietLibraries()
+{
+    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
+        QLoggingCategory::setFilterRules(
+            QStringLiteral("clusterdeck.*.debug=false\nclusterdeck.*.info=false"));
+}
+
+QString actor()
+{
+    const QString user = qEnvironmentVariable("USER", QStringLiteral("admin"));
+    return user + QStringLiteral("@cli");
+}
+
+// Options: `--name X`, `--name=X`, flags. Positional arguments are collected in order.
+struct Args
+{
+    QStringList positional;
+    QMultiMap<QString, QString> values;
+    QSet<QString> flags;
+    QString error;
+
+    static Args parse(const QStringList &args, const QStringList &valued,
+                      const QStringList &flagNames)
+    {
+        Args a;
+        for (int i = 0; i < args.size(); ++i) {
+            QString arg = args.at(i);
+            if (!arg.startsWith(QLatin1String("--"))) {
+                a.positional.append(arg);
+                continue;
+            }
+            QString value;
+            bool hasValue = false;
+            if (arg.contains(QLatin1Char('='))) {
+                value = arg.section(QLatin1Char('='), 1);
+                arg = arg.section(QLatin1Char('='), 0, 0);
+                hasValue = true;
+            }
+            if (valued.contains(arg)) {
+                if (!hasValue) {
+                    if (i + 1 >= args.size()) {
+                        a.error = QStringLiteral("%1 needs a value").arg(arg);
+                        return a;
+                    }
+                    value = args.at(++i);
+                }
+                a.values.insert(arg, value);
+            } else if (flagNames.contains(arg) && !hasValue) {
+                a.flags.insert(arg);
+            } else {
+                a.error = QStringLiteral("unknown option '%1'").arg(arg);
+                return a;
+            }
+        }
+        return a;
+    }
+    QStringList all(const QString &key) const
+    {
+        QStringList list = values.values(key);
+        std::reverse(list.begin(), list.end()); // QMultiMap returns the newest first
+        return list;
+    }
+};
+
+struct Env
+{
+    StateStore *store = nullptr;
+    std::unique_ptr<HostRegistry> registry;
+};
+
+Result<Env> openEnv(Context &context)
+{
+    auto store = context.store();
+    if (!store)
+        return fail(store.error());
+    Env env;
+    env.store = *store;
+    env.registry = std::make_unique<HostRegistry>(*store);
+    return env;
+}
+
+// Mutating commands first repair what an earlier crash left behind.
+void reconcileFirst(Env &env, Context &context)
+{
+    Reconciler reconciler(env.store, env.registry.get());
+    reconciler.setActor(actor());
+    auto report = reconciler.reconcile();
+    if (!report) {
+        context.err() << "warning: reconcile: " << report.error().toString() << '\n';
+    } else if (!report->changes.isEmpty()) {
+        context.err() << "reconciled " << report->changes.size() << " change(s) first\n";
+    }
+    context.err().flush();
+}
+
+QString portsText(const KernelRecord &k)
+{
+    QStringList parts;
+    for (const PortBinding &p : k.ports)
+        parts.append(
+            p.url.isEmpty()
+                ? QStringLiteral("%1:%2->%3").arg(p.name).arg(p.hostPort).arg(p.containerPort)
+                : QStringLiteral("%1 %2").arg(p.name, p.url));
+    return parts.isEmpty() ? QStringLiteral("-") : parts.join(QStringLiteral(", "));
+}
+
+void printTable(QTextStream &out, const QList<QStringList> &rows)
+{
+    if (rows.isEmpty())
+        return;
+    QList<int> widths(rows.first().size(), 0);
+    for (const QStringList &row : rows) {
+        for (qsizetype c = 0; c < row.size() && c < widths.size(); ++c)
+            widths[c] = std::max(widths[c], int(row.at(c).size()));
+    }
+    for (const QStringList &row : rows) {
+        QString line;
+        for (qsizetype c = 0; c < row.size(); ++c)
+            line += c + 1 == row.size() ? row.at(c) : row.at(c).leftJustified(widths.at(c) + 2);
+        out << line << '\n';
+    }
+}
+
+void printSession(QTextStream &out, const SessionRecord &s, QList<KernelRecord> kernels)
+{
+    std::sort(kernels.begin(), kernels.end(), [](const KernelRecord &a, const KernelRecord &b) {
+        return a.localRank < b.localRank;
+    });
+    out << "session   " << s.name << " (" << s.id << ")\n"
+        << "template  " << s.templateName << '\n'
+        << "mode      " << (s.mode.isEmpty() ? QStringLiteral("-") : s.mode) << '\n'
+        << "status    " << toString(s.status) << " (desired " << toString(s.desired) << ")\n"
+        << "network   " << s.networkName
+        << (s.networkHost.isEmpty() ? QString() : QStringLiteral(" on ") + s.networkHost) << '\n'
+        << "created   " << s.createdAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+        << '\n';
+    if (!s.lastError.isEmpty())
+        out << "error     " << s.lastError << '\n';
+    out << '\n';
+    QList<QStringList> rows{{QStringLiteral("HOSTNAME"), QStringLiteral("ROLE"),
+                             QStringLiteral("RANK"), QStringLiteral("HOST"),
+                             QStringLiteral("STATUS"), QStringLiteral("CONTAINER"),
+                             QStringLiteral("PORTS")}};
+    for (const KernelRecord &k : std::as_const(kernels))
+        rows.append({k.hostname + (k.primary ? QStringLiteral("*") : QString()), k.role,
+                     QString::number(k.localRank), k.host.isEmpty() ? QStringLiteral("-") : k.host,
+                     toString(k.status),
+                     k.containerId.isEmpty() ? QStringLiteral("-") : k.containerId.left(12),
+                     portsText(k)});
+    printTable(out, rows);
+}
+
+int printSessionResult(Context &context, StateStore *store, const QString &sessionId, bool json)
+{
+    auto s = store->session(sessionId);
+    if (!s)
+        return context.fail(s.error());
+    auto kernels = store->kernels(sessionId);
+    if (!kernels)
+        return context.fail(kernels.error());
+    if (json)
+        context.out()
+            << QJsonDocument(SessionJson::toJson(*s, *kernels)).toJson(QJsonDocument::Indented);
+    else
+        printSession(context.out(), *s, *kernels);
+    context.out().flush();
+    return 0;
+}
+
+Result<SessionRecord> findWithKernel(StateStore *store, const Args &a, const QString &command)
+{
+    if (a.positional.size() != 1)
+        return fail(Error::Kind::Invalid, QString(),
+                    QStringLiteral("%1 takes one SESSION").arg(command));
+    auto s = SessionController::findSession(*store, a.positional.first());
+    if (!s)
+        return s;
+    const QString kernel = a.values.value(QStringLiteral("--kernel"));
+    if (!kernel.isEmpty()) {
+        auto kernels = store->kernels(s->id);
+        if (!kernels)
+            return fail(kernels.error());
+        bool found = false;
+        for (const KernelRecord &k : std::as_const(*kernels))
+            found = found || k.hostname == kernel;
+        if (!found)
+            return fail(Error::Kind::NotFound, QString(),
+                        QStringLiteral("session %1 has no kernel '%2'").arg(s->name, kernel));
+    }
+    return s;
+}
+
+} // namespace
+
+int launchCommand(Context &context, const QStringList &args)
+{
+    quietLibraries();
+    const Args a = Args::parse(args,
+                               {QStringLiteral("--name"), QStringLiteral("--count"),
+                                QStringLiteral("--env"), QStringLiteral("--mount"),
+                                QStringLiteral("--mode"), QStringLiteral("--strategy")},
+                               {QStringLiteral("--no-wait"), QStringLiteral("--json")});
+    if (!a.error.isEmpty())
+        return context.usage(a.error);
+    if (a.positional.size() != 1)
+        return context.usage(QStringLiteral("launch takes one template FILE"));
+    const bool json = a.flags.contains(QStringLiteral("--json"));
+
+    LaunchRequest request;
+    request.actor = actor();
+    LaunchOptions &opts = request.options;
+    opts.name = a.values.value(QStringLiteral("--name"));
+    for (const QString &value : a.all(QStringLiteral("--count"))) {
+        bool ok = false;
+        const int n = value.section(QLatin1Char('='), 1).toInt(&ok);
+        const QString role = value.section(QLatin1Char('='), 0, 0);
+        if (!value.contains(QLatin1Char('=')) || role.isEmpty() || !ok)
+            return context.usage(QStringLiteral("--count expects ROLE=N, got '%1'").arg(value));
+        opts.counts.insert(role, n);
+    }
+    for (const QString &value : a.all(QStringLiteral("--env"))) {
+        const auto kv = TemplateValues::parseEnvAssignment(value);
+        if (!kv)
+            return context.usage(QStringLiteral("--env expects K=V, got '%1'").arg(value));
+        opts.env.insert(kv->first, kv->second);
+    }
+    for (const QString &value : a.all(QStringLiteral("--mount"))) {
+        QString why;
+        const auto m = TemplateValues::parseMountSpec(value, &why);
+        if (!m)
+            return context.usage(QStringLiteral("--mount '%1': %2").arg(value, why));
+        opts.mounts.append(*m);
+    }
+    if (a.values.contains(QStringLiteral("--mode"))) {
+        const QString mode = a.values.value(QStringLiteral("--mode"));
+        const auto parsed = TemplateValues::parseMode(mode);
+        if (!parsed)
+            return context.usage(
+                QStringLiteral("--mode is single-node, multi-node or auto, not '%1'").arg(mode));
+        opts.mode = *parsed;
+    }
+    if (a.values.contains(QStringLiteral("--strategy"))) {
+        const auto s = placementStrategyFromString(a.values.value(QStringLiteral("--strategy")));
+        if (!s)
+            return context.usage(QStringLiteral("--strategy is spread or pack"));
+        request.strategy = *s;
+    }
+
+    const QString file = a.positional.first();
+    TemplateLoader loader;
+    auto t = loader.loadClusterFile(file);
+    if (!t) {
+        for (const TemplateDiagnostic &d : loader.diagnostics())
+            context.err() << "error: " << d.toString() << '\n';
+        context.err().flush();
+        return 1;
+    }
+    request.clusterTemplate = *t;
+    QFile source(file);
+    if (source.open(QIODevice::ReadOnly))
+        request.templateSource = QString::fromUtf8(source.readAll());
+
+    auto env = openEnv(context);
+    if (!env)
+        return context.fail(env.error());
+    reconcileFirst(*env, context);
+
+    Provisioner provisioner(env->store, env->registry.get());
+    provisioner.setActor(actor());
+    const bool live = !json && isatty(STDOUT_FILENO);
+    std::mutex printMutex;
+    if (live) {
+        provisioner.setProgressCallback([&](const KernelRecord &k) {
+            std::lock_guard lock(printMutex);
+            context.out() << "  " << k.hostname.leftJustified(12) << ' '
+                          << toString(k.status).leftJustified(11) << ' ' << k.host << '\n';
+            context.out().flush();
+        });
+    }
+
+    if (a.flags.contains(QStringLiteral("--no-wait"))) {
+        // Desired state only; a detached reconcile makes the hosts match it.
+        opts.sessionId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+        auto spec = provisioner.prepare(request);
+        if (!spec)
+            return context.fail(spec.error());
+        QStringList childArgs;
+        if (!context.storeOption().isEmpty())
+            childArgs << QStringLiteral("--store") << context.storeOption();
+        childArgs << QStringLiteral("reconcile");
+        QProcess::startDetached(QCoreApplication::applicationFilePath(), childArgs);
+        if (!json) {
+            context.out() << "launching " << spec->plan.sessionName << " (" << spec->plan.sessionId
+                          << ") in the background; see: clusterdeckctl show "
+                          << spec->plan.sessionId.left(8) << '\n';
+            context.out().flush();
+            return 0;
+        }
+        return printSessionResult(context, env->store, spec->plan.sessionId, true);
+    }
+
+    InterruptScope interrupt;
+    if (live)
+        context.out() << "launching " << t->name << " …\n";
+    opts.sessionId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    auto launched = provisioner.launch(request, interrupt.token());
+    if (!launched) {
+        if (json) {
+            // The session exists (ERROR / CANCELLED) when the failure came after placement.
+            if (env->store->session(opts.sessionId))
+                printSessionResult(context, env->store, opts.sessionId, true);
+        }
+        return context.fail(launched.error());
+    }
+    if (live)
+        context.out() << '\n';
+    return printSessionResult(context, env->store, launched->id, json);
+}
+
+int lsCommand(Context &context, const QStringList &args)
+{
+    quietLibraries();
+    const Args a = Args::parse(args, {}, {QStringLiteral("--json"), QStringLiteral("--all")});
+    if (!a.error.isEmpty())
+        return context.usage(a.error);
+    if (!a.positional.isEmpty())
+        return context.usage(QStringLiteral("ls takes no arguments"));
+    auto store = context.store();
+    if (!store)
+        return context.fail(store.error());
+    auto sessions = (*store)->sessions();
+    if (!sessions)
+        return context.fail(sessions.error());
+    auto kernels = (*store)->allKernels();
+    if (!kernels)
+        return context.fail(kernels.error());
+    QList<SessionRecord> list = *sessions;
+    std::sort(list.begin(), list.end(), [](const SessionRecord &x, const SessionRecord &y) {
+        return x.createdAt < y.createdAt;
+    });
+    QHash<QString, QList<KernelRecord>> bySession;
+    for (const KernelRecord &k : std::as_const(*kernels))
+        bySession[k.sessionId].append(k);
+    if (a.flags.contains(QStringLiteral("--json"))) {
+        QJsonArray array;
+        for (const SessionRecord &s : std::as_const(list))
+            array.append(SessionJson::toJson(s, bySession.value(s.id)));
+        context.out() << QJsonDocument(array).toJson(QJsonDocument::Indented);
+        return 0;
+    }
+    QList<QStringList> rows{{QStringLiteral("NAME"), QStringLiteral("ID"),
+                             QStringLiteral("TEMPLATE"), QStringLiteral("MODE"),
+                             QStringLiteral("STATUS"), QStringLiteral("KERNELS"),
+                             QStringLiteral("HOSTS"), QStringLiteral("CREATED")}};
+    for (const SessionRecord &s : std::as_const(list)) {
+        const QList<KernelRecord> ks = bySession.value(s.id);
+        QStringList hosts;
+        int running = 0;
+        for (const KernelRecord &k : ks) {
+            if (!k.host.isEmpty() && !hosts.contains(k.host))
+                hosts.append(k.host);
+            running += k.status == KernelStatus::Running;
+        }
+        rows.append({s.name, s.id.left(8), s.templateName,
+                     s.mode.isEmpty() ? QStringLiteral("-") : s.mode, toString(s.status),
+                     QStringLiteral("%1/%2").arg(running).arg(ks.size()),
+                     hosts.isEmpty() ? QStringLiteral("-") : hosts.join(QLatin1Char(',')),
+                     s.createdAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))});
+    }
+    printTable(context.out(), rows);
+    return 0;
+}
+
+int showCommand(Context &context, const QStringList &args)
+{
+    quietLibraries();
+    const Args a = Args::parse(args, {}, {QStringLiteral("--json")});
+    if (!a.error.isEmpty())
+        return context.usage(a.error);
+    if (a.positional.size() != 1)
+        return context.usage(QStringLiteral("show takes one SESSION"));
+    auto store = context.store();
+    if (!store)
+        return context.fail(store.error());
+    auto s = SessionController::findSession(**store, a.positional.first());
+    if (!s)
+        return context.fail(s.error());
+    return printSessionResult(context, *store, s->id, a.flags.contains(QStringLiteral("--json")));
+}
+
+int restartCommand(Context &context, const QStringList &args)
+{
+    quietLibraries();
+    const Args a = Args::parse(args, {QStringLiteral("--kernel")}, {});
+    if (!a.error.isEmpty())
+        return context.usage(a.error);
+    auto env = openEnv(context);
+    if (!env)
+        return context.fail(env.error());
+    auto s = findWithKernel(env->store, a, QStringLiteral("restart"));
+    if (!s)
+        return context.fail(s.error());
+    reconcileFirst(*env, context);
+    SessionController controller(env->store, env->registry.get());
+    controller.setActor(actor());
+    const QString kernel = a.values.value(QStringLiteral("--kernel"));
+    const QString reason =
+        kernel.isEmpty()
+            ? QStringLiteral("restart requested")
+            : QStringLiteral("restart of %1 requested: the whole session restarts").arg(kernel);
+    auto done = controller.restart(s->id, reason);
+    if (!done)
+        return context.fail(done.error());
+    auto kernels = env->store->kernels(s->id);
+    context.out() << "restarted " << s->name << " (" << (kernels ? kernels->size() : 0)
+                  << " kernels)\n";
+    return 0;
+}
+
+int rmCommand(Context &context, const QStringList &args)
+{
+    quietLibraries();
+    const Args a = Args::parse(args, {QStringLiteral("--kernel")}, {});
+    if (!a.error.isEmpty())
+        return context.usage(a.error);
+    auto env = openEnv(context);
+    if (!env)
+        return context.fail(env.error());
+    auto s = findWithKernel(env->store, a, QStringLiteral("rm"));
+    if (!s)
+        return context.fail(s.error());
+    SessionController controller(env->store, env->registry.get());
+    controller.setActor(actor());
+    const QString kernel = a.values.value(QStringLiteral("--kernel"));
+    const QString reason =
+        kernel.isEmpty()
+            ? QStringLiteral("terminate requested")
+            : QStringLiteral("terminate of %1 requested: the whole session ends").arg(kernel);
+    auto done = controller.terminate(s->id, reason);
+    if (!done)
+        return context.fail(done.error());
+    context.out() << "terminated " << s->name << '\n';
+    return 0;
+}
+
+int logsCommand(Context &context, const QStringList &args)
+{
+    quietLibraries();
+    const Args a = Args::parse(args, {QStringLiteral("--kernel")},
+                               {QStringLiteral("--follow"), QStringLiteral("-f")});
+    if (!a.error.isEmpty())
+        return context.usage(a.error);
+    auto env = openEnv(context);
+    if (!env)
+        return context.fail(env.error());
+    auto s = findWithKernel(env->store, a, QStringLiteral("logs"));
+    if (!s)
+        return context.fail(s.error());
+    auto kernels = env->store->kernels(s->id);
+    int width = 0;
+    if (kernels) {
+        for (const KernelRecord &k : std::as_const(*kernels))
+            width = std::max(width, int(k.hostname.size()));
+    }
+    SessionController controller(env->store, env->registry.get());
+    InterruptScope interrupt;
+    QTextStream &out = context.out();
+    QTextStream &err = context.err();
+    auto ok = controller.logs(
+        s->id, a.values.value(QStringLiteral("--kernel")),
+        a.flags.contains(QStringLiteral("--follow")),
+        [&](const QString &hostname, const QByteArray &line, bool isErr) {
+            QTextStream &stream = isErr ? err : out;
+            stream << hostname.leftJustified(width) << " | " << QString::fromUtf8(line) << '\n';
+            stream.flush();
+        },
+        interrupt.token());
+    if (!ok)
+        return context.fail(ok.error());
+    return 0;
+}
+
+int reconcileCommand(Context &context, const QStringList &args)
+{
+    quietLibraries();
+    const Args a = Args::parse(args, {}, {QStringLiteral("--json")});
+    if (!a.error.isEmpty())
+        return context.usage(a.error);
+    auto env = openEnv(context);
+    if (!env)
+        return context.fail(env.error());
+    Reconciler reconciler(env->store, env->registry.get());
+    reconciler.setActor(actor());
+    auto report = reconciler.reconcile();
+    if (!report)
+        return context.fail(report.error());
+    if (a.flags.contains(QStringLiteral("--json"))) {
+        context.out() << QJsonDocument(report->toJson()).toJson(QJsonDocument::Indented);
+        return 0;
+    }
+    for (const ReconcileChange &c : std::as_const(report->changes))
+        context.out() << c.action << ' ' << c.object
+                      << (c.host.isEmpty() ? QString() : QStringLiteral(" on ") + c.host) << ": "
+                      << c.detail << '\n';
+    for (const QString &w : std::as_const(report->warnings))
+        context.err() << "warning: " << w << '\n';
+    if (report->changes.isEmpty())
+        context.out() << "nothing to do: the hosts match the store\n";
+    return 0;
+}
+
+int watchCommand(Context &context, const QStringList &args)
+{
+    quietLibraries();
+    const Args a = Args::parse(args, {}, {});
+    if (!a.error.isEmpty() || !a.positional.isEmpty())
+        return context.usage(a.error.isEmpty() ? QStringLiteral("watch takes no arguments")
+                                               : a.error);
+    auto env = openEnv(context);
+    if (!env)
+        return context.fail(env.error());
+    auto hosts = env->store->hosts();
+    if (!hosts)
+        return context.fail(hosts.error());
+    reconcileFirst(*env, context);
+
+    struct Item
+    {
+        QString host;
+        Docker::DockerEvent event;
+    };
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::deque<Item> queue;
+    std::vector<std::unique_ptr<Docker::DockerEventStream>> streams;
+    Docker::EventFilter filter;
+    filter.types = {QStringLiteral("container")};
+    filter.labels = {ProvisionLabels::session()};
+    filter.events = {QStringLiteral("start"), QStringLiteral("die"), QStringLiteral("oom"),
+                     QStringLiteral("destroy")};
+    for (const HostRecord &h : std::as_const(*hosts)) {
+        auto client = env->registry->client(h.name);
+        if (!client) {
+            context.err() << "warning: " << client.error().toString() << '\n';
+            continue;
+        }
+        auto stream = std::make_unique<Docker::DockerEventStream>(*client, filter);
+        const QString name = h.name;
+        stream->setCallback([&, name](const Docker::DockerEvent &e) {
+            {
+                std::lock_guard lock(mutex);
+                queue.push_back({name, e});
+            }
+            wake.notify_one();
+        });
+        stream->start();
+        streams.push_back(std::move(stream));
+    }
+    context.out() << "watching " << streams.size() << " host(s); Ctrl-C to stop\n";
+    context.out().flush();
+
+    SessionController controller(env->store, env->registry.get());
+    controller.setActor(QStringLiteral("watch"));
+    InterruptScope interrupt;
+    while (!interrupt.token().isCancelled()) {
+        Item item;
+        {
+            std::unique_lock lock(mutex);
+            if (!wake.wait_for(lock, 200ms, [&] { return !queue.empty(); }))
+                continue;
+            item = queue.front();
+            queue.pop_front();
+        }
+        const Docker::DockerEvent &e = item.event;
+        const QString when = QDateTime::fromSecsSinceEpoch(e.time).toLocalTime().toString(
+            QStringLiteral("HH:mm:ss"));
+        QString line =
+            QStringLiteral("%1 %2 %3 %4")
+                .arg(when, item.host, e.attributes.value(QStringLiteral("name")), e.action);
+        if (e.action == QLatin1String("die"))
+            line +=
+                QStringLiteral(" (exit %1)").arg(e.attributes.value(QStringLiteral("exitCode")));
+        context.out() << line << '\n';
+        context.out().flush();
+        if (e.action != QLatin1String("die"))
+            continue;
+        auto decision = controller.handleKernelExit(e, item.host);
+        if (!decision) {
+            context.err() << "warning: " << decision.error().toString() << '\n';
+            context.err().flush();
+        } else if (*decision) {
+            context.out() << "  policy " << (*decision)->action << ": " << (*decision)->detail
+                          << '\n';
+            context.out().flush();
+        }
+    }
+    for (auto &stream : streams)
+        stream->stop();
+    return 0;
+}
+
+} // namespace ClusterDeck::Cli

@@ -1,0 +1,853 @@
+#include "provisioner.h"
+
+#include "common/logging.h"
+#include "concurrent.h"
+#include "docker/dockerclient.h"
+#include "docker/tararchivebuilder.h"
+#include "host/hostregistry.h"
+#include "hostcapacities.h"
+#include "plan/planresolver.h"
+#include "plan/presets.h"
+#include "provisionlabels.h"
+#include "store/statestore.h"
+#include "template/templatevalues.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QSet>
+#include <QUuid>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+namespace ClusterDeck {
+
+using namespace std::chrono_literals;
+
+namespace {
+
+bool isGone(const Error &e)
+{
+    return e.kind == Error::Kind::NotFound || e.httpStatus == 404;
+}
+
+QString publicAddressOf(const HostRecord &host)
+{
+    if (!host.publicAddress.isEmpty())
+        return host.publicAddress;
+    const QUrl url(host.endpoint);
+    if (!url.host().isEmpty())
+        return url.host();
+    return QStringLiteral("127.0.0.1");
+}
+
+QJsonObject launchOptionsJson(const LaunchRequest &request, const SessionSpec &spec)
+{
+    const LaunchOptions &o = request.options;
+    QJsonObject counts;
+    for (auto it = o.counts.cbegin(); it != o.counts.cend(); ++it)
+        counts.insert(it.key(), it.value());
+    QJsonObject env;
+    for (auto it = o.env.cbegin(); it != o.env.cend(); ++it)
+        env.insert(it.key(), it.value());
+    QJsonArray mounts;
+    for (const Mount &m : o.mounts)
+        mounts.append(QString(m.source + QLatin1Char(':') + m.target +
+                              (m.readOnly ? QStringLiteral(":ro") : QString())));
+    return QJsonObject{
+        {QStringLiteral("name"), o.name},
+        {QStringLiteral("counts"), counts},
+        {QStringLiteral("env"), env},
+        {QStringLiteral("mounts"), mounts},
+        {QStringLiteral("mode"),
+         o.mode ? TemplateValues::modeName(*o.mode) : QStringLiteral("template")},
+        {QStringLiteral("strategy"), toString(request.strategy)},
+        {QStringLiteral("spec"), spec.toJson()},
+    };
+}
+
+} // namespace
+
+// One provisioning run of one session: shared by the kernel threads.
+struct Provisioner::Run
+{
+    SessionSpec spec;
+    SessionRecord session;
+    QString storeUrl;
+    QHash<QString, std::shared_ptr<Docker::DockerClient>> clients; // host → client
+    QHash<QString, HostRecord> hosts;
+    Http::CancelToken userCancel;
+    Http::CancelToken ops; // cancelled on the first failure or on the user's cancel
+    std::chrono::milliseconds timeout{60000};
+    std::unique_ptr<Concurrent::KeyedLimiter> limiter;
+
+    std::mutex mutex; // guards everything below
+    std::optional<Error> firstError;
+    QString failedHostname;
+    QHash<QString, KernelRecord> records;   // hostname → latest record
+    QMap<QString, QStringList> volumesMade; // host → volume names made by this run
+
+    Docker::CallOptions call() const
+    {
+        Docker::CallOptions o;
+        o.timeout = timeout;
+        o.cancel = ops;
+        return o;
+    }
+    bool aborted() const { return ops.isCancelled(); }
+    void failWith(const Error &error, const QString &hostname = {})
+    {
+        {
+            std::lock_guard lock(mutex);
+            if (!firstError && !userCancel.isCancelled()) {
+                firstError = error;
+                failedHostname = hostname;
+            }
+        }
+        ops.cancel();
+    }
+};
+
+Provisioner::Provisioner(StateStore *store, HostRegistry *registry, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+    , m_registry(registry)
+{}
+
+Provisioner::~Provisioner() = default;
+
+Result<SessionRecord> Provisioner::launch(const LaunchRequest &request,
+                                          const Http::CancelToken &cancel)
+{
+    LaunchRequest req = request;
+    if (req.options.sessionId.isEmpty())
+        req.options.sessionId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    // Held from before the desired state is written until the hosts match it, so a reconciler
+    // in another process never completes a launch that is still in progress.
+    auto lock = m_store->lockSession(req.options.sessionId, 10s);
+    if (!lock)
+        return fail(lock.error());
+    auto spec = prepare(req);
+    if (!spec)
+        return fail(spec.error());
+    return provision(*spec, cancel);
+}
+
+Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
+{
+    const ClusterTemplate &t = request.clusterTemplate;
+    LaunchOptions opts = request.options;
+    if (opts.sessionId.isEmpty())
+        opts.sessionId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    if (!opts.sshKeyPair && Presets::needsSshKeyPair(t.presets)) {
+        auto keys = SshKeyPair::generate(QStringLiteral("clusterdeck@%1").arg(t.name));
+        if (!keys)
+            return fail(keys.error());
+        opts.sshKeyPair = *keys;
+    }
+
+    auto capacities = HostCapacities::survey(m_registry);
+    if (!capacities)
+        return fail(capacities.error());
+    if (capacities->isEmpty())
+        return fail(Error::Kind::Invalid, QString(),
+                    QStringLiteral("no Docker host is registered (clusterdeckctl host add …)"));
+
+    // Image defaults (ENV, labels) from the first reachable host that has the image.
+    ImageDefaultsMap images;
+    for (const RoleTemplate &role : t.roles) {
+        if (images.contains(role.task.image))
+            continue;
+        for (const HostCapacity &h : std::as_const(*capacities)) {
+            if (!h.reachable)
+                continue;
+            auto client = m_registry->client(h.name);
+            if (!client)
+                continue;
+            Docker::CallOptions o;
+            o.timeout = 10s;
+            auto info = (*client)->inspectImage(role.task.image, o);
+            if (!info)
+                continue;
+            ImageDefaults d;
+            d.env = info->envMap();
+            d.labels = info->labels;
+            d.entrypoint = info->entrypoint;
+            d.command = info->cmd;
+            d.workingDir = info->workingDir;
+            d.user = info->user;
+            images.insert(role.task.image, d);
+            break;
+        }
+    }
+
+    auto plan = resolvePlan(t, opts, images);
+    if (!plan)
+        return fail(plan.error());
+    auto placement = place(*plan, *capacities, request.strategy);
+    if (placement && plan->mode == ClusterMode::Auto) {
+        // `auto` is decided now; resolve again so BACKEND_CLUSTER_MODE says what was chosen.
+        opts.mode = TemplateValues::parseMode(placement->mode);
+        auto decided = resolvePlan(t, opts, images);
+        if (!decided)
+            return fail(decided.error());
+        plan = std::move(decided);
+    }
+
+    SessionSpec spec;
+    spec.plan = *plan;
+    if (placement)
+        spec.placement = *placement;
+
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    SessionRecord s;
+    s.id = plan->sessionId;
+    s.name = plan->sessionName;
+    s.templateName = plan->templateName;
+    s.templateSnapshot = request.templateSource;
+    s.launchOptions = launchOptionsJson(request, spec);
+    s.mode = placement ? placement->mode : QString();
+    s.desired = DesiredState::Running;
+    s.status = SessionStatus::Pending;
+    s.history.append({toString(SessionStatus::Pending), now, QStringLiteral("launch requested")});
+    s.networkName = plan->networkName;
+    s.networkHost = placement ? placement->networkHost : QString();
+    s.createdAt = now;
+    s.updatedAt = now;
+
+    QList<KernelRecord> kernels;
+    for (const KernelSpec &k : std::as_const(plan->kernels)) {
+        KernelRecord r;
+        r.id = k.kernelId;
+        r.sessionId = s.id;
+        r.role = k.role;
+        r.roleIdx = k.roleIdx;
+        r.localRank = k.localRank;
+        r.primary = k.primary;
+        r.hostname = k.hostname;
+        r.host = placement ? placement->hostOf.value(k.hostname) : QString();
+        r.containerName = k.containerName;
+        r.status = KernelStatus::Pending;
+        r.desired = DesiredState::Running;
+        r.history.append({toString(KernelStatus::Pending), now, QString()});
+        for (const ServicePort &p : k.ports)
+            r.ports.append({p.name, p.protocol, p.port, 0, QString()});
+        r.cpus = k.resources.cpus;
+        r.memoryBytes = k.resources.memoryBytes;
+        r.createdAt = now;
+        r.updatedAt = now;
+        kernels.append(r);
+    }
+
+    if (!placement) {
+        // Gang semantics: nothing is created. The attempt is kept so `ls` shows why.
+        const QString reason = placement.error().toString();
+        s.status = SessionStatus::Error;
+        s.desired = DesiredState::Terminated;
+        s.lastError = reason;
+        s.history.append({toString(SessionStatus::Error), now, reason});
+        for (KernelRecord &r : kernels) {
+            r.status = KernelStatus::Error;
+            r.desired = DesiredState::Terminated;
+            r.history.append({toString(KernelStatus::Error), now, reason});
+        }
+        if (auto ok = m_store->createSession(s, kernels); !ok)
+            return fail(ok.error());
+        logEvent(s.id, {}, QStringLiteral("launch"), QStringLiteral("does not fit: ") + reason);
+        return fail(placement.error());
+    }
+
+    if (auto ok = m_store->createSession(s, kernels); !ok)
+        return fail(ok.error().withContext(QStringLiteral("recording session %1").arg(s.name)));
+    logEvent(s.id, {}, QStringLiteral("launch"),
+             QStringLiteral("%1 kernels, %2 on %3")
+                 .arg(kernels.size())
+                 .arg(placement->mode, placement->hostsUsed.join(QStringLiteral(", "))));
+    for (KernelRecord &r : kernels) {
+        r.status = KernelStatus::Scheduled;
+        r.history.append(
+            {toString(KernelStatus::Scheduled), now, QStringLiteral("on host ") + r.host});
+        if (m_progress)
+            m_progress(r);
+    }
+    if (auto ok = m_store->updateKernels(kernels); !ok)
+        return fail(ok.error());
+    return spec;
+}
+
+Result<SessionSpec> Provisioner::specOf(const SessionRecord &session)
+{
+    return SessionSpec::fromJson(session.launchOptions.value(QStringLiteral("spec")).toObject(),
+                                 QStringLiteral("session %1").arg(session.id));
+}
+
+Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
+                                             const Http::CancelToken &cancel)
+{
+    Run run;
+    run.spec = spec;
+    run.storeUrl = m_store->url();
+    run.userCancel = cancel;
+    run.timeout = m_callTimeout;
+    run.limiter = std::make_unique<Concurrent::KeyedLimiter>(m_perHostLimit);
+    auto session = m_store->session(spec.plan.sessionId);
+    if (!session)
+        return fail(session.error());
+    run.session = *session;
+    auto kernels = m_store->kernels(spec.plan.sessionId);
+    if (!kernels)
+        return fail(kernels.error());
+    for (const KernelRecord &k : std::as_const(*kernels))
+        run.records.insert(k.hostname, k);
+
+    QStringList hosts = spec.placement.hostOf.values();
+    hosts.append(spec.placement.networkHost);
+    hosts.removeDuplicates();
+    for (const QString &h : std::as_const(hosts)) {
+        auto record = m_store->host(h);
+        auto client = m_registry->client(h);
+        if (!record || !client) {
+            const Error e = !record ? record.error() : client.error();
+            run.failWith(e.withContext(QStringLiteral("host %1").arg(h)));
+            break;
+        }
+        run.hosts.insert(h, *record);
+        run.clients.insert(h, *client);
+    }
+
+    // The user's cancel reaches in-flight calls through `ops`.
+    std::atomic_bool finished{false};
+    std::thread watcher([&] {
+        while (!finished.load()) {
+            if (cancel.isCancelled()) {
+                run.ops.cancel();
+                return;
+            }
+            std::this_thread::sleep_for(20ms);
+        }
+    });
+    auto result = doProvision(run);
+    finished.store(true);
+    watcher.join();
+    return result;
+}
+
+Result<SessionRecord> Provisioner::doProvision(Run &run)
+{
+    const ClusterPlan &plan = run.spec.plan;
+    if (!run.aborted()) {
+        setSessionStatus(run, SessionStatus::Provisioning);
+        for (const KernelSpec &k : plan.kernels) {
+            const KernelStatus current = run.records.value(k.hostname).status;
+            if (current != KernelStatus::Running)
+                setKernelStatus(run, k.hostname, KernelStatus::Preparing);
+        }
+        if (auto ok = prepareHosts(run); !ok)
+            run.failWith(ok.error());
+    }
+
+    // Kernels: all at once, or role by role for `in-order`.
+    QList<QList<const KernelSpec *>> waves;
+    for (const RoleCount &rc : plan.roles) {
+        QList<const KernelSpec *> wave;
+        for (const KernelSpec &k : plan.kernels) {
+            if (k.role == rc.role)
+                wave.append(&k);
+        }
+        if (plan.startupOrder == StartupOrder::InOrder || waves.isEmpty())
+            waves.append(wave);
+        else
+            waves.last() += wave;
+    }
+    for (const auto &wave : std::as_const(waves)) {
+        if (run.aborted())
+            break;
+        Concurrent::forEach(int(wave.size()), [&](int i) {
+            const KernelSpec &k = *wave.at(i);
+            if (auto ok = createKernel(run, k); !ok)
+                run.failWith(ok.error(), k.hostname);
+        });
+    }
+
+    const bool cancelled = run.userCancel.isCancelled() && !run.firstError;
+    if (!run.aborted() && !cancelled) {
+        setSessionStatus(run, SessionStatus::Running);
+        logEvent(plan.sessionId, {}, QStringLiteral("running"),
+                 QStringLiteral("%1 kernels running").arg(plan.kernels.size()));
+        return run.session;
+    }
+
+    // All-or-nothing: remove whatever this session has anywhere, then say why.
+    const Error cause =
+        cancelled
+            ? Error::make(Error::Kind::Cancelled, QString(), QStringLiteral("launch cancelled"))
+            : run.firstError.value_or(
+                  Error::make(Error::Kind::Cancelled, QString(), QStringLiteral("aborted")));
+    const QString reason = cause.toString();
+    qCInfo(lcProvision) << "rolling back session" << plan.sessionId << ":" << reason;
+    QMap<QString, QStringList> volumes;
+    {
+        std::lock_guard lock(run.mutex);
+        volumes = run.volumesMade;
+    }
+    const auto removed = removeSessionObjects(run.spec, volumes);
+    if (!removed)
+        qCWarning(lcProvision) << "rollback of" << plan.sessionId
+                               << "incomplete:" << removed.error().toString();
+    const KernelStatus final = cancelled ? KernelStatus::Cancelled : KernelStatus::Error;
+    for (const KernelSpec &k : plan.kernels) {
+        const QString why =
+            k.hostname == run.failedHostname ? reason : QStringLiteral("rolled back: ") + reason;
+        setKernelStatus(run, k.hostname, final, why);
+    }
+    run.session.desired = DesiredState::Terminated;
+    run.session.lastError = reason;
+    setSessionStatus(run, cancelled ? SessionStatus::Cancelled : SessionStatus::Error, reason);
+    logEvent(
+        plan.sessionId, {}, cancelled ? QStringLiteral("cancelled") : QStringLiteral("error"),
+        reason +
+            (removed
+                 ? QStringLiteral(" (rolled back)")
+                 : QStringLiteral(" (rollback incomplete: %1)").arg(removed.error().toString())));
+    return fail(cause);
+}
+
+Result<void> Provisioner::prepareHosts(Run &run)
+{
+    const ClusterPlan &plan = run.spec.plan;
+    const Placement &placement = run.spec.placement;
+
+    // Independent checks and creations, all at once: images per host, volumes per host, network.
+    struct Task
+    {
+        QString host;
+        std::function<Result<void>()> run;
+    };
+    QList<Task> tasks;
+    QMap<QString, QSet<QString>> imagesOf;
+    QMap<QString, QMap<QString, Mount>> volumesOf;
+    for (const KernelSpec &k : plan.kernels) {
+        const QString host = placement.hostOf.value(k.hostname);
+        imagesOf[host].insert(k.image);
+        for (const Mount &m : k.mounts) {
+            if (m.type == Mount::Type::Volume && !m.source.isEmpty())
+                volumesOf[host].insert(m.source, m);
+        }
+    }
+    for (auto it = imagesOf.cbegin(); it != imagesOf.cend(); ++it) {
+        for (const QString &image : it.value()) {
+            const QString host = it.key();
+            tasks.append({host, [&run, host, image]() -> Result<void> {
+                              auto info = run.clients.value(host)->inspectImage(image, run.call());
+                              if (info)
+                                  return {};
+                              if (isGone(info.error()))
+                                  return fail(
+                                      Error::Kind::NotFound, QStringLiteral("host %1").arg(host),
+                                      QStringLiteral("image '%1' is not present on host %2 (no "
+                                                     "registry is reachable: load it there, "
+                                                     "e.g. docker save | docker load)")
+                                          .arg(image, host));
+                              return fail(info.error().withContext(
+                                  QStringLiteral("checking image %1 on host %2").arg(image, host)));
+                          }});
+        }
+    }
+    for (auto it = volumesOf.cbegin(); it != volumesOf.cend(); ++it) {
+        for (const Mount &m : it.value()) {
+            const QString host = it.key();
+            tasks.append({host, [&run, host, m]() -> Result<void> {
+                              const auto &client = run.clients.value(host);
+                              auto existing = client->inspectVolume(m.source, run.call());
+                              if (existing)
+                                  return {};
+                              if (!isGone(existing.error()))
+                                  return fail(existing.error());
+                              Docker::VolumeSpec v;
+                              v.name = m.source;
+                              v.driver = m.driver.isEmpty() ? QStringLiteral("local") : m.driver;
+                              v.driverOptions = m.driverOptions;
+                              v.labels = {{ProvisionLabels::session(), run.spec.plan.sessionId},
+                                          {ProvisionLabels::store(), run.storeUrl}};
+                              auto made = client->createVolume(v, run.call());
+                              if (!made)
+                                  return fail(made.error().withContext(
+                                      QStringLiteral("creating volume %1").arg(m.source)));
+                              std::lock_guard lock(run.mutex);
+                              run.volumesMade[host].append(m.source);
+                              return {};
+                          }});
+        }
+    }
+    tasks.append({placement.networkHost, [&run]() -> Result<void> {
+                      const ClusterPlan &plan = run.spec.plan;
+                      const QString host = run.spec.placement.networkHost;
+                      const auto &client = run.clients.value(host);
+                      Docker::NetworkSpec n;
+                      n.name = plan.networkName;
+                      const bool overlay = run.spec.placement.mode == QLatin1String("multi-node");
+                      n.driver = overlay ? QStringLiteral("overlay") : QStringLiteral("bridge");
+                      n.attachable = overlay;
+                      n.labels = {{ProvisionLabels::session(), plan.sessionId},
+                                  {ProvisionLabels::store(), run.storeUrl}};
+                      if (plan.mtu)
+                          n.options.insert(QStringLiteral("com.docker.network.driver.mtu"),
+                                           QString::number(*plan.mtu));
+                      auto id = client->createNetwork(n, run.call());
+                      if (!id && id.error().kind == Error::Kind::Conflict) {
+                          // Completing an interrupted launch: adopt our own network.
+                          auto existing = client->inspectNetwork(plan.networkName, run.call());
+                          if (existing &&
+                              existing->labels.value(ProvisionLabels::session()) == plan.sessionId)
+                              id = existing->id;
+                      }
+                      if (!id)
+                          return fail(id.error().withContext(
+                              QStringLiteral("creating network %1").arg(plan.networkName)));
+                      std::lock_guard lock(run.mutex);
+                      run.session.networkId = *id;
+                      run.session.networkHost = host;
+                      return {};
+                  }});
+
+    std::mutex errorMutex;
+    std::optional<Error> error;
+    Concurrent::forEach(int(tasks.size()), [&](int i) {
+        if (run.aborted())
+            return;
+        auto ok = tasks.at(i).run();
+        if (!ok) {
+            std::lock_guard lock(errorMutex);
+            if (!error)
+                error = ok.error();
+            run.failWith(ok.error());
+        }
+    });
+    if (error)
+        return fail(*error);
+    return {};
+}
+
+Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const QString &network,
+                                                    const QString &storeUrl)
+{
+    Docker::ContainerSpec c;
+    c.name = k.containerName;
+    c.image = k.image;
+    c.hostname = k.hostname;
+    for (auto it = k.env.cbegin(); it != k.env.cend(); ++it)
+        c.env.append(it.key() + QLatin1Char('=') + it.value());
+    c.labels = k.labels;
+    if (!storeUrl.isEmpty())
+        c.labels.insert(ProvisionLabels::store(), storeUrl);
+    c.entrypoint = k.entrypoint;
+    c.cmd = k.command;
+    c.workingDir = k.workingDir;
+    c.user = k.user;
+    if (k.resources.cpus)
+        c.nanoCpus = qint64(*k.resources.cpus * 1e9);
+    if (k.resources.memoryBytes)
+        c.memory = *k.resources.memoryBytes;
+    if (k.resources.gpus && *k.resources.gpus != 0) {
+        Docker::DeviceRequest gpu;
+        gpu.count = *k.resources.gpus;
+        gpu.capabilities = {{QStringLiteral("gpu")}};
+        c.deviceRequests.append(gpu);
+    }
+    for (const Mount &m : k.mounts) {
+        Docker::MountSpec ms;
+        ms.type = m.type == Mount::Type::Bind ? Docker::MountSpec::Type::Bind
+                                              : Docker::MountSpec::Type::Volume;
+        ms.source = m.source;
+        ms.target = m.target;
+        ms.readOnly = m.readOnly;
+        c.mounts.append(ms);
+    }
+    for (const ServicePort &p : k.ports) {
+        Docker::PortBinding b;
+        b.containerPort = p.port;
+        b.protocol = QStringLiteral("tcp");
+        b.hostPort = 0; // Docker chooses; read back after start
+        c.ports.append(b);
+    }
+    c.networkMode = network;
+    Docker::EndpointSpec endpoint;
+    endpoint.aliases = {k.hostname};
+    c.endpoints.insert(network, endpoint);
+    return c;
+}
+
+Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
+{
+    const QString host = run.spec.placement.hostOf.value(k.hostname);
+    const auto client = run.clients.value(host);
+    if (!client)
+        return fail(Error::Kind::Invalid, QStringLiteral("host %1").arg(host),
+                    QStringLiteral("kernel %1 has no host").arg(k.hostname));
+    run.limiter->acquire(host);
+    struct Release
+    {
+        Concurrent::KeyedLimiter *limiter;
+        QString host;
+        ~Release() { limiter->release(host); }
+    } release{run.limiter.get(), host};
+    if (run.aborted())
+        return {};
+    auto where = [&](const QString &step, const Error &e) {
+        return e.withContext(QStringLiteral("%1 %2 on host %3").arg(step, k.hostname, host));
+    };
+
+    QString id;
+    bool adopted = false;
+    const Docker::ContainerSpec spec = containerSpecFor(k, run.spec.plan.networkName, run.storeUrl);
+    setKernelStatus(run, k.hostname, KernelStatus::Creating);
+    auto created = client->createContainer(spec, run.call());
+    if (!created && created.error().kind == Error::Kind::Conflict) {
+        // The name is deterministic: a container of this very kernel exists (an interrupted
+        // launch). Keep it if it runs; otherwise it may lack its files, so make it again.
+        auto existing = client->inspectContainer(k.containerName, run.call());
+        if (!existing)
+            return fail(where(QStringLiteral("inspecting"), existing.error()));
+        if (existing->labels.value(ProvisionLabels::session()) != run.spec.plan.sessionId ||
+            existing->labels.value(ProvisionLabels::kernel()) != k.kernelId)
+            return fail(Error::Kind::Conflict, QStringLiteral("host %1").arg(host),
+                        QStringLiteral("a container named %1 exists on host %2 and is not kernel "
+                                       "%3 of this session")
+                            .arg(k.containerName, host, k.hostname));
+        if (existing->state.running) {
+            id = existing->id;
+            adopted = true;
+        } else {
+            Docker::RemoveContainerOptions rm;
+            rm.force = true;
+            if (auto ok = client->removeContainer(existing->id, rm, run.call()); !ok)
+                return fail(where(QStringLiteral("replacing"), ok.error()));
+            created = client->createContainer(spec, run.call());
+        }
+    }
+    if (!adopted) {
+        if (!created)
+            return fail(where(QStringLiteral("creating"), created.error()));
+        id = created->id;
+    }
+    {
+        std::lock_guard lock(run.mutex);
+        KernelRecord &r = run.records[k.hostname];
+        r.containerId = id;
+    }
+    if (auto ok = m_store->updateKernel(run.records.value(k.hostname)); !ok)
+        qCWarning(lcProvision) << "recording container of" << k.hostname << ":"
+                               << ok.error().toString();
+    if (run.aborted())
+        return {};
+
+    if (!adopted) {
+        if (!k.files.isEmpty()) {
+            Docker::TarArchiveBuilder tar;
+            QSet<QString> dirs;
+            for (const PlannedFile &f : k.files) {
+                const QString rel = f.path.mid(1); // "/etc/cluster/x" → "etc/cluster/x"
+                // Parent folders below the top level get an entry of their own (so ~/.ssh is
+                // 0700); top-level ones (/etc, /root) exist in every image.
+                const QStringList parts = rel.split(QLatin1Char('/'));
+                for (int i = 2; i < parts.size(); ++i) {
+                    const QString dir = parts.mid(0, i).join(QLatin1Char('/'));
+                    if (!dirs.contains(dir)) {
+                        dirs.insert(dir);
+                        tar.addDirectory(dir, f.isSecret() ? 0700 : 0755);
+                    }
+                }
+                tar.addFile(rel, f.content, f.mode);
+            }
+            if (auto ok = client->uploadFiles(id, QStringLiteral("/"), tar, run.call()); !ok)
+                return fail(where(QStringLiteral("uploading files to"), ok.error()));
+        }
+        if (run.aborted())
+            return {};
+        if (auto ok = client->startContainer(id, run.call()); !ok)
+            return fail(where(QStringLiteral("starting"), ok.error()));
+    }
+
+    // Read back what Docker chose (host ports).
+    if (!k.ports.isEmpty()) {
+        auto info = client->inspectContainer(id, run.call());
+        if (!info)
+            return fail(where(QStringLiteral("inspecting"), info.error()));
+        const QString address = publicAddressOf(run.hosts.value(host));
+        std::lock_guard lock(run.mutex);
+        KernelRecord &r = run.records[k.hostname];
+        r.ports.clear();
+        for (const ServicePort &p : k.ports) {
+            const int hostPort = info->hostPortFor(p.port, QStringLiteral("tcp"));
+            const QString url = p.protocol == QLatin1String("http") && hostPort
+                                    ? QStringLiteral("http://%1:%2").arg(address).arg(hostPort)
+                                    : QString();
+            r.ports.append({p.name, p.protocol, p.port, hostPort, url});
+        }
+    }
+    if (!k.ports.isEmpty()) {
+        if (auto ok = m_store->updateKernel(run.records.value(k.hostname)); !ok)
+            qCWarning(lcProvision)
+                << "recording ports of" << k.hostname << ":" << ok.error().toString();
+    }
+    if (run.aborted())
+        return {};
+    setKernelStatus(run, k.hostname, KernelStatus::Running,
+                    adopted ? QStringLiteral("adopted the running container") : QString());
+    return {};
+}
+
+Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
+                                               const QMap<QString, QStringList> &volumes)
+{
+    const QString sessionId = spec.plan.sessionId;
+    QStringList hosts = spec.placement.hostOf.values();
+    hosts.append(spec.placement.hostsUsed);
+    if (!spec.placement.networkHost.isEmpty())
+        hosts.append(spec.placement.networkHost);
+    hosts.removeDuplicates();
+    hosts.removeAll(QString());
+
+    std::mutex mutex;
+    std::optional<Error> error;
+    auto note = [&](const Error &e) {
+        std::lock_guard lock(mutex);
+        if (!error)
+            error = e;
+    };
+    Docker::CallOptions call;
+    call.timeout = 30s;
+
+    Concurrent::forEach(int(hosts.size()), [&](int h) {
+        const QString host = hosts.at(h);
+        auto client = m_registry->client(host);
+        if (!client) {
+            note(client.error());
+            return;
+        }
+        QStringList targets;
+        for (const KernelSpec &k : spec.plan.kernels) {
+            if (spec.placement.hostOf.value(k.hostname) == host)
+                targets.append(k.containerName);
+        }
+        Docker::ContainerListOptions list;
+        list.labels = {ProvisionLabels::session() + QLatin1Char('=') + sessionId};
+        auto listed = (*client)->listContainers(list, call);
+        if (!listed) {
+            note(listed.error());
+        } else {
+            for (const Docker::ContainerSummary &c : std::as_const(*listed)) {
+                if (!targets.contains(c.names.value(0)))
+                    targets.append(c.id);
+            }
+        }
+        Concurrent::forEach(int(targets.size()), [&](int i) {
+            Docker::RemoveContainerOptions rm;
+            rm.force = true;
+            rm.volumes = true;
+            auto ok = (*client)->removeContainer(targets.at(i), rm, call);
+            if (!ok && !isGone(ok.error()))
+                note(ok.error());
+        });
+    });
+
+    if (!spec.placement.networkHost.isEmpty()) {
+        auto client = m_registry->client(spec.placement.networkHost);
+        if (!client) {
+            note(client.error());
+        } else {
+            // An overlay keeps "active endpoints" for a moment after its last container left.
+            for (int attempt = 0;; ++attempt) {
+                auto ok = (*client)->removeNetwork(spec.plan.networkName, call);
+                if (ok || isGone(ok.error()))
+                    break;
+                if (attempt >= 40) {
+                    note(ok.error());
+                    break;
+                }
+                std::this_thread::sleep_for(250ms);
+            }
+        }
+    }
+    for (auto it = volumes.cbegin(); it != volumes.cend(); ++it) {
+        auto client = m_registry->client(it.key());
+        if (!client)
+            continue;
+        for (const QString &v : it.value()) {
+            auto ok = (*client)->removeVolume(v, true, call);
+            if (!ok && !isGone(ok.error()))
+                note(ok.error());
+        }
+    }
+    if (error)
+        return fail(*error);
+    return {};
+}
+
+void Provisioner::setKernelStatus(Run &run, const QString &hostname, KernelStatus status,
+                                  const QString &reason)
+{
+    QString kernelId;
+    {
+        std::lock_guard lock(run.mutex);
+        kernelId = run.records.value(hostname).id;
+    }
+    auto updated = m_store->updateKernelStatus(run.spec.plan.sessionId, kernelId, status, reason);
+    KernelRecord record;
+    {
+        std::lock_guard lock(run.mutex);
+        KernelRecord &r = run.records[hostname];
+        if (updated) {
+            // Keep fields this run set but has not written yet.
+            const QString containerId = r.containerId;
+            const QList<PortBinding> ports = r.ports;
+            r = *updated;
+            if (r.containerId.isEmpty())
+                r.containerId = containerId;
+            if (!ports.isEmpty())
+                r.ports = ports;
+        } else {
+            qCWarning(lcProvision)
+                << "recording" << hostname << toString(status) << ":" << updated.error().toString();
+            r.status = status;
+        }
+        record = r;
+    }
+    qCDebug(lcProvision) << run.spec.plan.sessionId.left(8) << hostname << toString(status)
+                         << reason;
+    if (m_progress)
+        m_progress(record);
+    Q_EMIT kernelStatusChanged(run.spec.plan.sessionId, kernelId, hostname, toString(status));
+}
+
+void Provisioner::setSessionStatus(Run &run, SessionStatus status, const QString &reason)
+{
+    SessionRecord s;
+    {
+        std::lock_guard lock(run.mutex);
+        run.session.status = status;
+        run.session.updatedAt = QDateTime::currentDateTimeUtc();
+        run.session.history.append({toString(status), run.session.updatedAt, reason});
+        s = run.session;
+    }
+    if (auto ok = m_store->updateSession(s); !ok)
+        qCWarning(lcProvision) << "recording session status:" << ok.error().toString();
+    Q_EMIT sessionStatusChanged(s.id, toString(status));
+}
+
+void Provisioner::logEvent(const QString &sessionId, const QString &kernelId, const QString &action,
+                           const QString &detail)
+{
+    EventRecord e;
+    e.at = QDateTime::currentDateTimeUtc();
+    e.actor = m_actor.isEmpty() ? QStringLiteral("provisioner") : m_actor;
+    e.sessionId = sessionId;
+    e.kernelId = kernelId;
+    e.action = action;
+    e.detail = detail;
+    if (auto ok = m_store->appendEvent(e); !ok)
+        qCWarning(lcProvision) << "event log:" << ok.error().toString();
+}
+
+} // namespace ClusterDeck

@@ -1,0 +1,108 @@
+#pragma once
+
+#include "common/error.h"
+#include "http/httptypes.h"
+#include "placement/placement.h"
+#include "plan/launchoptions.h"
+#include "sessionspec.h"
+#include "store/records.h"
+#include "template/clustertemplate.h"
+
+#include <QObject>
+
+#include <chrono>
+#include <functional>
+
+namespace ClusterDeck {
+
+class HostRegistry;
+class StateStore;
+
+namespace Docker {
+struct ContainerSpec;
+}
+
+// Everything a launch starts from.
+struct LaunchRequest
+{
+    ClusterTemplate clusterTemplate;
+    QString templateSource; // the YAML as launched, kept in the store
+    LaunchOptions options;  // sessionId empty: a new UUID
+    PlacementStrategy strategy = PlacementStrategy::Spread;
+    QString actor; // who launches, for the event log ("alice@console1")
+};
+
+// Gang-launches cluster sessions: resolve → place → write the desired state → check images →
+// network → all kernels concurrently (hostname + alias, env, labels, resources, mounts, ports,
+// files uploaded before start) → RUNNING; or, on any failure or cancellation, remove everything
+// made for the session on every host and end in ERROR / CANCELLED.
+//
+// Blocking by design: call launch()/provision() from a worker thread (never the GUI thread).
+// Progress arrives through the callback (on worker threads) and the signals (queued to receivers
+// in other threads).
+class Provisioner : public QObject
+{
+    Q_OBJECT
+
+public:
+    using ProgressCallback = std::function<void(const KernelRecord &kernel)>;
+
+    Provisioner(StateStore *store, HostRegistry *registry, QObject *parent = nullptr);
+    ~Provisioner() override;
+
+    void setPerHostConcurrency(int limit) { m_perHostLimit = limit; }
+    int perHostConcurrency() const { return m_perHostLimit; }
+    void setCallTimeout(std::chrono::milliseconds timeout) { m_callTimeout = timeout; }
+    void setProgressCallback(ProgressCallback callback) { m_progress = std::move(callback); }
+    void setActor(const QString &actor) { m_actor = actor; }
+
+    // prepare() then provision(): returns the session as it ended (RUNNING), or the error that
+    // made it end in ERROR / CANCELLED (the session then exists in the store with the reason).
+    Result<SessionRecord> launch(const LaunchRequest &request,
+                                 const Http::CancelToken &cancel = {});
+
+    // Resolve and place against the live hosts, then write the session and its kernels
+    // (desired state Running, kernels SCHEDULED) to the store. No side effect on any host. A plan
+    // that does not fit is recorded as a session in ERROR and returned as the error.
+    Result<SessionSpec> prepare(const LaunchRequest &request);
+
+    // Makes the hosts match a stored session: adopts what exists and is right, creates the rest.
+    // All-or-nothing. The caller holds the session lock (launch() takes it itself).
+    Result<SessionRecord> provision(const SessionSpec &spec, const Http::CancelToken &cancel = {});
+
+    // Removes every container, the network and the volumes listed in `volumes` (host → names)
+    // of a session, on every host involved. Objects that are already gone are fine.
+    Result<void> removeSessionObjects(const SessionSpec &spec,
+                                      const QMap<QString, QStringList> &volumes = {});
+
+    // The container a kernel becomes (pure; exposed for tests and the benchmark).
+    static Docker::ContainerSpec containerSpecFor(const KernelSpec &kernel, const QString &network,
+                                                  const QString &storeUrl);
+    // A session spec from the store's record (SessionRecord::launchOptions["spec"]).
+    static Result<SessionSpec> specOf(const SessionRecord &session);
+
+Q_SIGNALS:
+    void kernelStatusChanged(const QString &sessionId, const QString &kernelId,
+                             const QString &hostname, const QString &status);
+    void sessionStatusChanged(const QString &sessionId, const QString &status);
+
+private:
+    struct Run;
+    Result<SessionRecord> doProvision(Run &run);
+    Result<void> prepareHosts(Run &run);
+    Result<void> createKernel(Run &run, const KernelSpec &kernel);
+    void setKernelStatus(Run &run, const QString &hostname, KernelStatus status,
+                         const QString &reason = {});
+    void setSessionStatus(Run &run, SessionStatus status, const QString &reason = {});
+    void logEvent(const QString &sessionId, const QString &kernelId, const QString &action,
+                  const QString &detail);
+
+    StateStore *m_store;
+    HostRegistry *m_registry;
+    int m_perHostLimit = 8;
+    std::chrono::milliseconds m_callTimeout{60000};
+    ProgressCallback m_progress;
+    QString m_actor;
+};
+
+} // namespace ClusterDeck

@@ -1,0 +1,474 @@
+#include "sessioncontroller.h"
+
+#include "common/logging.h"
+#include "concurrent.h"
+#include "docker/dockerclient.h"
+#include "host/hostregistry.h"
+#include "provisioner.h"
+#include "provisionlabels.h"
+#include "store/statestore.h"
+#include "template/templatevalues.h"
+
+#include <QDateTime>
+
+#include <mutex>
+
+namespace ClusterDeck {
+
+using namespace std::chrono_literals;
+
+namespace {
+
+QString publicAddressOf(const HostRecord &host)
+{
+    if (!host.publicAddress.isEmpty())
+        return host.publicAddress;
+    const QUrl url(host.endpoint);
+    return url.host().isEmpty() ? QStringLiteral("127.0.0.1") : url.host();
+}
+
+} // namespace
+
+SessionController::SessionController(StateStore *store, HostRegistry *registry, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+    , m_registry(registry)
+{}
+
+Result<SessionRecord> SessionController::findSession(const StateStore &store, const QString &ref)
+{
+    if (ref.isEmpty())
+        return fail(Error::Kind::Invalid, QString(), QStringLiteral("no session given"));
+    auto sessions = store.sessions();
+    if (!sessions)
+        return fail(sessions.error());
+    QList<SessionRecord> byPrefix, byName;
+    for (const SessionRecord &s : std::as_const(*sessions)) {
+        if (s.id == ref)
+            return s;
+        if (s.id.startsWith(ref))
+            byPrefix.append(s);
+        if (s.name == ref)
+            byName.append(s);
+    }
+    // A name may be reused after its session ended: prefer the live one, then the newest.
+    auto newest = [](QList<SessionRecord> list) {
+        std::sort(list.begin(), list.end(), [](const SessionRecord &a, const SessionRecord &b) {
+            if ((a.desired == DesiredState::Running) != (b.desired == DesiredState::Running))
+                return a.desired == DesiredState::Running;
+            return a.createdAt > b.createdAt;
+        });
+        return list.first();
+    };
+    if (byPrefix.size() == 1)
+        return byPrefix.first();
+    if (!byName.isEmpty())
+        return newest(byName);
+    if (byPrefix.size() > 1)
+        return fail(Error::Kind::Conflict, QString(),
+                    QStringLiteral("'%1' matches %2 sessions; give more of the id")
+                        .arg(ref)
+                        .arg(byPrefix.size()));
+    return fail(Error::Kind::NotFound, QString(), QStringLiteral("no session '%1'").arg(ref));
+}
+
+SessionSpec SessionController::specFromRecords(const SessionRecord &session,
+                                               const QList<KernelRecord> &kernels)
+{
+    SessionSpec spec;
+    spec.plan.sessionId = session.id;
+    spec.plan.sessionName = session.name;
+    spec.plan.networkName = session.networkName;
+    spec.placement.mode = session.mode;
+    spec.placement.networkHost = session.networkHost;
+    for (const KernelRecord &k : kernels) {
+        KernelSpec ks;
+        ks.kernelId = k.id;
+        ks.hostname = k.hostname;
+        ks.containerName = k.containerName;
+        ks.role = k.role;
+        spec.plan.kernels.append(ks);
+        if (!k.host.isEmpty()) {
+            spec.placement.hostOf.insert(k.hostname, k.host);
+            if (!spec.placement.hostsUsed.contains(k.host))
+                spec.placement.hostsUsed.append(k.host);
+        }
+    }
+    return spec;
+}
+
+Result<SessionRecord> SessionController::restart(const QString &sessionId, const QString &reason)
+{
+    auto lock = m_store->lockSession(sessionId, 30s);
+    if (!lock)
+        return fail(lock.error());
+    return restartLocked(sessionId, reason);
+}
+
+Result<SessionRecord> SessionController::terminate(const QString &sessionId, const QString &reason)
+{
+    auto lock = m_store->lockSession(sessionId, 30s);
+    if (!lock)
+        return fail(lock.error());
+    return terminateLocked(sessionId, reason);
+}
+
+Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
+                                                       const QString &reason)
+{
+    auto session = m_store->session(sessionId);
+    if (!session)
+        return fail(session.error());
+    if (session->desired != DesiredState::Running || isFinal(session->status))
+        return fail(Error::Kind::Invalid, QStringLiteral("session %1").arg(session->name),
+                    QStringLiteral("session %1 is %2; only a running session can be restarted")
+                        .arg(session->name, toString(session->status)));
+    auto kernels = m_store->kernels(sessionId);
+    if (!kernels)
+        return fail(kernels.error());
+    logEvent(sessionId, {}, QStringLiteral("restart"),
+             reason.isEmpty() ? QStringLiteral("restart of all %1 kernels").arg(kernels->size())
+                              : reason);
+    setSessionStatus(*session, SessionStatus::Restarting, reason);
+    for (const KernelRecord &k : std::as_const(*kernels)) {
+        m_store->updateKernelStatus(sessionId, k.id, KernelStatus::Restarting, reason);
+        Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname, toString(KernelStatus::Restarting));
+    }
+
+    std::mutex mutex;
+    std::optional<Error> firstError;
+    Concurrent::forEach(int(kernels->size()), [&](int i) {
+        const KernelRecord &k = kernels->at(i);
+        auto failed = [&](const Error &e) {
+            const Error where =
+                e.withContext(QStringLiteral("restarting %1 on host %2").arg(k.hostname, k.host));
+            m_store->updateKernelStatus(sessionId, k.id, KernelStatus::Error, where.toString());
+            Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname, toString(KernelStatus::Error));
+            std::lock_guard lock(mutex);
+            if (!firstError)
+                firstError = where;
+        };
+        auto client = m_registry->client(k.host);
+        if (!client)
+            return failed(client.error());
+        const QString target = k.containerId.isEmpty() ? k.containerName : k.containerId;
+        Docker::CallOptions call;
+        call.timeout = std::chrono::seconds(m_stopTimeout + 60);
+        if (auto ok = (*client)->restartContainer(target, m_stopTimeout, call); !ok)
+            return failed(ok.error());
+        // Docker may choose new host ports on start: read them back.
+        if (!k.ports.isEmpty()) {
+            auto info = (*client)->inspectContainer(target, call);
+            auto host = m_store->host(k.host);
+            if (info && host) {
+                auto current = m_store->kernel(sessionId, k.id);
+                if (current) {
+                    KernelRecord r = *current;
+                    for (PortBinding &p : r.ports) {
+                        p.hostPort = info->hostPortFor(p.containerPort);
+                        p.url = p.protocol == QLatin1String("http") && p.hostPort
+                                    ? QStringLiteral("http://%1:%2")
+                                          .arg(publicAddressOf(*host))
+                                          .arg(p.hostPort)
+                                    : QString();
+                    }
+                    m_store->updateKernel(r);
+                }
+            }
+        }
+        m_store->updateKernelStatus(sessionId, k.id, KernelStatus::Running, reason);
+        Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname, toString(KernelStatus::Running));
+    });
+
+    auto after = m_store->kernels(sessionId);
+    QList<KernelStatus> statuses;
+    if (after) {
+        for (const KernelRecord &k : std::as_const(*after))
+            statuses.append(k.status);
+    }
+    auto fresh = m_store->session(sessionId);
+    SessionRecord s = fresh ? *fresh : *session;
+    if (firstError) {
+        s.lastError = firstError->toString();
+        setSessionStatus(s, deriveSessionStatus(statuses), s.lastError);
+        logEvent(sessionId, {}, QStringLiteral("error"), s.lastError);
+        return fail(*firstError);
+    }
+    setSessionStatus(s, SessionStatus::Running, reason);
+    return s;
+}
+
+Result<SessionRecord> SessionController::terminateLocked(const QString &sessionId,
+                                                         const QString &reason)
+{
+    auto session = m_store->session(sessionId);
+    if (!session)
+        return fail(session.error());
+    auto kernels = m_store->kernels(sessionId);
+    if (!kernels)
+        return fail(kernels.error());
+    // Desired state first: a crash from here on is finished by the reconciler.
+    SessionRecord s = *session;
+    s.desired = DesiredState::Terminated;
+    QList<KernelRecord> records = *kernels;
+    for (KernelRecord &k : records)
+        k.desired = DesiredState::Terminated;
+    if (auto ok = m_store->updateKernels(records, s); !ok)
+        return fail(ok.error());
+    logEvent(sessionId, {}, QStringLiteral("terminate"),
+             reason.isEmpty() ? QStringLiteral("terminate all %1 kernels").arg(records.size())
+                              : reason);
+    const bool wasFinal = isFinal(s.status);
+    if (!wasFinal) {
+        setSessionStatus(s, SessionStatus::Terminating, reason);
+        for (const KernelRecord &k : std::as_const(records)) {
+            if (!isFinal(k.status)) {
+                m_store->updateKernelStatus(sessionId, k.id, KernelStatus::Terminating, reason);
+                Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname,
+                                           toString(KernelStatus::Terminating));
+            }
+        }
+    }
+
+    Provisioner remover(m_store, m_registry);
+    const auto removed = remover.removeSessionObjects(specFromRecords(s, records));
+    if (!removed) {
+        s.lastError = removed.error().toString();
+        m_store->updateSession(s);
+        logEvent(sessionId, {}, QStringLiteral("error"),
+                 QStringLiteral("terminate incomplete (the reconciler finishes it): ") +
+                     s.lastError);
+        return fail(removed.error().withContext(QStringLiteral("terminating %1").arg(s.name)));
+    }
+    if (!wasFinal) {
+        for (const KernelRecord &k : std::as_const(records)) {
+            if (!isFinal(k.status)) {
+                m_store->updateKernelStatus(sessionId, k.id, KernelStatus::Terminated, reason);
+                Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname,
+                                           toString(KernelStatus::Terminated));
+            }
+        }
+        auto fresh = m_store->session(sessionId);
+        if (fresh)
+            s = *fresh;
+        setSessionStatus(s, SessionStatus::Terminated, reason);
+    }
+    return s;
+}
+
+Result<void> SessionController::logs(const QString &sessionId, const QString &hostname, bool follow,
+                                     const LogSink &sink, const Http::CancelToken &cancel)
+{
+    auto kernels = m_store->kernels(sessionId);
+    if (!kernels)
+        return fail(kernels.error());
+    QList<KernelRecord> chosen;
+    for (const KernelRecord &k : std::as_const(*kernels)) {
+        if (hostname.isEmpty() || k.hostname == hostname)
+            chosen.append(k);
+    }
+    if (chosen.isEmpty())
+        return fail(Error::Kind::NotFound, QString(),
+                    QStringLiteral("session has no kernel '%1'").arg(hostname));
+    std::sort(chosen.begin(), chosen.end(), [](const KernelRecord &a, const KernelRecord &b) {
+        return a.localRank < b.localRank;
+    });
+
+    std::mutex mutex;
+    std::optional<Error> firstError;
+    auto note = [&](const Error &e) {
+        std::lock_guard lock(mutex);
+        if (!firstError)
+            firstError = e;
+    };
+    auto emitLines = [&](const QString &host, const QByteArray &data, bool err) {
+        const QList<QByteArray> lines = data.split('\n');
+        std::lock_guard lock(mutex);
+        for (qsizetype i = 0; i < lines.size(); ++i) {
+            if (i + 1 == lines.size() && lines.at(i).isEmpty())
+                break;
+            sink(host, lines.at(i), err);
+        }
+    };
+
+    if (!follow) {
+        QList<Docker::ContainerLogs> collected(chosen.size());
+        Concurrent::forEach(int(chosen.size()), [&](int i) {
+            const KernelRecord &k = chosen.at(i);
+            auto client = m_registry->client(k.host);
+            if (!client)
+                return note(client.error());
+            Docker::LogOptions o;
+            Docker::CallOptions call;
+            call.cancel = cancel;
+            auto logs = (*client)->containerLogs(
+                k.containerId.isEmpty() ? k.containerName : k.containerId, o, call);
+            if (!logs)
+                return note(logs.error().withContext(QStringLiteral("logs of %1").arg(k.hostname)));
+            collected[i] = *logs;
+        });
+        for (qsizetype i = 0; i < chosen.size(); ++i) {
+            for (const Docker::LogFrame &f : std::as_const(collected[i].frames))
+                emitLines(chosen.at(i).hostname, f.data,
+                          f.stream == Docker::LogFrame::Stream::Stderr);
+        }
+    } else {
+        Concurrent::forEach(int(chosen.size()), [&](int i) {
+            const KernelRecord &k = chosen.at(i);
+            auto client = m_registry->client(k.host);
+            if (!client)
+                return note(client.error());
+            Docker::LogOptions o;
+            Docker::CallOptions call;
+            call.cancel = cancel;
+            call.timeout = 0ms;
+            QByteArray pending[3];
+            auto ok = (*client)->followLogs(
+                k.containerId.isEmpty() ? k.containerName : k.containerId, o,
+                [&](const Docker::LogFrame &f) {
+                    QByteArray &buf = pending[int(f.stream)];
+                    buf += f.data;
+                    const qsizetype nl = buf.lastIndexOf('\n');
+                    if (nl >= 0) {
+                        emitLines(k.hostname, buf.left(nl + 1),
+                                  f.stream == Docker::LogFrame::Stream::Stderr);
+                        buf.remove(0, nl + 1);
+                    }
+                    return !cancel.isCancelled();
+                },
+                call);
+            for (int s = 1; s < 3; ++s) {
+                if (!pending[s].isEmpty())
+                    emitLines(k.hostname, pending[s], s == 2);
+            }
+            if (!ok && !cancel.isCancelled())
+                note(ok.error().withContext(QStringLiteral("logs of %1").arg(k.hostname)));
+        });
+    }
+    if (firstError)
+        return fail(*firstError);
+    return {};
+}
+
+Result<std::optional<SessionController::PolicyDecision>>
+SessionController::handleKernelExit(const Docker::DockerEvent &event, const QString &host)
+{
+    using Decision = std::optional<PolicyDecision>;
+    if (event.type != QLatin1String("container") || event.action != QLatin1String("die"))
+        return Decision{};
+    const QString sessionId = event.attributes.value(ProvisionLabels::session());
+    const QString hostname = event.attributes.value(ProvisionLabels::hostname());
+    if (sessionId.isEmpty() || hostname.isEmpty())
+        return Decision{};
+    auto session = m_store->session(sessionId);
+    if (!session)
+        return Decision{}; // not a session of this store
+    if (session->desired != DesiredState::Running || isFinal(session->status))
+        return Decision{};
+
+    // An exit is expected while we restart or terminate; the lock tells, and so does the
+    // container running again by the time we look.
+    auto lock = m_store->lockSession(sessionId, 2s);
+    if (!lock)
+        return Decision{};
+    session = m_store->session(sessionId);
+    auto kernels = m_store->kernels(sessionId);
+    if (!session || !kernels)
+        return Decision{};
+    if (session->desired != DesiredState::Running || isFinal(session->status) ||
+        session->status == SessionStatus::Provisioning)
+        return Decision{};
+    const KernelRecord *kernel = nullptr;
+    for (const KernelRecord &k : std::as_const(*kernels)) {
+        if (k.hostname == hostname)
+            kernel = &k;
+    }
+    if (!kernel || kernel->status != KernelStatus::Running || kernel->host != host ||
+        (!kernel->containerId.isEmpty() && kernel->containerId != event.actorId))
+        return Decision{};
+    auto client = m_registry->client(host);
+    if (client) {
+        Docker::CallOptions call;
+        call.timeout = 10s;
+        auto info = (*client)->inspectContainer(event.actorId, call);
+        if (info && info->state.running)
+            return Decision{}; // restarted meanwhile (by us or someone else)
+    }
+
+    const QString exitCode = event.attributes.value(QStringLiteral("exitCode"));
+    auto spec = Provisioner::specOf(*session);
+    const FailurePolicy policy = spec ? spec->plan.failurePolicy : FailurePolicy{};
+    PolicyDecision d;
+    d.sessionId = sessionId;
+    d.hostname = hostname;
+    d.action = TemplateValues::failureActionName(policy.action);
+    const QString what =
+        QStringLiteral("%1 exited unexpectedly (code %2) on host %3").arg(hostname, exitCode, host);
+
+    switch (policy.action) {
+    case FailurePolicy::Action::Ignore: {
+        m_store->updateKernelStatus(sessionId, kernel->id, KernelStatus::Error, what);
+        Q_EMIT kernelStatusChanged(sessionId, kernel->id, hostname, toString(KernelStatus::Error));
+        d.detail = what + QStringLiteral(": ignore, session degraded");
+        logEvent(sessionId, kernel->id, QStringLiteral("policy"), d.detail);
+        SessionRecord s = *session;
+        s.lastError = what;
+        setSessionStatus(s, SessionStatus::Degraded, what);
+        break;
+    }
+    case FailurePolicy::Action::RestartSession:
+        if (session->restartCount < policy.maxRestarts) {
+            SessionRecord s = *session;
+            s.restartCount += 1;
+            m_store->updateSession(s);
+            d.detail = what + QStringLiteral(": restart-session (%1 of %2)")
+                                  .arg(s.restartCount)
+                                  .arg(policy.maxRestarts);
+            logEvent(sessionId, kernel->id, QStringLiteral("policy"), d.detail);
+            if (auto ok = restartLocked(sessionId, d.detail); !ok) {
+                d.detail += QStringLiteral("; restart failed: ") + ok.error().toString();
+                logEvent(sessionId, {}, QStringLiteral("policy"), d.detail);
+            }
+            break;
+        }
+        d.action = QStringLiteral("terminate-session");
+        d.detail = what + QStringLiteral(": restart limit (%1) reached, terminate-session")
+                              .arg(policy.maxRestarts);
+        logEvent(sessionId, kernel->id, QStringLiteral("policy"), d.detail);
+        terminateLocked(sessionId, d.detail);
+        break;
+    case FailurePolicy::Action::TerminateSession:
+        d.detail = what + QStringLiteral(": terminate-session");
+        logEvent(sessionId, kernel->id, QStringLiteral("policy"), d.detail);
+        terminateLocked(sessionId, d.detail);
+        break;
+    }
+    Q_EMIT policyApplied(sessionId, d.action, d.detail);
+    return Decision{d};
+}
+
+void SessionController::setSessionStatus(SessionRecord &session, SessionStatus status,
+                                         const QString &reason)
+{
+    session.status = status;
+    session.updatedAt = QDateTime::currentDateTimeUtc();
+    session.history.append({toString(status), session.updatedAt, reason});
+    if (auto ok = m_store->updateSession(session); !ok)
+        qCWarning(lcProvision) << "recording session status:" << ok.error().toString();
+}
+
+void SessionController::logEvent(const QString &sessionId, const QString &kernelId,
+                                 const QString &action, const QString &detail)
+{
+    EventRecord e;
+    e.at = QDateTime::currentDateTimeUtc();
+    e.actor = m_actor.isEmpty() ? QStringLiteral("controller") : m_actor;
+    e.sessionId = sessionId;
+    e.kernelId = kernelId;
+    e.action = action;
+    e.detail = detail;
+    if (auto ok = m_store->appendEvent(e); !ok)
+        qCWarning(lcProvision) << "event log:" << ok.error().toString();
+}
+
+} // namespace ClusterDeck

@@ -1,0 +1,78 @@
+#pragma once
+
+#include "common/error.h"
+#include "docker/dockertypes.h"
+#include "http/httptypes.h"
+#include "sessionspec.h"
+#include "store/records.h"
+
+#include <QObject>
+
+#include <functional>
+#include <optional>
+
+namespace ClusterDeck {
+
+class HostRegistry;
+class StateStore;
+
+// Whole-session operations of DESIGN.md: restart and terminate act on every kernel of a session
+// concurrently and return when all are done (asking for one kernel acts on the whole session);
+// logs of one or all kernels; and the failure policy applied when a kernel exits unexpectedly.
+// Blocking: call from a worker thread (or the CLI's main thread).
+class SessionController : public QObject
+{
+    Q_OBJECT
+
+public:
+    struct PolicyDecision
+    {
+        QString sessionId;
+        QString hostname;
+        QString action; // "terminate-session", "restart-session", "ignore"
+        QString detail;
+    };
+    // hostname, one line of output without its newline, from stderr?
+    using LogSink = std::function<void(const QString &hostname, const QByteArray &line, bool err)>;
+
+    SessionController(StateStore *store, HostRegistry *registry, QObject *parent = nullptr);
+
+    void setActor(const QString &actor) { m_actor = actor; }
+    // Seconds a kernel gets to stop before SIGKILL on restart.
+    void setStopTimeout(int seconds) { m_stopTimeout = seconds; }
+
+    // SESSION as the CLI takes it: the id, a unique prefix of it (the short id), or the name.
+    static Result<SessionRecord> findSession(const StateStore &store, const QString &ref);
+    // What removeSessionObjects needs, from the store's records (they are the placement truth).
+    static SessionSpec specFromRecords(const SessionRecord &session,
+                                       const QList<KernelRecord> &kernels);
+
+    Result<SessionRecord> restart(const QString &sessionId, const QString &reason = {});
+    Result<SessionRecord> terminate(const QString &sessionId, const QString &reason = {});
+    Result<void> logs(const QString &sessionId, const QString &hostname, bool follow,
+                      const LogSink &sink, const Http::CancelToken &cancel = {});
+
+    // A `die` event of a container carrying io.clusterdeck.session, seen on `host`. Applies the
+    // session's failure policy if the exit was not expected; returns what was decided.
+    Result<std::optional<PolicyDecision>> handleKernelExit(const Docker::DockerEvent &event,
+                                                           const QString &host);
+
+Q_SIGNALS:
+    void kernelStatusChanged(const QString &sessionId, const QString &kernelId,
+                             const QString &hostname, const QString &status);
+    void policyApplied(const QString &sessionId, const QString &action, const QString &detail);
+
+private:
+    Result<SessionRecord> restartLocked(const QString &sessionId, const QString &reason);
+    Result<SessionRecord> terminateLocked(const QString &sessionId, const QString &reason);
+    void setSessionStatus(SessionRecord &session, SessionStatus status, const QString &reason);
+    void logEvent(const QString &sessionId, const QString &kernelId, const QString &action,
+                  const QString &detail);
+
+    StateStore *m_store;
+    HostRegistry *m_registry;
+    QString m_actor;
+    int m_stopTimeout = 5;
+};
+
+} // namespace ClusterDeck

@@ -1,0 +1,220 @@
+#include "sessionspec.h"
+
+#include "template/templatevalues.h"
+
+#include <QJsonArray>
+
+namespace ClusterDeck {
+
+namespace {
+
+QJsonObject mapToJson(const QMap<QString, QString> &map)
+{
+    QJsonObject o;
+    for (auto it = map.cbegin(); it != map.cend(); ++it)
+        o.insert(it.key(), it.value());
+    return o;
+}
+
+QMap<QString, QString> mapFromJson(const QJsonObject &o)
+{
+    QMap<QString, QString> map;
+    for (auto it = o.begin(); it != o.end(); ++it)
+        map.insert(it.key(), it.value().toString());
+    return map;
+}
+
+QJsonArray listToJson(const QStringList &list)
+{
+    return QJsonArray::fromStringList(list);
+}
+
+QStringList listFromJson(const QJsonValue &v)
+{
+    QStringList list;
+    for (const QJsonValue &item : v.toArray())
+        list.append(item.toString());
+    return list;
+}
+
+QJsonObject kernelToJson(const KernelSpec &k)
+{
+    QJsonArray files;
+    for (const PlannedFile &f : k.files)
+        files.append(
+            QJsonObject{{QStringLiteral("path"), f.path},
+                        {QStringLiteral("content"), QString::fromLatin1(f.content.toBase64())},
+                        {QStringLiteral("mode"), f.mode},
+                        {QStringLiteral("owner"), f.owner}});
+    QJsonArray ports;
+    for (const ServicePort &p : k.ports)
+        ports.append(QJsonObject{{QStringLiteral("name"), p.name},
+                                 {QStringLiteral("protocol"), p.protocol},
+                                 {QStringLiteral("port"), p.port}});
+    QJsonArray mounts;
+    for (const Mount &m : k.mounts)
+        mounts.append(QJsonObject{{QStringLiteral("type"), TemplateValues::mountTypeName(m.type)},
+                                  {QStringLiteral("source"), m.source},
+                                  {QStringLiteral("target"), m.target},
+                                  {QStringLiteral("read_only"), m.readOnly},
+                                  {QStringLiteral("driver"), m.driver},
+                                  {QStringLiteral("driver_options"), mapToJson(m.driverOptions)}});
+    QJsonObject resources;
+    if (k.resources.cpus)
+        resources.insert(QStringLiteral("cpus"), *k.resources.cpus);
+    if (k.resources.memoryBytes)
+        resources.insert(QStringLiteral("memory"), double(*k.resources.memoryBytes));
+    if (k.resources.gpus)
+        resources.insert(QStringLiteral("gpus"), *k.resources.gpus);
+    return QJsonObject{{QStringLiteral("kernel_id"), k.kernelId},
+                       {QStringLiteral("hostname"), k.hostname},
+                       {QStringLiteral("container_name"), k.containerName},
+                       {QStringLiteral("role"), k.role},
+                       {QStringLiteral("role_idx"), k.roleIdx},
+                       {QStringLiteral("local_rank"), k.localRank},
+                       {QStringLiteral("primary"), k.primary},
+                       {QStringLiteral("image"), k.image},
+                       {QStringLiteral("entrypoint"), listToJson(k.entrypoint)},
+                       {QStringLiteral("command"), listToJson(k.command)},
+                       {QStringLiteral("working_dir"), k.workingDir},
+                       {QStringLiteral("user"), k.user},
+                       {QStringLiteral("env"), mapToJson(k.env)},
+                       {QStringLiteral("files"), files},
+                       {QStringLiteral("ports"), ports},
+                       {QStringLiteral("resources"), resources},
+                       {QStringLiteral("mounts"), mounts},
+                       {QStringLiteral("labels"), mapToJson(k.labels)},
+                       {QStringLiteral("host_labels"), mapToJson(k.hostLabels)}};
+}
+
+KernelSpec kernelFromJson(const QJsonObject &o)
+{
+    KernelSpec k;
+    k.kernelId = o.value(QStringLiteral("kernel_id")).toString();
+    k.hostname = o.value(QStringLiteral("hostname")).toString();
+    k.containerName = o.value(QStringLiteral("container_name")).toString();
+    k.role = o.value(QStringLiteral("role")).toString();
+    k.roleIdx = o.value(QStringLiteral("role_idx")).toInt(1);
+    k.localRank = o.value(QStringLiteral("local_rank")).toInt();
+    k.primary = o.value(QStringLiteral("primary")).toBool();
+    k.image = o.value(QStringLiteral("image")).toString();
+    k.entrypoint = listFromJson(o.value(QStringLiteral("entrypoint")));
+    k.command = listFromJson(o.value(QStringLiteral("command")));
+    k.workingDir = o.value(QStringLiteral("working_dir")).toString();
+    k.user = o.value(QStringLiteral("user")).toString();
+    k.env = mapFromJson(o.value(QStringLiteral("env")).toObject());
+    for (const QJsonValue &v : o.value(QStringLiteral("files")).toArray()) {
+        const QJsonObject f = v.toObject();
+        k.files.append(
+            {f.value(QStringLiteral("path")).toString(),
+             QByteArray::fromBase64(f.value(QStringLiteral("content")).toString().toLatin1()),
+             f.value(QStringLiteral("mode")).toInt(0644),
+             f.value(QStringLiteral("owner")).toString()});
+    }
+    for (const QJsonValue &v : o.value(QStringLiteral("ports")).toArray()) {
+        const QJsonObject p = v.toObject();
+        k.ports.append({p.value(QStringLiteral("name")).toString(),
+                        p.value(QStringLiteral("protocol")).toString(),
+                        p.value(QStringLiteral("port")).toInt()});
+    }
+    const QJsonObject r = o.value(QStringLiteral("resources")).toObject();
+    if (r.contains(QStringLiteral("cpus")))
+        k.resources.cpus = r.value(QStringLiteral("cpus")).toDouble();
+    if (r.contains(QStringLiteral("memory")))
+        k.resources.memoryBytes = qint64(r.value(QStringLiteral("memory")).toDouble());
+    if (r.contains(QStringLiteral("gpus")))
+        k.resources.gpus = r.value(QStringLiteral("gpus")).toInt();
+    for (const QJsonValue &v : o.value(QStringLiteral("mounts")).toArray()) {
+        const QJsonObject m = v.toObject();
+        Mount mount;
+        mount.type = TemplateValues::parseMountType(m.value(QStringLiteral("type")).toString())
+                         .value_or(Mount::Type::Volume);
+        mount.source = m.value(QStringLiteral("source")).toString();
+        mount.target = m.value(QStringLiteral("target")).toString();
+        mount.readOnly = m.value(QStringLiteral("read_only")).toBool();
+        mount.driver = m.value(QStringLiteral("driver")).toString();
+        mount.driverOptions = mapFromJson(m.value(QStringLiteral("driver_options")).toObject());
+        k.mounts.append(mount);
+    }
+    k.labels = mapFromJson(o.value(QStringLiteral("labels")).toObject());
+    k.hostLabels = mapFromJson(o.value(QStringLiteral("host_labels")).toObject());
+    return k;
+}
+
+} // namespace
+
+QJsonObject SessionSpec::toJson() const
+{
+    QJsonArray kernels;
+    for (const KernelSpec &k : plan.kernels) {
+        QJsonObject o = kernelToJson(k);
+        o.insert(QStringLiteral("host"), placement.hostOf.value(k.hostname));
+        kernels.append(o);
+    }
+    QJsonArray roles;
+    for (const RoleCount &rc : plan.roles)
+        roles.append(
+            QJsonObject{{QStringLiteral("role"), rc.role}, {QStringLiteral("count"), rc.count}});
+    QJsonObject o{
+        {QStringLiteral("session_id"), plan.sessionId},
+        {QStringLiteral("session_name"), plan.sessionName},
+        {QStringLiteral("template"), plan.templateName},
+        {QStringLiteral("network"), plan.networkName},
+        {QStringLiteral("failure_action"),
+         TemplateValues::failureActionName(plan.failurePolicy.action)},
+        {QStringLiteral("max_restarts"), plan.failurePolicy.maxRestarts},
+        {QStringLiteral("startup_order"), TemplateValues::startupOrderName(plan.startupOrder)},
+        {QStringLiteral("presets"), listToJson(plan.presets)},
+        {QStringLiteral("roles"), roles},
+        {QStringLiteral("mode"), placement.mode},
+        {QStringLiteral("network_host"), placement.networkHost},
+        {QStringLiteral("hosts_used"), listToJson(placement.hostsUsed)},
+        {QStringLiteral("kernels"), kernels},
+    };
+    if (plan.mtu)
+        o.insert(QStringLiteral("mtu"), *plan.mtu);
+    return o;
+}
+
+Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &where)
+{
+    SessionSpec spec;
+    ClusterPlan &plan = spec.plan;
+    plan.sessionId = o.value(QStringLiteral("session_id")).toString();
+    if (plan.sessionId.isEmpty())
+        return fail(Error::Kind::Decode, where,
+                    QStringLiteral("the stored session spec is missing"));
+    plan.sessionName = o.value(QStringLiteral("session_name")).toString();
+    plan.templateName = o.value(QStringLiteral("template")).toString();
+    plan.networkName = o.value(QStringLiteral("network")).toString();
+    if (o.contains(QStringLiteral("mtu")))
+        plan.mtu = o.value(QStringLiteral("mtu")).toInt();
+    plan.failurePolicy.action =
+        TemplateValues::parseFailureAction(o.value(QStringLiteral("failure_action")).toString())
+            .value_or(FailurePolicy::Action::TerminateSession);
+    plan.failurePolicy.maxRestarts = o.value(QStringLiteral("max_restarts")).toInt(3);
+    plan.startupOrder =
+        TemplateValues::parseStartupOrder(o.value(QStringLiteral("startup_order")).toString())
+            .value_or(StartupOrder::Parallel);
+    plan.presets = listFromJson(o.value(QStringLiteral("presets")));
+    for (const QJsonValue &v : o.value(QStringLiteral("roles")).toArray())
+        plan.roles.append({v.toObject().value(QStringLiteral("role")).toString(),
+                           v.toObject().value(QStringLiteral("count")).toInt()});
+    spec.placement.mode = o.value(QStringLiteral("mode")).toString();
+    plan.mode = spec.placement.mode == QLatin1String("single-node") ? ClusterMode::SingleNode
+                                                                    : ClusterMode::MultiNode;
+    spec.placement.networkHost = o.value(QStringLiteral("network_host")).toString();
+    spec.placement.hostsUsed = listFromJson(o.value(QStringLiteral("hosts_used")));
+    for (const QJsonValue &v : o.value(QStringLiteral("kernels")).toArray()) {
+        const KernelSpec k = kernelFromJson(v.toObject());
+        spec.placement.hostOf.insert(k.hostname,
+                                     v.toObject().value(QStringLiteral("host")).toString());
+        plan.kernels.append(k);
+    }
+    if (plan.kernels.isEmpty())
+        return fail(Error::Kind::Decode, where,
+                    QStringLiteral("the stored session spec has no kernels"));
+    return spec;
+}
+
+} // namespace ClusterDeck
