@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLoggingCategory>
 
 namespace ClusterDeck::Cli {
 
@@ -378,6 +379,8 @@ QJsonObject hostStatusToJson(const HostStatus &s)
 
 int runHostCommand(Context &context, const QStringList &args)
 {
+    // Progress goes to debug logging; scripts read stdout/stderr (QT_LOGGING_RULES still wins).
+    QLoggingCategory::setFilterRules(QStringLiteral("clusterdeck.*.debug=false"));
     if (args.isEmpty())
         return usage(context, QStringLiteral("host needs a subcommand: add, ls, rm or inspect"));
     const QString sub = args.first();

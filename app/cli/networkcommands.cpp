@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLoggingCategory>
 
 namespace ClusterDeck::Cli {
 
@@ -90,6 +91,8 @@ int setup(Context &context, const QStringList &args)
 
 int runNetworkCommand(Context &context, const QStringList &args)
 {
+    // Progress goes to debug logging; scripts read stdout/stderr (QT_LOGGING_RULES still wins).
+    QLoggingCategory::setFilterRules(QStringLiteral("clusterdeck.*.debug=false"));
     if (args.isEmpty())
         return usage(context, QStringLiteral("network needs a subcommand: setup"));
     if (args.first() == QLatin1String("setup"))

@@ -184,7 +184,7 @@ Result<HostRecord> HostRegistry::add(const HostRecord &input, const AddOptions &
         const std::lock_guard lock(m_clientsMutex);
         m_clients.remove(host->name);
     }
-    qCInfo(lcHost) << "registered host" << host->name << host->endpoint;
+    qCDebug(lcHost) << "registered host" << host->name << host->endpoint;
     return host;
 }
 
@@ -230,7 +230,7 @@ Result<void> HostRegistry::remove(const QString &name)
         const std::lock_guard lock(m_clientsMutex);
         m_clients.remove(name);
     }
-    qCInfo(lcHost) << "removed host" << name;
+    qCDebug(lcHost) << "removed host" << name;
     return {};
 }
 

@@ -264,8 +264,8 @@ Result<SwarmSetup::Report> SwarmSetup::run()
         Docker::SwarmInitSpec spec;
         spec.listenAddr = QStringLiteral("0.0.0.0:") + m_options.listenPort;
         spec.advertiseAddr = target.advertiseAddress;
-        qCInfo(lcHost) << "initialising a swarm on" << record.name << "advertising"
-                       << spec.advertiseAddr;
+        qCDebug(lcHost) << "initialising a swarm on" << record.name << "advertising"
+                        << spec.advertiseAddr;
         auto nodeId = (*client)->initSwarm(spec, within(m_options.joinTimeout));
         if (!nodeId)
             return allFailed(nodeId.error().withContext(QStringLiteral("swarm init")).toString());
@@ -339,8 +339,8 @@ Result<SwarmSetup::Report> SwarmSetup::run()
         join.advertiseAddr = view.advertiseAddress; // empty: the daemon picks its own
         join.remoteAddrs = remoteAddrs;
         join.joinToken = tokens->worker;
-        qCInfo(lcHost) << "joining" << view.name << "to the swarm of" << manager.name << "via"
-                       << remoteAddrs;
+        qCDebug(lcHost) << "joining" << view.name << "to the swarm of" << manager.name << "via"
+                        << remoteAddrs;
         if (auto joined = (*client)->joinSwarm(join, within(m_options.joinTimeout)); !joined) {
             entry.action = Action::Failed;
             entry.detail = joined.error().withContext(QStringLiteral("swarm join")).toString();
