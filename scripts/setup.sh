@@ -10,12 +10,12 @@ PACKAGES=(
     libcurl4-openssl-dev libyaml-cpp-dev libsqlite3-dev libarchive-dev libssl-dev
     clang-format
     # the lab: Docker hosts in network namespaces, etcd, the lab image's contents
-    docker.io etcd-server etcd-client busybox-static dropbear-bin
+    docker.io etcd-server etcd-client busybox-static dropbear-bin openssh-client
     iproute2 iptables openssl util-linux procps ca-certificates curl
     # GUI tests, screenshots, the demo
     xvfb xauth imagemagick
     # packaging checks
-    desktop-file-utils appstream dpkg-dev file
+    desktop-file-utils appstream dpkg-dev file librsvg2-bin
 )
 
 missing=()
