@@ -1,0 +1,142 @@
+#pragma once
+
+#include "store/records.h"
+
+#include <QAbstractItemModel>
+#include <QDateTime>
+#include <QHash>
+#include <QList>
+
+#include <memory>
+#include <vector>
+
+namespace ClusterDeck {
+
+// The collapsible session tree: session → role → kernel.
+//
+// A top-level row is a session seen through its primary kernel (the first kernel of the first
+// role); its children are role rows ("worker (12)") whose children are the member kernels.
+// Fed from store records; every incremental change (one kernel's status, a new kernel, a removed
+// session) touches only the rows concerned, so views keep expansion and selection. Lookups by
+// session id and kernel id are O(1).
+class SessionTreeModel : public QAbstractItemModel
+{
+    Q_OBJECT
+
+public:
+    enum Column {
+        NameColumn,      // session name / "worker (12)" / kernel hostname
+        StatusColumn,    // aggregated status with a coloured icon
+        TemplateColumn,  // session: template; role: role name; kernel: "worker 7"
+        KernelsColumn,   // "14 kernels: master×2, worker×12"
+        HostsColumn,     // hosts used (session, role) / host (kernel)
+        ContainerColumn, // short container id (primary's for a session)
+        AgeColumn,
+        PortsColumn, // service ports (primary's for a session)
+        ColumnCount
+    };
+    Q_ENUM(Column)
+
+    enum class RowKind { Session, Role, Kernel };
+    Q_ENUM(RowKind)
+
+    enum Roles {
+        KindRole = Qt::UserRole + 1, // RowKind as int
+        IdRole,                      // session id, role name or kernel id
+        SessionIdRole,               // the session every row belongs to
+        KernelIdRole,                // kernel id (the primary's on a session row)
+        SessionNameRole,
+        TemplateRole,
+        RoleNameRole,
+        HostnameRole,    // kernel hostname (the primary's on a session row)
+        HostnamesRole,   // QStringList of the hostnames below this row, in rank order
+        HostRole,        // QStringList of registered hosts used by this row
+        StatusRole,      // status as text ("RUNNING")
+        ContainerIdRole, // full container id
+        PortsRole,       // QVariantList of QVariantMap {name, protocol, url, address, port}
+        PortUrlsRole,    // QStringList of the ports' URLs
+        CreatedAtRole,   // QDateTime
+        SortRole,        // what the proxy sorts by in the current column
+        LastErrorRole,   // session lastError / kernel's last status reason
+        KernelCountRole, // kernels below this row
+        LocalRankRole,
+    };
+
+    explicit SessionTreeModel(QObject *parent = nullptr);
+    ~SessionTreeModel() override;
+
+    // Whole snapshot (a reset): used at start and after a reconnect.
+    void setSessions(const QList<SessionRecord> &sessions,
+                     const QHash<QString, QList<KernelRecord>> &kernelsBySession);
+    // Adds or updates one session; with kernels given, its kernel set becomes exactly that.
+    void upsertSession(const SessionRecord &session);
+    void upsertSession(const SessionRecord &session, const QList<KernelRecord> &kernels);
+    void removeSession(const QString &sessionId);
+    // Adds or updates one kernel of a known session (ignored for an unknown session).
+    void updateKernel(const KernelRecord &kernel);
+    void removeKernel(const QString &sessionId, const QString &kernelId);
+    void clear();
+
+    // Registered host → public address, so tcp ports without a URL can name an address.
+    void setHostAddresses(const QHash<QString, QString> &addresses);
+    // Fixed "now" for the Age column (tests); invalid means the wall clock.
+    void setReferenceTime(const QDateTime &now);
+
+    bool hasSession(const QString &sessionId) const;
+    bool hasKernel(const QString &kernelId) const;
+    int sessionCount() const;
+    int kernelCount() const;
+    QModelIndex sessionIndex(const QString &sessionId, int column = 0) const;
+    QModelIndex kernelIndex(const QString &kernelId, int column = 0) const;
+    std::optional<SessionRecord> sessionRecord(const QString &sessionId) const;
+    std::optional<KernelRecord> kernelRecord(const QString &kernelId) const;
+    // The status shown for a session (the record's if final, else derived from its kernels).
+    SessionStatus displayedStatus(const QString &sessionId) const;
+
+    static QString statusText(SessionStatus status);
+    static QString statusText(KernelStatus status);
+    static QString formatAge(qint64 seconds);
+    static QString shortId(const QString &id, int length = 12);
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+private:
+    struct Node;
+    struct SessionInfo;
+
+    Node *nodeFor(const QModelIndex &index) const;
+    QModelIndex indexFor(const Node *node, int column = 0) const;
+    Node *sessionNodeOf(const Node *node) const;
+    Node *buildSessionNode(const SessionRecord &session, QList<KernelRecord> kernels);
+    void indexSessionNode(Node *sessionNode);
+    void unindexSessionNode(Node *sessionNode);
+    void syncKernels(Node *sessionNode, const QList<KernelRecord> &kernels);
+    Node *insertKernel(Node *sessionNode, const KernelRecord &kernel);
+    void takeKernel(Node *kernelNode);
+    void refreshSession(Node *sessionNode, bool notify);
+    void refreshRole(Node *roleNode);
+    void emitRowChanged(const Node *node);
+    QVariant portsValue(const KernelRecord &kernel) const;
+    QString portsText(const KernelRecord &kernel) const;
+    QString portAddress(const KernelRecord &kernel, const PortBinding &port) const;
+    qint64 ageSeconds(const QDateTime &created) const;
+    QVariant sessionData(const Node *node, int column, int role) const;
+    QVariant roleData(const Node *node, int column, int role) const;
+    QVariant kernelData(const Node *node, int column, int role) const;
+
+    std::unique_ptr<Node> m_root;
+    QHash<QString, Node *> m_sessions; // session id → session node
+    QHash<QString, Node *> m_kernels;  // kernel id → kernel node
+    QHash<QString, QString> m_hostAddresses;
+    QDateTime m_referenceTime;
+};
+
+} // namespace ClusterDeck
