@@ -1,7 +1,9 @@
 #include "common/version.h"
+#include "console/consolecontroller.h"
 #include "mainwindow/mainwindow.h"
 
 #include <QApplication>
+#include <QCommandLineParser>
 
 int main(int argc, char *argv[])
 {
@@ -9,9 +11,30 @@ int main(int argc, char *argv[])
     QApplication::setApplicationName(QStringLiteral("clusterdeck"));
     QApplication::setApplicationDisplayName(QStringLiteral("ClusterDeck"));
     QApplication::setApplicationVersion(ClusterDeck::versionString());
+    QApplication::setOrganizationName(QStringLiteral("ClusterDeck"));
     QApplication::setOrganizationDomain(QStringLiteral("clusterdeck.io"));
 
-    ClusterDeck::Ui::MainWindow window;
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("ClusterDeck desktop console"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption storeOption(
+        QStringLiteral("store"),
+        QStringLiteral("State store URL (default: $CLUSTERDECK_STORE, the config file, "
+                       "then sqlite://$XDG_DATA_HOME/clusterdeck/state.db)."),
+        QStringLiteral("URL"));
+    const QCommandLineOption noReconcile(QStringLiteral("no-reconcile"),
+                                         QStringLiteral("Do not reconcile the hosts at start."));
+    parser.addOptions({storeOption, noReconcile});
+    parser.process(app);
+
+    ClusterDeck::Ui::ConsoleController controller;
+    ClusterDeck::Ui::MainWindow window(&controller);
+    if (!parser.isSet(noReconcile))
+        QObject::connect(&controller, &ClusterDeck::Ui::ConsoleController::storeOpened,
+                         &controller, &ClusterDeck::Ui::ConsoleController::reconcile,
+                         Qt::SingleShotConnection);
+    controller.openStore(parser.value(storeOption)); // in the background; the window shows now
     window.show();
     return QApplication::exec();
 }

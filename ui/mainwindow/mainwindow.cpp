@@ -1,42 +1,121 @@
 #include "mainwindow.h"
 
 #include "common/version.h"
+#include "console/consolecontroller.h"
+#include "sessions/sessionsview.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QToolBar>
 
 namespace ClusterDeck::Ui {
 
-MainWindow::MainWindow(QWidget *parent)
+namespace {
+QWidget *placeholder(const QString &text)
+{
+    auto *label = new QLabel(text);
+    label->setAlignment(Qt::AlignCenter);
+    return label;
+}
+} // namespace
+
+MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
     : QMainWindow(parent)
+    , m_controller(controller ? controller : new ConsoleController(this))
     , m_tabs(new QTabWidget(this))
 {
     setWindowTitle(QStringLiteral("ClusterDeck"));
     setObjectName(QStringLiteral("ClusterDeckMainWindow"));
-    resize(1100, 700);
+    resize(1280, 800);
 
-    auto placeholder = [](const QString &text) {
-        auto *label = new QLabel(text);
-        label->setAlignment(Qt::AlignCenter);
-        return label;
-    };
-    m_tabs->addTab(placeholder(tr("No sessions yet.")), tr("Sessions"));
+    m_sessionsView = new SessionsView(m_controller);
+    m_tabs->setObjectName(QStringLiteral("mainTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_sessionsView, tr("Sessions"));
     m_tabs->addTab(placeholder(tr("No hosts registered.")), tr("Hosts"));
     m_tabs->addTab(placeholder(tr("No templates loaded.")), tr("Templates"));
+    m_tabs->addTab(placeholder(tr("No events yet.")), tr("Events"));
     setCentralWidget(m_tabs);
 
+    setupToolBar();
     setupMenus();
-    statusBar()->showMessage(tr("Ready"));
+    setupStatusBar();
+    restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::setView(int index, QWidget *view)
+{
+    const QString title = m_tabs->tabText(index);
+    QWidget *old = m_tabs->widget(index);
+    const int current = m_tabs->currentIndex();
+    m_tabs->removeTab(index);
+    m_tabs->insertTab(index, view, title);
+    m_tabs->setCurrentIndex(current);
+    delete old;
+}
+
+void MainWindow::setupToolBar()
+{
+    QToolBar *bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolBar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->setMovable(false);
+
+    m_launch =
+        new QAction(QIcon::fromTheme(QStringLiteral("media-playback-start")), tr("&Launch…"), this);
+    m_launch->setObjectName(QStringLiteral("launch"));
+    m_launch->setShortcut(QKeySequence::New);
+    m_launch->setToolTip(tr("Launch a cluster session from a template"));
+    connect(m_launch, &QAction::triggered, this, &MainWindow::launchRequested);
+
+    m_refresh = new QAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&fresh"), this);
+    m_refresh->setObjectName(QStringLiteral("refresh"));
+    m_refresh->setShortcut(QKeySequence::Refresh);
+    connect(m_refresh, &QAction::triggered, this, [this] {
+        m_controller->refresh();
+        m_controller->refreshHosts();
+    });
+
+    bar->addAction(m_launch);
+    bar->addAction(m_sessionsView->restartAction());
+    bar->addAction(m_sessionsView->terminateAction());
+    bar->addSeparator();
+    bar->addAction(m_refresh);
 }
 
 void MainWindow::setupMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+    file->addAction(m_launch);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu *session = menuBar()->addMenu(tr("&Session"));
+    session->addAction(m_sessionsView->restartAction());
+    session->addAction(m_sessionsView->terminateAction());
+    session->addAction(m_sessionsView->logsAction());
+    session->addAction(m_sessionsView->copyHostnamesAction());
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_refresh);
+    QAction *reconcile = view->addAction(tr("Reconcile Now"));
+    reconcile->setObjectName(QStringLiteral("reconcile"));
+    connect(reconcile, &QAction::triggered, m_controller, &ConsoleController::reconcile);
+    view->addSeparator();
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        QAction *go = view->addAction(m_tabs->tabText(i));
+        go->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)));
+        connect(go, &QAction::triggered, this, [this, i] { m_tabs->setCurrentIndex(i); });
+    }
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About ClusterDeck"), this, [this] {
@@ -45,6 +124,91 @@ void MainWindow::setupMenus()
                               "across Docker hosts.")
                                .arg(versionString()));
     });
+}
+
+void MainWindow::setupStatusBar()
+{
+    m_storeLabel = new QLabel(tr("Store: opening…"));
+    m_storeLabel->setObjectName(QStringLiteral("storeLabel"));
+    m_hostsLabel = new QLabel(tr("Hosts: —"));
+    m_hostsLabel->setObjectName(QStringLiteral("hostsLabel"));
+    m_busyLabel = new QLabel;
+    statusBar()->addPermanentWidget(m_busyLabel);
+    statusBar()->addPermanentWidget(m_hostsLabel);
+    statusBar()->addPermanentWidget(m_storeLabel);
+    if (m_controller->hasStore())
+        m_storeLabel->setText(tr("Store: %1").arg(m_controller->storeDescription()));
+    else
+        m_storeLabel->setText(tr("Store: none"));
+
+    connect(m_controller, &ConsoleController::connectionChanged, this,
+            [this](bool connected, const QString &message) {
+                m_storeLabel->setText(connected ? tr("Store: %1").arg(message)
+                                                : tr("Store: not connected"));
+                m_storeLabel->setToolTip(message);
+                m_storeLabel->setStyleSheet(connected ? QString()
+                                                      : QStringLiteral("color: #cc3333;"));
+            });
+    connect(m_controller, &ConsoleController::storeFailed, this, [this](const QString &error) {
+        statusBar()->showMessage(tr("Cannot open the store: %1").arg(error));
+    });
+    connect(m_controller, &ConsoleController::reachableHostsChanged, this,
+            [this](int reachable, int total) {
+                m_hostsLabel->setText(tr("Hosts: %1/%2 reachable").arg(reachable).arg(total));
+                m_hostsLabel->setStyleSheet(reachable < total ? QStringLiteral("color: #cc3333;")
+                                                              : QString());
+            });
+    connect(m_controller, &ConsoleController::busyChanged, this,
+            [this](bool busy) { m_busyLabel->setText(busy ? tr("Working…") : QString()); });
+    connect(m_controller, &ConsoleController::operationStarted, this,
+            [this](const QString &what) { statusBar()->showMessage(tr("%1…").arg(what)); });
+    connect(m_controller, &ConsoleController::operationFinished, this, &MainWindow::showOperation);
+    statusBar()->showMessage(tr("Ready"));
+}
+
+void MainWindow::showOperation(const QString &what, bool ok, const QString &message)
+{
+    if (ok) {
+        statusBar()->showMessage(tr("%1: done — %2").arg(what, message), 10000);
+        return;
+    }
+    statusBar()->showMessage(tr("%1 failed").arg(what), 10000);
+    // Errors in full: the admin needs the host and the daemon's words to act on them.
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("%1 failed").arg(what), message,
+                                QMessageBox::Close, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    box->open();
+}
+
+void MainWindow::saveSettings() const
+{
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("MainWindow"));
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("state"), saveState());
+    settings.setValue(QStringLiteral("lastView"), m_tabs->currentIndex());
+    settings.setValue(QStringLiteral("sessionsView"), m_sessionsView->saveState());
+    settings.endGroup();
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("MainWindow"));
+    const QByteArray geometry = settings.value(QStringLiteral("geometry")).toByteArray();
+    if (!geometry.isEmpty())
+        restoreGeometry(geometry);
+    restoreState(settings.value(QStringLiteral("state")).toByteArray());
+    m_tabs->setCurrentIndex(settings.value(QStringLiteral("lastView"), 0).toInt());
+    m_sessionsView->restoreState(settings.value(QStringLiteral("sessionsView")).toByteArray());
+    settings.endGroup();
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    saveSettings();
+    QMainWindow::closeEvent(event);
 }
 
 } // namespace ClusterDeck::Ui

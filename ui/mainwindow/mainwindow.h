@@ -2,21 +2,59 @@
 
 #include <QMainWindow>
 
+class QAction;
+class QLabel;
 class QTabWidget;
 
 namespace ClusterDeck::Ui {
 
+class ConsoleController;
+class SessionsView;
+
+// The console: Sessions, Hosts, Templates and Events views as tabs, a toolbar (Launch, Restart,
+// Terminate, Refresh) and a status bar with the store and the reachable hosts. Remembers its
+// geometry, column widths and last view.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 
 public:
-    explicit MainWindow(QWidget *parent = nullptr);
+    // Without a controller the window makes its own (with no store until one is opened).
+    explicit MainWindow(ConsoleController *controller = nullptr, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    ConsoleController *controller() const { return m_controller; }
+    SessionsView *sessionsView() const { return m_sessionsView; }
+    QTabWidget *tabs() const { return m_tabs; }
+    QAction *launchAction() const { return m_launch; }
+    QAction *refreshAction() const { return m_refresh; }
+
+    // Registers a view as a tab (the Hosts, Templates and Events views add themselves here).
+    void setView(int index, QWidget *view);
+
+    void saveSettings() const;
+    void restoreSettings();
+
+Q_SIGNALS:
+    void launchRequested();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
 
 private:
     void setupMenus();
+    void setupToolBar();
+    void setupStatusBar();
+    void showOperation(const QString &what, bool ok, const QString &message);
 
+    ConsoleController *m_controller = nullptr;
     QTabWidget *m_tabs = nullptr;
+    SessionsView *m_sessionsView = nullptr;
+    QAction *m_launch = nullptr;
+    QAction *m_refresh = nullptr;
+    QLabel *m_storeLabel = nullptr;
+    QLabel *m_hostsLabel = nullptr;
+    QLabel *m_busyLabel = nullptr;
 };
 
 } // namespace ClusterDeck::Ui

@@ -1,0 +1,458 @@
+#include "consolecontroller.h"
+
+#include "host/hostinspector.h"
+#include "host/hostregistry.h"
+#include "provision/reconciler.h"
+#include "provision/sessioncontroller.h"
+#include "sessions/sessiontreemodel.h"
+#include "store/statestore.h"
+#include "store/storefactory.h"
+#include "store/storeurl.h"
+
+#include <QCoreApplication>
+#include <QLoggingCategory>
+#include <QSysInfo>
+#include <QThread>
+#include <QTimer>
+#include <QUrl>
+
+Q_LOGGING_CATEGORY(lcConsole, "clusterdeck.ui.console")
+
+namespace ClusterDeck::Ui {
+
+namespace {
+constexpr int kMaxEvents = 5000;
+} // namespace
+
+struct ConsoleController::SyncResult
+{
+    SyncRequest request;
+    QList<SessionRecord> sessions;
+    QHash<QString, QList<KernelRecord>> kernels;
+    QStringList goneSessions;
+    QList<KernelRecord> kernelUpdates;
+    QList<EventRecord> events;
+    std::optional<QList<HostRecord>> hosts;
+    QString error;
+};
+
+ConsoleController::ConsoleController(QObject *parent)
+    : QObject(parent)
+    , m_sessionModel(new SessionTreeModel(this))
+    , m_syncTimer(new QTimer(this))
+    , m_hostTimer(new QTimer(this))
+{
+    // The global pool has one thread per core; long Docker calls must not starve each other.
+    m_pool.setMaxThreadCount(std::max(8, QThread::idealThreadCount()));
+    m_pool.setObjectName(QStringLiteral("ConsoleControllerPool"));
+    m_syncTimer->setSingleShot(true);
+    m_syncTimer->setInterval(30);
+    connect(m_syncTimer, &QTimer::timeout, this, &ConsoleController::startSync);
+    m_hostTimer->setInterval(20000);
+    connect(m_hostTimer, &QTimer::timeout, this, &ConsoleController::refreshHosts);
+
+    const QString user = qEnvironmentVariable("USER", QStringLiteral("admin"));
+    m_actor = user + u'@' + QSysInfo::machineHostName();
+}
+
+ConsoleController::~ConsoleController()
+{
+    m_syncTimer->stop();
+    m_hostTimer->stop();
+    // Background work holds raw pointers to the store and the registry: let it finish first.
+    m_pool.waitForDone();
+}
+
+void ConsoleController::openStore(const QString &url)
+{
+    QThread *guiThread = thread();
+    // unique_ptr is not copyable, QFuture results must be: carry it in a shared holder.
+    using Holder = std::shared_ptr<std::unique_ptr<StateStore>>;
+    runInBackground(
+        [url, guiThread]() -> Result<Holder> {
+            auto resolved = StoreUrl::resolve(url);
+            if (!resolved)
+                return std::unexpected(resolved.error());
+            auto store = ClusterDeck::openStore(*resolved);
+            if (!store)
+                return std::unexpected(store.error());
+            // Opened here, lives on the GUI thread (its signals and timers belong there).
+            (*store)->moveToThread(guiThread);
+            return std::make_shared<std::unique_ptr<StateStore>>(std::move(*store));
+        },
+        [this](const Result<Holder> &result) {
+            if (!result) {
+                qCWarning(lcConsole) << "cannot open store:" << result.error().toString();
+                m_connected = false;
+                Q_EMIT connectionChanged(false, result.error().toString());
+                Q_EMIT storeFailed(result.error().toString());
+                return;
+            }
+            m_store = std::move(**result);
+            attachStore();
+            Q_EMIT storeOpened(storeDescription());
+        });
+}
+
+void ConsoleController::setStore(std::unique_ptr<StateStore> store)
+{
+    m_store = std::move(store);
+    attachStore();
+    Q_EMIT storeOpened(storeDescription());
+}
+
+QString ConsoleController::storeDescription() const
+{
+    return m_store ? m_store->describe() : tr("no store");
+}
+
+void ConsoleController::attachStore()
+{
+    m_registry = std::make_unique<HostRegistry>(m_store.get());
+    m_sessions = std::make_unique<SessionController>(m_store.get(), m_registry.get());
+    m_sessions->setActor(m_actor + QStringLiteral(" (console)"));
+    m_connected = true;
+    Q_EMIT connectionChanged(true, storeDescription());
+
+    StateStore *s = m_store.get();
+    connect(s, &StateStore::sessionAdded, this, [this](const QString &id) {
+        m_removedDuringSync.remove(id);
+        m_pending.sessions.insert(id);
+        scheduleSync();
+    });
+    connect(s, &StateStore::sessionChanged, this, [this](const QString &id) {
+        m_pending.sessions.insert(id);
+        scheduleSync();
+    });
+    connect(s, &StateStore::sessionRemoved, this, [this](const QString &id) {
+        m_pending.sessions.remove(id);
+        if (m_syncInFlight)
+            m_removedDuringSync.insert(id);
+        m_sessionModel->removeSession(id);
+    });
+    connect(s, &StateStore::kernelChanged, this,
+            [this](const QString &sessionId, const QString &kernelId) {
+                m_pending.kernels.insert(kernelId, sessionId);
+                scheduleSync();
+            });
+    connect(s, &StateStore::hostChanged, this, [this] {
+        m_pending.hosts = true;
+        scheduleSync();
+    });
+    connect(s, &StateStore::hostRemoved, this, [this] {
+        m_pending.hosts = true;
+        scheduleSync();
+    });
+    connect(s, &StateStore::eventAppended, this, [this] {
+        m_pending.events = true;
+        scheduleSync();
+    });
+    refresh();
+    refreshHosts();
+    if (m_hostTimer->interval() > 0)
+        m_hostTimer->start();
+}
+
+int ConsoleController::reachableHosts() const
+{
+    return int(std::count_if(m_hostStatuses.cbegin(), m_hostStatuses.cend(),
+                             [](const HostStatus &h) { return h.reachable; }));
+}
+
+void ConsoleController::setHostRefreshInterval(int msec)
+{
+    m_hostTimer->setInterval(msec);
+    if (msec <= 0)
+        m_hostTimer->stop();
+    else if (m_store)
+        m_hostTimer->start();
+}
+
+void ConsoleController::setCoalesceDelay(int msec)
+{
+    m_syncTimer->setInterval(msec);
+}
+
+void ConsoleController::refresh()
+{
+    if (!m_store)
+        return;
+    m_pending.full = true;
+    m_pending.hosts = true;
+    m_pending.events = true;
+    scheduleSync();
+}
+
+void ConsoleController::scheduleSync()
+{
+    if (!m_syncInFlight && !m_syncTimer->isActive())
+        m_syncTimer->start();
+}
+
+void ConsoleController::startSync()
+{
+    if (!m_store || m_syncInFlight)
+        return;
+    SyncRequest request = std::exchange(m_pending, SyncRequest{});
+    request.afterSeq = m_lastEventSeq;
+    if (!request.full && request.sessions.isEmpty() && request.kernels.isEmpty() &&
+        !request.hosts && !request.events)
+        return;
+    m_syncInFlight = true;
+    m_removedDuringSync.clear();
+    StateStore *store = m_store.get();
+    runInBackground(
+        [store, request]() {
+            SyncResult r;
+            r.request = request;
+            auto note = [&r](const Error &e) {
+                if (r.error.isEmpty())
+                    r.error = e.toString();
+            };
+            if (request.full) {
+                auto sessions = store->sessions();
+                auto kernels = store->allKernels();
+                if (sessions && kernels) {
+                    r.sessions = *sessions;
+                    for (const KernelRecord &k : std::as_const(*kernels))
+                        r.kernels[k.sessionId].append(k);
+                } else {
+                    note(sessions ? kernels.error() : sessions.error());
+                }
+            } else {
+                for (const QString &id : request.sessions) {
+                    auto session = store->session(id);
+                    if (!session) {
+                        if (session.error().kind == Error::Kind::NotFound)
+                            r.goneSessions.append(id);
+                        else
+                            note(session.error());
+                        continue;
+                    }
+                    auto kernels = store->kernels(id);
+                    if (!kernels) {
+                        note(kernels.error());
+                        continue;
+                    }
+                    r.sessions.append(*session);
+                    r.kernels.insert(id, *kernels);
+                }
+                for (auto it = request.kernels.cbegin(); it != request.kernels.cend(); ++it) {
+                    if (request.sessions.contains(it.value()))
+                        continue; // fetched with its session
+                    auto kernel = store->kernel(it.value(), it.key());
+                    if (kernel)
+                        r.kernelUpdates.append(*kernel);
+                    else if (kernel.error().kind != Error::Kind::NotFound)
+                        note(kernel.error());
+                }
+            }
+            if (request.hosts || request.full) {
+                if (auto hosts = store->hosts())
+                    r.hosts = *hosts;
+                else
+                    note(hosts.error());
+            }
+            if (request.events || request.full) {
+                if (auto events = store->events(request.full ? 0 : request.afterSeq, kMaxEvents))
+                    r.events = *events;
+                else
+                    note(events.error());
+            }
+            return r;
+        },
+        [this](const SyncResult &result) {
+            applySync(result);
+            m_syncInFlight = false;
+            scheduleSync();
+        });
+}
+
+void ConsoleController::applySync(const SyncResult &r)
+{
+    const bool connected = r.error.isEmpty();
+    if (connected != m_connected) {
+        m_connected = connected;
+        Q_EMIT connectionChanged(connected, connected ? storeDescription() : r.error);
+    }
+    if (!r.error.isEmpty())
+        qCWarning(lcConsole) << "store:" << r.error;
+
+    if (r.hosts) {
+        m_hosts = *r.hosts;
+        updateHostAddresses();
+        Q_EMIT hostsChanged();
+    }
+
+    if (r.request.full && r.error.isEmpty()) {
+        if (m_sessionModel->sessionCount() == 0) {
+            m_sessionModel->setSessions(r.sessions, r.kernels);
+        } else {
+            // In place, so the tree keeps its expansion and selection.
+            QSet<QString> present;
+            for (const SessionRecord &s : r.sessions) {
+                present.insert(s.id);
+                if (!m_removedDuringSync.contains(s.id))
+                    m_sessionModel->upsertSession(s, r.kernels.value(s.id));
+            }
+            QStringList stale;
+            for (int row = 0; row < m_sessionModel->rowCount(); ++row) {
+                const QString id =
+                    m_sessionModel->index(row, 0).data(SessionTreeModel::IdRole).toString();
+                if (!present.contains(id))
+                    stale.append(id);
+            }
+            for (const QString &id : std::as_const(stale))
+                m_sessionModel->removeSession(id);
+        }
+        Q_EMIT sessionsLoaded();
+    } else {
+        for (const SessionRecord &s : r.sessions)
+            if (!m_removedDuringSync.contains(s.id))
+                m_sessionModel->upsertSession(s, r.kernels.value(s.id));
+        for (const QString &id : r.goneSessions)
+            m_sessionModel->removeSession(id);
+        for (const KernelRecord &k : r.kernelUpdates)
+            if (!m_removedDuringSync.contains(k.sessionId))
+                m_sessionModel->updateKernel(k);
+    }
+
+    if (r.request.full && r.error.isEmpty()) {
+        m_events = r.events;
+        m_lastEventSeq = m_events.isEmpty() ? 0 : m_events.constLast().seq;
+        Q_EMIT eventsReset();
+    } else if (!r.events.isEmpty()) {
+        QList<EventRecord> fresh;
+        for (const EventRecord &e : r.events)
+            if (e.seq > m_lastEventSeq)
+                fresh.append(e);
+        if (!fresh.isEmpty()) {
+            m_events.append(fresh);
+            if (m_events.size() > kMaxEvents)
+                m_events.remove(0, m_events.size() - kMaxEvents);
+            m_lastEventSeq = fresh.constLast().seq;
+            Q_EMIT eventsAppended(fresh);
+        }
+    }
+    m_removedDuringSync.clear();
+}
+
+void ConsoleController::updateHostAddresses()
+{
+    QHash<QString, QString> addresses;
+    for (const HostRecord &h : std::as_const(m_hosts)) {
+        QString address = h.publicAddress;
+        if (address.isEmpty()) {
+            const QUrl url(h.endpoint);
+            if (url.scheme().startsWith(QStringLiteral("tcp")))
+                address = url.host();
+        }
+        if (address.isEmpty())
+            address = QStringLiteral("127.0.0.1");
+        addresses.insert(h.name, address);
+    }
+    m_sessionModel->setHostAddresses(addresses);
+}
+
+void ConsoleController::refreshHosts()
+{
+    if (!m_store || m_hostRefreshInFlight)
+        return;
+    m_hostRefreshInFlight = true;
+    HostRegistry *registry = m_registry.get();
+    runInBackground(
+        [registry]() {
+            HostInspector inspector(registry, std::chrono::milliseconds(5000));
+            return inspector.inspectAll();
+        },
+        [this](const Result<QList<HostStatus>> &result) {
+            m_hostRefreshInFlight = false;
+            if (!result) {
+                qCWarning(lcConsole) << "inspecting hosts:" << result.error().toString();
+                return;
+            }
+            m_hostStatuses = *result;
+            Q_EMIT hostStatusesChanged();
+            Q_EMIT reachableHostsChanged(reachableHosts(), int(m_hostStatuses.size()));
+        });
+}
+
+void ConsoleController::reconcile()
+{
+    if (!m_store)
+        return;
+    StateStore *store = m_store.get();
+    HostRegistry *registry = m_registry.get();
+    const QString actor = m_actor + QStringLiteral(" (console reconcile)");
+    runOperation(tr("Reconcile"), [store, registry, actor]() -> Result<QString> {
+        Reconciler reconciler(store, registry);
+        reconciler.setActor(actor);
+        auto report = reconciler.reconcile();
+        if (!report)
+            return std::unexpected(report.error());
+        QString summary = tr("%n change(s)", nullptr, int(report->changes.size()));
+        if (!report->warnings.isEmpty())
+            summary += u'\n' + report->warnings.join(u'\n');
+        return summary;
+    });
+}
+
+void ConsoleController::restartSession(const QString &sessionId)
+{
+    if (!m_sessions)
+        return;
+    SessionController *controller = m_sessions.get();
+    const auto record = m_sessionModel->sessionRecord(sessionId);
+    const QString name = record ? record->name : sessionId;
+    runOperation(tr("Restart %1").arg(name), [controller, sessionId]() -> Result<QString> {
+        auto result = controller->restart(sessionId, tr("restarted from the console"));
+        if (!result)
+            return std::unexpected(result.error());
+        return tr("session %1 is %2").arg(result->name, toString(result->status));
+    });
+}
+
+void ConsoleController::terminateSession(const QString &sessionId)
+{
+    if (!m_sessions)
+        return;
+    SessionController *controller = m_sessions.get();
+    const auto record = m_sessionModel->sessionRecord(sessionId);
+    const QString name = record ? record->name : sessionId;
+    runOperation(tr("Terminate %1").arg(name), [controller, sessionId]() -> Result<QString> {
+        auto result = controller->terminate(sessionId, tr("terminated from the console"));
+        if (!result)
+            return std::unexpected(result.error());
+        return tr("session %1 is %2").arg(result->name, toString(result->status));
+    });
+}
+
+void ConsoleController::runOperation(const QString &what, std::function<Result<QString>()> work)
+{
+    Q_EMIT operationStarted(what);
+    runInBackground(std::move(work), [this, what](const Result<QString> &result) {
+        if (result)
+            Q_EMIT operationFinished(what, true, *result);
+        else
+            Q_EMIT operationFinished(what, false, result.error().toString());
+    });
+}
+
+void ConsoleController::setBusyDelta(int delta)
+{
+    const bool was = m_running > 0;
+    m_running += delta;
+    if (was != (m_running > 0))
+        Q_EMIT busyChanged(m_running > 0);
+}
+
+void ConsoleController::waitForIdle()
+{
+    // Finish the background work, then deliver its results (they are queued to this thread).
+    while (m_running > 0 || m_syncTimer->isActive()) {
+        m_pool.waitForDone(50);
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    }
+}
+
+} // namespace ClusterDeck::Ui

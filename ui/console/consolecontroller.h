@@ -1,0 +1,155 @@
+#pragma once
+
+#include "common/error.h"
+#include "host/hoststatus.h"
+#include "store/records.h"
+
+#include <QFutureWatcher>
+#include <QHash>
+#include <QObject>
+#include <QSet>
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <functional>
+#include <memory>
+
+class QTimer;
+
+namespace ClusterDeck {
+class HostRegistry;
+class SessionController;
+class SessionTreeModel;
+class StateStore;
+} // namespace ClusterDeck
+
+namespace ClusterDeck::Ui {
+
+// The console's one owner of the store and of everything that talks to Docker: subscribes to the
+// store's signals and keeps the models current; runs every store, Docker and etcd call on its own
+// thread pool (never on the GUI thread) and reports back through signals.
+//
+// Store notifications are coalesced: a burst of kernel changes becomes one background fetch, and
+// only one fetch runs at a time, so results are applied in order.
+class ConsoleController : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit ConsoleController(QObject *parent = nullptr);
+    ~ConsoleController() override;
+
+    // Opens the store a URL names (empty: CLUSTERDECK_STORE, the config file, the default) in the
+    // background; storeOpened() or storeFailed() follows.
+    void openStore(const QString &url = {});
+    // Takes an already open store (tests, or a store opened elsewhere); loads it at once.
+    void setStore(std::unique_ptr<StateStore> store);
+    StateStore *store() const { return m_store.get(); }
+    HostRegistry *registry() const { return m_registry.get(); }
+    SessionController *sessionController() const { return m_sessions.get(); }
+    bool hasStore() const { return m_store != nullptr; }
+    QString storeDescription() const;
+    QString actor() const { return m_actor; }
+
+    SessionTreeModel *sessionModel() const { return m_sessionModel; }
+
+    QList<HostRecord> hosts() const { return m_hosts; }
+    QList<HostStatus> hostStatuses() const { return m_hostStatuses; }
+    QList<EventRecord> events() const { return m_events; }
+    int reachableHosts() const;
+
+    // How often hosts are inspected (0 = never on its own).
+    void setHostRefreshInterval(int msec);
+    // Delay that gathers a burst of store notifications into one fetch.
+    void setCoalesceDelay(int msec);
+
+    // Everything again from the store (keeps the tree's expansion: rows are updated in place).
+    void refresh();
+    // Ask every registered host how it is (reachability, versions, swarm, capacity).
+    void refreshHosts();
+    // Converge the hosts towards the store in the background.
+    void reconcile();
+
+    // Whole-session operations (asking for one kernel acts on its session).
+    void restartSession(const QString &sessionId);
+    void terminateSession(const QString &sessionId);
+
+    // Runs `work` on the controller's pool; `done` gets its result on the GUI thread (unless the
+    // controller is gone by then).
+    template<typename Work, typename Done>
+    void runInBackground(Work work, Done done);
+
+    // Blocks until the background work finished (tests and shutdown only).
+    void waitForIdle();
+    bool isBusy() const { return m_running > 0; }
+
+Q_SIGNALS:
+    void storeOpened(const QString &description);
+    void storeFailed(const QString &error);
+    void connectionChanged(bool connected, const QString &message);
+    void hostsChanged();
+    void hostStatusesChanged();
+    void reachableHostsChanged(int reachable, int total);
+    void eventsAppended(const QList<ClusterDeck::EventRecord> &events);
+    void eventsReset();
+    void sessionsLoaded();
+    void busyChanged(bool busy);
+    // Long operations (restart, terminate, reconcile, …): started and finished with their outcome.
+    void operationStarted(const QString &what);
+    void operationFinished(const QString &what, bool ok, const QString &message);
+
+private:
+    struct SyncRequest
+    {
+        bool full = false;
+        QSet<QString> sessions;          // session ids to fetch with their kernels
+        QHash<QString, QString> kernels; // kernel id → session id
+        bool hosts = false;
+        bool events = false;
+        qint64 afterSeq = 0;
+    };
+    struct SyncResult;
+
+    void attachStore();
+    void scheduleSync();
+    void startSync();
+    void applySync(const SyncResult &result);
+    void runOperation(const QString &what, std::function<Result<QString>()> work);
+    void setBusyDelta(int delta);
+    void updateHostAddresses();
+
+    std::unique_ptr<StateStore> m_store;
+    std::unique_ptr<HostRegistry> m_registry;
+    std::unique_ptr<SessionController> m_sessions;
+    SessionTreeModel *m_sessionModel = nullptr;
+    QThreadPool m_pool;
+    QTimer *m_syncTimer = nullptr;
+    QTimer *m_hostTimer = nullptr;
+    SyncRequest m_pending;
+    bool m_syncInFlight = false;
+    bool m_hostRefreshInFlight = false;
+    QSet<QString> m_removedDuringSync;
+    QList<HostRecord> m_hosts;
+    QList<HostStatus> m_hostStatuses;
+    QList<EventRecord> m_events; // newest last, capped
+    qint64 m_lastEventSeq = 0;
+    bool m_connected = false;
+    int m_running = 0;
+    QString m_actor;
+};
+
+template<typename Work, typename Done>
+void ConsoleController::runInBackground(Work work, Done done)
+{
+    using R = std::invoke_result_t<Work>;
+    auto *watcher = new QFutureWatcher<R>(this);
+    setBusyDelta(+1);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, done = std::move(done)] {
+        setBusyDelta(-1);
+        done(watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run(&m_pool, std::move(work)));
+}
+
+} // namespace ClusterDeck::Ui

@@ -1,0 +1,421 @@
+#include "sessionsview.h"
+
+#include "console/consolecontroller.h"
+#include "logspanel.h"
+#include "portlinkdelegate.h"
+#include "portprober.h"
+#include "sessionfilterproxymodel.h"
+#include "sessiontreemodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDataStream>
+#include <QDesktopServices>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QIODevice>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSplitter>
+#include <QTimer>
+#include <QTreeView>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace ClusterDeck::Ui {
+
+using Model = SessionTreeModel;
+
+SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
+    : QWidget(parent)
+    , m_controller(controller)
+    , m_model(controller->sessionModel())
+    , m_proxy(new SessionFilterProxyModel(this))
+    , m_filter(new QLineEdit)
+    , m_status(new QComboBox)
+    , m_showFinished(new QCheckBox(tr("Show ended")))
+    , m_tree(new QTreeView)
+    , m_splitter(new QSplitter(Qt::Vertical))
+    , m_logs(new LogsPanel)
+    , m_prober(new PortProber(this))
+    , m_portDelegate(new PortLinkDelegate(m_prober, this))
+    , m_restart(new QAction(QIcon::fromTheme(QStringLiteral("view-refresh")),
+                            tr("&Restart Session…"), this))
+    , m_terminate(new QAction(QIcon::fromTheme(QStringLiteral("process-stop")),
+                              tr("&Terminate Session…"), this))
+    , m_showLogs(
+          new QAction(QIcon::fromTheme(QStringLiteral("text-x-generic")), tr("Show &Logs"), this))
+    , m_copyHostnames(new QAction(tr("Copy &Hostnames"), this))
+    , m_expandAll(new QAction(tr("Expand All"), this))
+    , m_collapseAll(new QAction(tr("Collapse All"), this))
+    , m_probeTimer(new QTimer(this))
+    , m_ageTimer(new QTimer(this))
+{
+    setObjectName(QStringLiteral("sessionsView"));
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setShowFinished(false);
+
+    m_filter->setObjectName(QStringLiteral("sessionFilter"));
+    m_filter->setPlaceholderText(
+        tr("Filter sessions and kernels: name, template:…, host:…, status:…, role:…"));
+    m_filter->setClearButtonEnabled(true);
+    m_status->setObjectName(QStringLiteral("statusFilter"));
+    m_status->addItem(tr("All statuses"), QStringList{});
+    for (SessionStatus s : {SessionStatus::Running, SessionStatus::Degraded, SessionStatus::Error,
+                            SessionStatus::Provisioning, SessionStatus::Restarting,
+                            SessionStatus::Terminating, SessionStatus::Terminated}) {
+        const QString text = toString(s);
+        m_status->addItem(text.left(1) + text.mid(1).toLower(), QStringList{text});
+    }
+    m_showFinished->setObjectName(QStringLiteral("showEnded"));
+    m_showFinished->setToolTip(tr("Also show sessions that were terminated or cancelled"));
+
+    m_tree->setObjectName(QStringLiteral("sessionTree"));
+    m_tree->setModel(m_proxy);
+    m_tree->setUniformRowHeights(true);
+    m_tree->setAlternatingRowColors(true);
+    m_tree->setSortingEnabled(true);
+    m_tree->sortByColumn(Model::AgeColumn, Qt::AscendingOrder);
+    m_tree->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_tree->setItemDelegateForColumn(Model::PortsColumn, m_portDelegate);
+    m_tree->setMouseTracking(true);
+    m_tree->header()->setStretchLastSection(true);
+    m_tree->setColumnWidth(Model::NameColumn, 220);
+    m_tree->setColumnWidth(Model::StatusColumn, 120);
+    m_tree->setColumnWidth(Model::TemplateColumn, 120);
+    m_tree->setColumnWidth(Model::KernelsColumn, 230);
+    m_tree->setColumnWidth(Model::HostsColumn, 110);
+    m_tree->setColumnWidth(Model::ContainerColumn, 110);
+    m_tree->setColumnWidth(Model::AgeColumn, 70);
+
+    auto *filterBar = new QHBoxLayout;
+    filterBar->addWidget(m_filter, 1);
+    filterBar->addWidget(m_status);
+    filterBar->addWidget(m_showFinished);
+
+    auto *top = new QWidget;
+    auto *topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addLayout(filterBar);
+    topLayout->addWidget(m_tree);
+    m_splitter->addWidget(top);
+    m_splitter->addWidget(m_logs);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 1);
+    m_splitter->setSizes({500, 160});
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_splitter);
+
+    m_logs->setController(controller->sessionController());
+    connect(controller, &ConsoleController::storeOpened, this,
+            [this] { m_logs->setController(m_controller->sessionController()); });
+
+    m_restart->setObjectName(QStringLiteral("restartSession"));
+    m_terminate->setObjectName(QStringLiteral("terminateSession"));
+    m_showLogs->setObjectName(QStringLiteral("showLogs"));
+    m_copyHostnames->setObjectName(QStringLiteral("copyHostnames"));
+    m_copyHostnames->setShortcut(QKeySequence::Copy);
+    m_copyHostnames->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_terminate->setShortcut(QKeySequence::Delete);
+    m_terminate->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_tree->addAction(m_copyHostnames);
+    m_tree->addAction(m_terminate);
+    connect(m_restart, &QAction::triggered, this, &SessionsView::restartCurrent);
+    connect(m_terminate, &QAction::triggered, this, &SessionsView::terminateCurrent);
+    connect(m_showLogs, &QAction::triggered, this, &SessionsView::showLogsOfCurrent);
+    connect(m_copyHostnames, &QAction::triggered, this, &SessionsView::copyHostnamesOfCurrent);
+    connect(m_expandAll, &QAction::triggered, m_tree, &QTreeView::expandAll);
+    connect(m_collapseAll, &QAction::triggered, m_tree, &QTreeView::collapseAll);
+
+    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
+        m_proxy->setFilterText(text);
+        if (!text.isEmpty())
+            m_tree->expandAll(); // show where the matches are
+    });
+    connect(m_status, &QComboBox::currentIndexChanged, this,
+            [this] { m_proxy->setStatusFilter(m_status->currentData().toStringList()); });
+    connect(m_showFinished, &QCheckBox::toggled, m_proxy,
+            &SessionFilterProxyModel::setShowFinished);
+    connect(m_tree, &QTreeView::customContextMenuRequested, this, [this](const QPoint &pos) {
+        const QModelIndex index = m_tree->indexAt(pos);
+        if (!index.isValid())
+            return;
+        QMenu *menu = contextMenuFor(index);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(m_tree->viewport()->mapToGlobal(pos));
+    });
+    connect(m_tree, &QTreeView::activated, this, [this](const QModelIndex &index) {
+        if (index.column() == Model::PortsColumn)
+            return; // the delegate opens the clicked port
+        if (index.data(Model::KindRole).toInt() == int(Model::RowKind::Kernel))
+            showLogsOfCurrent();
+    });
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] {
+        updateActions();
+        Q_EMIT currentSessionChanged(currentTarget().sessionId);
+    });
+    connect(m_portDelegate, &PortLinkDelegate::linkActivated, this, &SessionsView::openUrl);
+
+    // Probe endpoints follow the model, gathered at most a few times a second.
+    m_probeTimer->setSingleShot(true);
+    m_probeTimer->setInterval(300);
+    connect(m_probeTimer, &QTimer::timeout, this, &SessionsView::updateProbeEndpoints);
+    auto scheduleProbe = [this] {
+        m_probeTimer->start();
+    };
+    connect(m_model, &QAbstractItemModel::modelReset, this, scheduleProbe);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, scheduleProbe);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, scheduleProbe);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, [this, scheduleProbe] {
+        scheduleProbe();
+        updateActions();
+    });
+    connect(m_prober, &PortProber::stateChanged, m_tree->viewport(), qOverload<>(&QWidget::update));
+    // Ages tick.
+    m_ageTimer->setInterval(30000);
+    connect(m_ageTimer, &QTimer::timeout, m_tree->viewport(), qOverload<>(&QWidget::update));
+    m_ageTimer->start();
+
+    m_confirm = [this](const QString &title, const QString &text) {
+        return QMessageBox::question(this, title, text, QMessageBox::Yes | QMessageBox::Cancel,
+                                     QMessageBox::Cancel) == QMessageBox::Yes;
+    };
+    m_urlOpener = [](const QString &url) {
+        QDesktopServices::openUrl(QUrl(url));
+    };
+    updateActions();
+}
+
+SessionsView::~SessionsView() = default;
+
+SessionsView::Target SessionsView::targetAt(const QModelIndex &proxyIndex) const
+{
+    Target t;
+    if (!proxyIndex.isValid())
+        return t;
+    const QModelIndex i = proxyIndex.siblingAtColumn(0);
+    t.sessionId = i.data(Model::SessionIdRole).toString();
+    t.sessionName = i.data(Model::SessionNameRole).toString();
+    const auto kind = Model::RowKind(i.data(Model::KindRole).toInt());
+    if (kind == Model::RowKind::Kernel) {
+        t.kernelId = i.data(Model::KernelIdRole).toString();
+        t.hostname = i.data(Model::HostnameRole).toString();
+    } else if (kind == Model::RowKind::Role) {
+        t.role = i.data(Model::RoleNameRole).toString();
+    }
+    const QModelIndex session = m_model->sessionIndex(t.sessionId);
+    t.kernelCount = session.data(Model::KernelCountRole).toInt();
+    if (t.sessionName.isEmpty())
+        t.sessionName = Model::shortId(t.sessionId, 8);
+    return t;
+}
+
+SessionsView::Target SessionsView::currentTarget() const
+{
+    return targetAt(m_tree->currentIndex());
+}
+
+void SessionsView::selectSession(const QString &sessionId)
+{
+    const QModelIndex index = m_proxy->mapFromSource(m_model->sessionIndex(sessionId));
+    if (!index.isValid())
+        return;
+    m_tree->setCurrentIndex(index);
+    m_tree->selectionModel()->select(index, QItemSelectionModel::ClearAndSelect |
+                                                QItemSelectionModel::Rows);
+    m_tree->scrollTo(index);
+}
+
+QString SessionsView::confirmationText(const Target &t, const QString &verb)
+{
+    const QString count =
+        t.kernelCount == 1 ? tr("its 1 kernel") : tr("all %1 kernels").arg(t.kernelCount);
+    QString text;
+    if (!t.hostname.isEmpty()) {
+        text = tr("%1 is a member kernel of session “%2”. Lifecycle operations always act on the "
+                  "whole session: this will %3 session “%2” — %4.")
+                   .arg(t.hostname, t.sessionName, verb, count);
+    } else if (!t.role.isEmpty()) {
+        text = tr("Role “%1” belongs to session “%2”. Lifecycle operations always act on the "
+                  "whole session: this will %3 session “%2” — %4.")
+                   .arg(t.role, t.sessionName, verb, count);
+    } else {
+        text = tr("This will %1 session “%2” — %3.").arg(verb, t.sessionName, count);
+    }
+    return text;
+}
+
+bool SessionsView::confirm(const QString &title, const QString &text)
+{
+    return !m_confirm || m_confirm(title, text);
+}
+
+void SessionsView::restartCurrent()
+{
+    const Target t = currentTarget();
+    if (!t.isValid())
+        return;
+    if (!confirm(tr("Restart Session"), confirmationText(t, tr("restart"))))
+        return;
+    m_controller->restartSession(t.sessionId);
+}
+
+void SessionsView::terminateCurrent()
+{
+    const Target t = currentTarget();
+    if (!t.isValid())
+        return;
+    if (!confirm(tr("Terminate Session"), confirmationText(t, tr("terminate")) + u'\n' +
+                                              tr("Its containers and network are removed.")))
+        return;
+    m_controller->terminateSession(t.sessionId);
+}
+
+void SessionsView::showLogsOfCurrent()
+{
+    const Target t = currentTarget();
+    if (!t.isValid())
+        return;
+    if (!t.hostname.isEmpty())
+        m_logs->showLogs(t.sessionId, t.hostname,
+                         tr("Logs of %1 (session %2)").arg(t.hostname, t.sessionName));
+    else
+        m_logs->showLogs(t.sessionId, QString(),
+                         tr("Logs of every kernel of session %1").arg(t.sessionName));
+}
+
+void SessionsView::copyHostnamesOfCurrent()
+{
+    const QModelIndex index = m_tree->currentIndex().siblingAtColumn(0);
+    if (!index.isValid())
+        return;
+    const QStringList names = index.data(Model::HostnamesRole).toStringList();
+    QApplication::clipboard()->setText(names.join(u'\n'));
+}
+
+QMenu *SessionsView::contextMenuFor(const QModelIndex &proxyIndex)
+{
+    m_tree->setCurrentIndex(proxyIndex);
+    const Target t = targetAt(proxyIndex);
+    auto *menu = new QMenu(this);
+    menu->setObjectName(QStringLiteral("sessionContextMenu"));
+    if (!t.hostname.isEmpty()) {
+        QAction *header =
+            menu->addSection(tr("%1 — acts on session %2").arg(t.hostname, t.sessionName));
+        header->setObjectName(QStringLiteral("memberHeader"));
+    }
+    menu->addAction(m_restart);
+    menu->addAction(m_terminate);
+    menu->addSeparator();
+    QAction *logs = menu->addAction(t.hostname.isEmpty() ? tr("Show Logs of the Session")
+                                                         : tr("Show Logs of %1").arg(t.hostname));
+    connect(logs, &QAction::triggered, this, &SessionsView::showLogsOfCurrent);
+    if (!t.hostname.isEmpty()) {
+        QAction *sessionLogs = menu->addAction(tr("Show Logs of the Whole Session"));
+        const QString id = t.sessionId;
+        const QString name = t.sessionName;
+        connect(sessionLogs, &QAction::triggered, this, [this, id, name] {
+            m_logs->showLogs(id, QString(), tr("Logs of every kernel of session %1").arg(name));
+        });
+    }
+    menu->addAction(m_copyHostnames);
+
+    const QVariantList ports = proxyIndex.siblingAtColumn(0).data(Model::PortsRole).toList();
+    if (!ports.isEmpty()) {
+        QMenu *open = menu->addMenu(tr("Open Port"));
+        open->setObjectName(QStringLiteral("openPortMenu"));
+        QMenu *copy = menu->addMenu(tr("Copy URL"));
+        copy->setObjectName(QStringLiteral("copyUrlMenu"));
+        for (const QVariant &v : ports) {
+            const QVariantMap p = v.toMap();
+            const QString url = p.value(QStringLiteral("url")).toString();
+            const QString label =
+                p.value(QStringLiteral("name")).toString() + QStringLiteral(" — ") + url;
+            connect(open->addAction(label), &QAction::triggered, this,
+                    [this, url] { openUrl(url); });
+            connect(copy->addAction(label), &QAction::triggered, this,
+                    [url] { QApplication::clipboard()->setText(url); });
+        }
+    }
+    menu->addSeparator();
+    menu->addAction(m_expandAll);
+    menu->addAction(m_collapseAll);
+    return menu;
+}
+
+void SessionsView::openUrl(const QString &url)
+{
+    Q_EMIT openUrlRequested(url);
+    if (m_urlOpener)
+        m_urlOpener(url);
+}
+
+void SessionsView::updateActions()
+{
+    const Target t = currentTarget();
+    const bool has = t.isValid() && m_controller->hasStore();
+    m_restart->setEnabled(has);
+    m_terminate->setEnabled(has);
+    m_showLogs->setEnabled(t.isValid());
+    m_copyHostnames->setEnabled(t.isValid());
+    const QString suffix = t.hostname.isEmpty() ? QString() : tr(" (whole session)");
+    m_restart->setText(tr("&Restart Session…") + suffix);
+    m_terminate->setText(tr("&Terminate Session…") + suffix);
+}
+
+void SessionsView::updateProbeEndpoints()
+{
+    QSet<QString> endpoints;
+    for (int s = 0; s < m_model->rowCount(); ++s) {
+        const QModelIndex session = m_model->index(s, 0);
+        for (int r = 0; r < m_model->rowCount(session); ++r) {
+            const QModelIndex role = m_model->index(r, 0, session);
+            for (int k = 0; k < m_model->rowCount(role); ++k) {
+                const QModelIndex kernel = m_model->index(k, 0, role);
+                if (kernel.data(Model::StatusRole).toString() != toString(KernelStatus::Running))
+                    continue;
+                for (const QVariant &v : kernel.data(Model::PortsRole).toList()) {
+                    const QVariantMap p = v.toMap();
+                    endpoints.insert(
+                        PortProber::endpointKey(p.value(QStringLiteral("address")).toString(),
+                                                p.value(QStringLiteral("port")).toInt()));
+                }
+            }
+        }
+    }
+    m_prober->setEndpoints(endpoints);
+}
+
+QByteArray SessionsView::saveState() const
+{
+    QByteArray state;
+    QDataStream out(&state, QIODevice::WriteOnly);
+    out << quint32(1) << m_tree->header()->saveState() << m_splitter->saveState()
+        << m_showFinished->isChecked();
+    return state;
+}
+
+void SessionsView::restoreState(const QByteArray &state)
+{
+    QDataStream in(state);
+    quint32 version = 0;
+    QByteArray header;
+    QByteArray splitter;
+    bool showFinished = false;
+    in >> version >> header >> splitter >> showFinished;
+    if (version != 1 || in.status() != QDataStream::Ok)
+        return;
+    m_tree->header()->restoreState(header);
+    m_splitter->restoreState(splitter);
+    m_showFinished->setChecked(showFinished);
+}
+
+} // namespace ClusterDeck::Ui

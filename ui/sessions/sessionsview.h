@@ -1,0 +1,121 @@
+#pragma once
+
+#include <QWidget>
+
+#include <functional>
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QLineEdit;
+class QMenu;
+class QModelIndex;
+class QSplitter;
+class QTimer;
+class QTreeView;
+
+namespace ClusterDeck {
+class SessionFilterProxyModel;
+class SessionTreeModel;
+} // namespace ClusterDeck
+
+namespace ClusterDeck::Ui {
+
+class ConsoleController;
+class LogsPanel;
+class PortLinkDelegate;
+class PortProber;
+
+// The collapsible session tree with its filter box, context menu and logs panel. Every action
+// acts on a whole session; asked on a member kernel, it says so in the confirmation.
+class SessionsView : public QWidget
+{
+    Q_OBJECT
+
+public:
+    // What an action applies to: the session, and the kernel it was asked on (if any).
+    struct Target
+    {
+        QString sessionId;
+        QString sessionName;
+        QString kernelId; // empty when asked on the session or a role row
+        QString hostname; // of that kernel
+        QString role;     // role row: its name
+        int kernelCount = 0;
+        bool isValid() const { return !sessionId.isEmpty(); }
+    };
+
+    explicit SessionsView(ConsoleController *controller, QWidget *parent = nullptr);
+    ~SessionsView() override;
+
+    QTreeView *tree() const { return m_tree; }
+    SessionFilterProxyModel *proxy() const { return m_proxy; }
+    QLineEdit *filterEdit() const { return m_filter; }
+    LogsPanel *logsPanel() const { return m_logs; }
+    PortProber *portProber() const { return m_prober; }
+    QAction *restartAction() const { return m_restart; }
+    QAction *terminateAction() const { return m_terminate; }
+    QAction *logsAction() const { return m_showLogs; }
+    QAction *copyHostnamesAction() const { return m_copyHostnames; }
+
+    Target currentTarget() const;
+    Target targetAt(const QModelIndex &proxyIndex) const;
+    // Selects the session's row (and makes it current).
+    void selectSession(const QString &sessionId);
+
+    // The question asked before restart / terminate; tests replace it to answer without a dialog.
+    using Confirm = std::function<bool(const QString &title, const QString &text)>;
+    void setConfirm(Confirm confirm) { m_confirm = std::move(confirm); }
+    static QString confirmationText(const Target &target, const QString &verb);
+    // How port links are opened (QDesktopServices by default); tests record them instead.
+    void setUrlOpener(std::function<void(const QString &url)> opener)
+    {
+        m_urlOpener = std::move(opener);
+    }
+
+    // The context menu for a row (exposed so tests can trigger its actions).
+    QMenu *contextMenuFor(const QModelIndex &proxyIndex);
+
+    QByteArray saveState() const;
+    void restoreState(const QByteArray &state);
+
+public Q_SLOTS:
+    void restartCurrent();
+    void terminateCurrent();
+    void showLogsOfCurrent();
+    void copyHostnamesOfCurrent();
+
+Q_SIGNALS:
+    void currentSessionChanged(const QString &sessionId);
+    void openUrlRequested(const QString &url);
+
+private:
+    void updateActions();
+    void updateProbeEndpoints();
+    void openUrl(const QString &url);
+    bool confirm(const QString &title, const QString &text);
+
+    ConsoleController *m_controller;
+    SessionTreeModel *m_model;
+    SessionFilterProxyModel *m_proxy;
+    QLineEdit *m_filter;
+    QComboBox *m_status;
+    QCheckBox *m_showFinished;
+    QTreeView *m_tree;
+    QSplitter *m_splitter;
+    LogsPanel *m_logs;
+    PortProber *m_prober;
+    PortLinkDelegate *m_portDelegate;
+    QAction *m_restart;
+    QAction *m_terminate;
+    QAction *m_showLogs;
+    QAction *m_copyHostnames;
+    QAction *m_expandAll;
+    QAction *m_collapseAll;
+    Confirm m_confirm;
+    std::function<void(const QString &)> m_urlOpener;
+    QTimer *m_probeTimer;
+    QTimer *m_ageTimer;
+};
+
+} // namespace ClusterDeck::Ui
