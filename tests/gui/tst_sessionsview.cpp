@@ -1,0 +1,302 @@
+#include "console/consolecontroller.h"
+#include "gui/sessionfixtures.h"
+#include "mainwindow/mainwindow.h"
+#include "sessions/portprober.h"
+#include "sessions/sessionfilterproxymodel.h"
+#include "sessions/sessionsview.h"
+#include "sessions/sessiontreemodel.h"
+#include "store/sqlitestore.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+using namespace ClusterDeck;
+using namespace ClusterDeck::Fixtures;
+using namespace ClusterDeck::Ui;
+
+class TestSessionsView : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void loadsSessionsFromTheStore();
+    void liveKernelUpdateKeepsExpansionAndSelection();
+    void newSessionAppearsAndRemovedGoes();
+    void filterBoxKeepsParents();
+    void memberKernelActsOnSession_data();
+    void memberKernelActsOnSession();
+    void cancelledConfirmationDoesNothing();
+    void contextMenuHasPorts();
+    void clickingPortLinkOpensIt();
+    void copyHostnames();
+    void statusBarShowsStore();
+
+private:
+    void waitIdle() { m_controller->waitForIdle(); }
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<ConsoleController> m_controller;
+    std::unique_ptr<SessionsView> m_view;
+    std::unique_ptr<QAbstractItemModelTester> m_tester;
+    StateStore *m_store = nullptr;
+    SessionFixture m_alpha;
+    SessionFixture m_beta;
+};
+
+void TestSessionsView::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    auto store = SqliteStore::open(m_dir->filePath(QStringLiteral("state.db")));
+    QVERIFY2(store.has_value(), qPrintable(store ? QString() : store.error().toString()));
+    m_store = store->get();
+    m_alpha = makeSession("11111111-aaaa-4000-8000-000000000001", "alpha",
+                          {{"master", 1}, {"worker", 4}});
+    m_beta = makeSession("22222222-bbbb-4000-8000-000000000002", "beta", {{"main", 2}},
+                         {"h1", "h2"}, KernelStatus::Running, "mpi");
+    QVERIFY(m_store->createSession(m_alpha.session, m_alpha.kernels).has_value());
+    QVERIFY(m_store->createSession(m_beta.session, m_beta.kernels).has_value());
+
+    m_controller = std::make_unique<ConsoleController>();
+    m_controller->setHostRefreshInterval(0);
+    m_controller->setCoalesceDelay(0);
+    m_controller->setStore(std::unique_ptr<StateStore>(store->release()));
+    m_tester = std::make_unique<QAbstractItemModelTester>(
+        m_controller->sessionModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    m_view = std::make_unique<SessionsView>(m_controller.get());
+    m_view->portProber()->setInterval(0);
+    m_view->resize(1200, 600);
+    m_view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+    waitIdle();
+}
+
+void TestSessionsView::cleanup()
+{
+    m_view.reset();
+    m_tester.reset();
+    m_controller.reset();
+    m_dir.reset();
+}
+
+void TestSessionsView::loadsSessionsFromTheStore()
+{
+    SessionTreeModel *model = m_controller->sessionModel();
+    QCOMPARE(model->sessionCount(), 2);
+    QCOMPARE(model->kernelCount(), 7);
+    QCOMPARE(m_view->proxy()->rowCount(), 2);
+    const QModelIndex alpha = model->sessionIndex(m_alpha.session.id);
+    QCOMPARE(alpha.siblingAtColumn(SessionTreeModel::KernelsColumn).data().toString(),
+             QStringLiteral("5 kernels: master×1, worker×4"));
+}
+
+void TestSessionsView::liveKernelUpdateKeepsExpansionAndSelection()
+{
+    SessionTreeModel *model = m_controller->sessionModel();
+    QTreeView *tree = m_view->tree();
+    auto proxyOf = [this](const QModelIndex &source) {
+        return m_view->proxy()->mapFromSource(source);
+    };
+    const QModelIndex alpha = model->sessionIndex(m_alpha.session.id);
+    tree->expand(proxyOf(alpha));
+    tree->expand(proxyOf(model->index(1, 0, alpha)));
+    const QString w3 = m_alpha.kernels[3].id;
+    tree->setCurrentIndex(proxyOf(model->kernelIndex(w3)));
+    QSignalSpy reset(model, &QAbstractItemModel::modelAboutToBeReset);
+
+    // Another writer (the Docker events watcher) changes a kernel in the store.
+    QVERIFY(m_store->updateKernelStatus(m_alpha.session.id, w3, KernelStatus::Error, "exit 137")
+                .has_value());
+    QTRY_COMPARE(model->kernelIndex(w3, SessionTreeModel::StatusColumn).data().toString(),
+                 QStringLiteral("ERROR"));
+    waitIdle();
+    QCOMPARE(reset.size(), 0);
+    QCOMPARE(
+        model->sessionIndex(m_alpha.session.id, SessionTreeModel::StatusColumn).data().toString(),
+        QStringLiteral("DEGRADED"));
+    QVERIFY(tree->isExpanded(proxyOf(model->sessionIndex(m_alpha.session.id))));
+    QVERIFY(tree->isExpanded(proxyOf(model->index(1, 0, model->sessionIndex(m_alpha.session.id)))));
+    QCOMPARE(tree->currentIndex(), proxyOf(model->kernelIndex(w3)));
+    QCOMPARE(m_view->currentTarget().hostname, QStringLiteral("worker3"));
+}
+
+void TestSessionsView::newSessionAppearsAndRemovedGoes()
+{
+    SessionTreeModel *model = m_controller->sessionModel();
+    SessionFixture gamma =
+        makeSession("33333333-cccc-4000-8000-000000000003", "gamma", {{"main", 3}});
+    QVERIFY(m_store->createSession(gamma.session, gamma.kernels).has_value());
+    QTRY_VERIFY(model->hasSession(gamma.session.id));
+    waitIdle();
+    QCOMPARE(model->kernelCount(), 10);
+    QVERIFY(m_store->removeSession(m_beta.session.id).has_value());
+    QTRY_VERIFY(!model->hasSession(m_beta.session.id));
+    QCOMPARE(model->kernelCount(), 8);
+    // A terminated session leaves the default view (shown again with "Show ended").
+    SessionRecord ended = gamma.session;
+    ended.status = SessionStatus::Terminated;
+    QVERIFY(m_store->updateSession(ended).has_value());
+    QTRY_COMPARE(
+        model->sessionIndex(gamma.session.id, SessionTreeModel::StatusColumn).data().toString(),
+        QStringLiteral("TERMINATED"));
+    QCOMPARE(m_view->proxy()->rowCount(), 1);
+}
+
+void TestSessionsView::filterBoxKeepsParents()
+{
+    QTest::keyClicks(m_view->filterEdit(), QStringLiteral("worker3"));
+    SessionFilterProxyModel *proxy = m_view->proxy();
+    QCOMPARE(proxy->rowCount(), 1);
+    const QModelIndex session = proxy->index(0, 0);
+    QCOMPARE(session.data().toString(), QStringLiteral("alpha"));
+    QCOMPARE(proxy->rowCount(session), 1);
+    const QModelIndex role = proxy->index(0, 0, session);
+    QCOMPARE(proxy->rowCount(role), 1);
+    QCOMPARE(proxy->index(0, 0, role).data().toString(), QStringLiteral("worker3"));
+    QVERIFY(m_view->tree()->isExpanded(role)); // matches are shown, not hidden in folds
+    m_view->filterEdit()->clear();
+    QCOMPARE(proxy->rowCount(), 2);
+    QTest::keyClicks(m_view->filterEdit(), QStringLiteral("template:mpi"));
+    QCOMPARE(proxy->rowCount(), 1);
+    QCOMPARE(proxy->index(0, 0).data().toString(), QStringLiteral("beta"));
+}
+
+void TestSessionsView::memberKernelActsOnSession_data()
+{
+    QTest::addColumn<int>("kernel"); // -1 = the session row
+    QTest::addColumn<QString>("actionName");
+    QTest::addColumn<QString>("expectedText");
+    QTest::newRow("terminate on a member")
+        << 2 << "terminateSession"
+        << "worker2 is a member kernel of session “alpha”. Lifecycle operations always act on "
+           "the whole session: this will terminate session “alpha” — all 5 kernels.";
+    QTest::newRow("restart on a member")
+        << 4 << "restartSession"
+        << "worker4 is a member kernel of session “alpha”. Lifecycle operations always act on "
+           "the whole session: this will restart session “alpha” — all 5 kernels.";
+    QTest::newRow("terminate on the session")
+        << -1 << "terminateSession"
+        << "This will terminate session “alpha” — all 5 kernels.";
+}
+
+void TestSessionsView::memberKernelActsOnSession()
+{
+    QFETCH(int, kernel);
+    QFETCH(QString, actionName);
+    QFETCH(QString, expectedText);
+    SessionTreeModel *model = m_controller->sessionModel();
+    const QModelIndex source = kernel < 0 ? model->sessionIndex(m_alpha.session.id)
+                                          : model->kernelIndex(m_alpha.kernels[kernel].id);
+    const QModelIndex index = m_view->proxy()->mapFromSource(source);
+    QVERIFY(index.isValid());
+    QStringList asked;
+    m_view->setConfirm([&asked](const QString &, const QString &text) {
+        asked << text;
+        return true;
+    });
+    QSignalSpy started(m_controller.get(), &ConsoleController::operationStarted);
+    QSignalSpy finished(m_controller.get(), &ConsoleController::operationFinished);
+
+    std::unique_ptr<QMenu> menu(m_view->contextMenuFor(index));
+    if (kernel >= 0) {
+        const QList<QAction *> actions = menu->actions();
+        QVERIFY(std::any_of(actions.cbegin(), actions.cend(), [](QAction *a) {
+            return a->isSeparator() && a->text().contains(QStringLiteral("acts on session alpha"));
+        }));
+    }
+    QAction *action = nullptr;
+    for (QAction *a : menu->actions())
+        if (a->objectName() == actionName)
+            action = a;
+    QVERIFY(action);
+    QVERIFY(action->isEnabled());
+    if (kernel >= 0)
+        QVERIFY(action->text().contains(QStringLiteral("whole session")));
+    action->trigger();
+
+    QCOMPARE(asked.size(), 1);
+    QVERIFY2(asked[0].startsWith(expectedText), qPrintable(asked[0]));
+    QCOMPARE(started.size(), 1);
+    QVERIFY(started[0][0].toString().endsWith(QStringLiteral(" alpha")));
+    // No hosts are registered here: the operation fails, and says why in full.
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+}
+
+void TestSessionsView::cancelledConfirmationDoesNothing()
+{
+    m_view->setConfirm([](const QString &, const QString &) { return false; });
+    QSignalSpy started(m_controller.get(), &ConsoleController::operationStarted);
+    m_view->selectSession(m_alpha.session.id);
+    m_view->terminateAction()->trigger();
+    m_view->restartAction()->trigger();
+    QCOMPARE(started.size(), 0);
+}
+
+void TestSessionsView::contextMenuHasPorts()
+{
+    const QModelIndex index = m_view->proxy()->mapFromSource(
+        m_controller->sessionModel()->sessionIndex(m_alpha.session.id));
+    std::unique_ptr<QMenu> menu(m_view->contextMenuFor(index));
+    auto *open = menu->findChild<QMenu *>(QStringLiteral("openPortMenu"));
+    auto *copy = menu->findChild<QMenu *>(QStringLiteral("copyUrlMenu"));
+    QVERIFY(open);
+    QVERIFY(copy);
+    QCOMPARE(open->actions().size(), 2); // web and ssh; the unbound port is not offered
+    QString opened;
+    m_view->setUrlOpener([&opened](const QString &url) { opened = url; });
+    open->actions().at(0)->trigger();
+    QCOMPARE(opened, QStringLiteral("http://10.0.0.1:49153"));
+    copy->actions().at(0)->trigger();
+    QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("http://10.0.0.1:49153"));
+}
+
+void TestSessionsView::clickingPortLinkOpensIt()
+{
+    QTreeView *tree = m_view->tree();
+    const QModelIndex index =
+        m_view->proxy()->mapFromSource(m_controller->sessionModel()->sessionIndex(
+            m_alpha.session.id, SessionTreeModel::PortsColumn));
+    tree->scrollTo(index);
+    const QRect cell = tree->visualRect(index);
+    QVERIFY(cell.isValid());
+    QStringList opened;
+    m_view->setUrlOpener([&opened](const QString &url) { opened << url; });
+    // The first link starts at the cell's left edge (a dot, then "web → …").
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, {},
+                      cell.topLeft() + QPoint(20, cell.height() / 2));
+    QCOMPARE(opened, QStringList{QStringLiteral("http://10.0.0.1:49153")});
+}
+
+void TestSessionsView::copyHostnames()
+{
+    m_view->selectSession(m_alpha.session.id);
+    m_view->copyHostnamesAction()->trigger();
+    QCOMPARE(QApplication::clipboard()->text(),
+             QStringLiteral("master1\nworker1\nworker2\nworker3\nworker4"));
+}
+
+void TestSessionsView::statusBarShowsStore()
+{
+    MainWindow window(m_controller.get());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    // The window was made after the store opened: it shows it from the start.
+    auto *label = window.findChild<QLabel *>(QStringLiteral("storeLabel"));
+    QVERIFY(label);
+    QVERIFY2(label->text().contains(QStringLiteral("state.db")), qPrintable(label->text()));
+}
+
+QTEST_MAIN(TestSessionsView)
+#include "tst_sessionsview.moc"
