@@ -2,6 +2,8 @@
 
 #include "common/version.h"
 #include "console/consolecontroller.h"
+#include "events/eventsview.h"
+#include "hosts/hostsview.h"
 #include "sessions/sessionsview.h"
 
 #include <QAction>
@@ -39,9 +41,9 @@ MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
     m_tabs->setObjectName(QStringLiteral("mainTabs"));
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(m_sessionsView, tr("Sessions"));
-    m_tabs->addTab(placeholder(tr("No hosts registered.")), tr("Hosts"));
+    m_tabs->addTab(new HostsView(m_controller), tr("Hosts"));
     m_tabs->addTab(placeholder(tr("No templates loaded.")), tr("Templates"));
-    m_tabs->addTab(placeholder(tr("No events yet.")), tr("Events"));
+    m_tabs->addTab(new EventsView(m_controller), tr("Events"));
     setCentralWidget(m_tabs);
 
     setupToolBar();

@@ -1,0 +1,183 @@
+#include "addhostdialog.h"
+
+#include "console/consolecontroller.h"
+#include "host/hostinspector.h"
+#include "host/hostregistry.h"
+
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QToolButton>
+
+namespace ClusterDeck::Ui {
+
+AddHostDialog::AddHostDialog(ConsoleController *controller, QWidget *parent)
+    : QDialog(parent)
+    , m_controller(controller)
+    , m_name(new QLineEdit)
+    , m_endpoint(new QLineEdit)
+    , m_ca(new QLineEdit)
+    , m_cert(new QLineEdit)
+    , m_key(new QLineEdit)
+    , m_address(new QLineEdit)
+    , m_labels(new QLineEdit)
+    , m_result(new QLabel)
+    , m_test(new QPushButton(tr("&Test Connection")))
+    , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel))
+{
+    setWindowTitle(tr("Add Docker Host"));
+    setObjectName(QStringLiteral("addHostDialog"));
+    m_name->setObjectName(QStringLiteral("hostName"));
+    m_endpoint->setObjectName(QStringLiteral("hostEndpoint"));
+    m_endpoint->setPlaceholderText(
+        tr("unix:///run/docker.sock, tcp://host:2375 or tcp+tls://host:2376"));
+    m_address->setPlaceholderText(tr("address browsers use for service ports (optional)"));
+    m_labels->setPlaceholderText(tr("zone=a, gpu=true"));
+    m_result->setWordWrap(true);
+    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_result->setObjectName(QStringLiteral("testResult"));
+
+    auto *form = new QFormLayout;
+    form->addRow(tr("&Name:"), m_name);
+    form->addRow(tr("&Endpoint:"), m_endpoint);
+    auto fileRow = [this, form](const QString &label, QLineEdit *edit) {
+        auto *row = new QHBoxLayout;
+        row->addWidget(edit);
+        auto *pick = new QToolButton;
+        pick->setText(QStringLiteral("…"));
+        pick->setToolTip(tr("Choose a file"));
+        connect(pick, &QToolButton::clicked, this, [this, edit, label] {
+            const QString file = QFileDialog::getOpenFileName(this, label, edit->text());
+            if (!file.isEmpty())
+                edit->setText(file);
+        });
+        row->addWidget(pick);
+        form->addRow(label, row);
+    };
+    fileRow(tr("TLS &CA:"), m_ca);
+    fileRow(tr("TLS c&ertificate:"), m_cert);
+    fileRow(tr("TLS &key:"), m_key);
+    form->addRow(tr("Public &address:"), m_address);
+    form->addRow(tr("&Labels:"), m_labels);
+
+    auto *testRow = new QHBoxLayout;
+    testRow->addWidget(m_test);
+    testRow->addWidget(m_result, 1);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addLayout(testRow);
+    layout->addWidget(m_buttons);
+    connect(m_test, &QPushButton::clicked, this, &AddHostDialog::testConnection);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &AddHostDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    resize(560, sizeHint().height());
+}
+
+HostRecord AddHostDialog::host() const
+{
+    HostRecord h;
+    h.name = m_name->text().trimmed();
+    h.endpoint = m_endpoint->text().trimmed();
+    h.tlsCa = m_ca->text().trimmed();
+    h.tlsCert = m_cert->text().trimmed();
+    h.tlsKey = m_key->text().trimmed();
+    h.publicAddress = m_address->text().trimmed();
+    for (const QString &pair : m_labels->text().split(u',', Qt::SkipEmptyParts)) {
+        if (auto label = HostRegistry::parseLabel(pair.trimmed()))
+            h.labels.insert(label->first, label->second);
+    }
+    return h;
+}
+
+QString AddHostDialog::validationError() const
+{
+    for (const QString &pair : m_labels->text().split(u',', Qt::SkipEmptyParts))
+        if (auto label = HostRegistry::parseLabel(pair.trimmed()); !label)
+            return label.error().toString();
+    if (auto valid = HostRegistry::validate(host()); !valid)
+        return valid.error().toString();
+    return {};
+}
+
+void AddHostDialog::setBusy(bool busy, const QString &message)
+{
+    m_test->setEnabled(!busy);
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(!busy);
+    m_result->setText(message);
+}
+
+void AddHostDialog::testConnection()
+{
+    if (const QString error = validationError(); !error.isEmpty()) {
+        m_result->setText(
+            QStringLiteral("<span style='color:#cc3333'>%1</span>").arg(error.toHtmlEscaped()));
+        return;
+    }
+    if (!m_controller->registry()) {
+        m_result->setText(tr("No store is open."));
+        return;
+    }
+    setBusy(true, tr("Connecting…"));
+    HostRegistry *registry = m_controller->registry();
+    const HostRecord record = *HostRegistry::validate(host());
+    QPointer<AddHostDialog> self(this);
+    m_controller->runInBackground(
+        [registry, record] {
+            HostInspector inspector(registry, std::chrono::milliseconds(8000));
+            inspector.setListImages(false);
+            return inspector.inspect(record, {});
+        },
+        [self](const HostStatus &status) {
+            if (!self)
+                return;
+            self->setBusy(false, {});
+            if (status.reachable)
+                self->m_result->setText(
+                    tr("<span style='color:#2e9d48'>Connected</span>: Docker %1, %2 CPUs, %3, "
+                       "swarm %4")
+                        .arg(status.dockerVersion)
+                        .arg(status.ncpu)
+                        .arg(QLocale().formattedDataSize(status.memTotal))
+                        .arg(status.swarmState));
+            else
+                self->m_result->setText(QStringLiteral("<span style='color:#cc3333'>%1</span>")
+                                            .arg(status.error.toHtmlEscaped()));
+        });
+}
+
+void AddHostDialog::accept()
+{
+    if (const QString error = validationError(); !error.isEmpty()) {
+        m_result->setText(
+            QStringLiteral("<span style='color:#cc3333'>%1</span>").arg(error.toHtmlEscaped()));
+        return;
+    }
+    HostRegistry *registry = m_controller->registry();
+    if (!registry) {
+        m_result->setText(tr("No store is open."));
+        return;
+    }
+    setBusy(true, tr("Registering…"));
+    const HostRecord record = host();
+    QPointer<AddHostDialog> self(this);
+    m_controller->runInBackground(
+        [registry, record] { return registry->add(record); },
+        [self](const Result<HostRecord> &result) {
+            if (!self)
+                return;
+            self->setBusy(false, {});
+            if (!result) {
+                self->m_result->setText(QStringLiteral("<span style='color:#cc3333'>%1</span>")
+                                            .arg(result.error().toString().toHtmlEscaped()));
+                return;
+            }
+            self->QDialog::accept();
+        });
+}
+
+} // namespace ClusterDeck::Ui

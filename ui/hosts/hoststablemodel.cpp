@@ -1,0 +1,166 @@
+#include "hoststablemodel.h"
+
+#include <QColor>
+#include <QLocale>
+
+namespace ClusterDeck::Ui {
+
+HostsTableModel::HostsTableModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{}
+
+void HostsTableModel::setHosts(const QList<HostRecord> &hosts)
+{
+    QStringList before;
+    for (const HostRecord &h : std::as_const(m_hosts))
+        before << h.name;
+    QStringList after;
+    for (const HostRecord &h : hosts)
+        after << h.name;
+    if (before == after) {
+        // Same rows: update in place so the selection stays.
+        m_hosts = hosts;
+        if (!m_hosts.isEmpty())
+            Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+        return;
+    }
+    beginResetModel();
+    m_hosts = hosts;
+    endResetModel();
+}
+
+void HostsTableModel::setStatuses(const QList<HostStatus> &statuses)
+{
+    m_statuses.clear();
+    for (const HostStatus &s : statuses)
+        m_statuses.insert(s.host.name, s);
+    if (m_hosts.isEmpty() && !statuses.isEmpty()) {
+        QList<HostRecord> hosts;
+        for (const HostStatus &s : statuses)
+            hosts << s.host;
+        setHosts(hosts);
+        return;
+    }
+    if (!m_hosts.isEmpty())
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+std::optional<HostStatus> HostsTableModel::status(const QString &name) const
+{
+    auto it = m_statuses.constFind(name);
+    if (it == m_statuses.constEnd())
+        return std::nullopt;
+    return *it;
+}
+
+QString HostsTableModel::hostName(int row) const
+{
+    return row >= 0 && row < m_hosts.size() ? m_hosts.at(row).name : QString();
+}
+
+int HostsTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_hosts.size());
+}
+
+int HostsTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString HostsTableModel::formatBytes(qint64 bytes)
+{
+    return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
+}
+
+QVariant HostsTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const HostRecord &h = m_hosts.at(index.row());
+    const auto it = m_statuses.constFind(h.name);
+    const HostStatus *s = it == m_statuses.constEnd() ? nullptr : &*it;
+    if (role == NameRole)
+        return h.name;
+    if (role == ReachableRole)
+        return s && s->reachable;
+    switch (index.column()) {
+    case NameColumn:
+        if (role == Qt::DisplayRole)
+            return h.name;
+        if (role == Qt::ToolTipRole && !h.publicAddress.isEmpty())
+            return tr("Public address: %1").arg(h.publicAddress);
+        break;
+    case EndpointColumn:
+        if (role == Qt::DisplayRole)
+            return h.endpoint;
+        break;
+    case ReachableColumn:
+        if (role == Qt::DisplayRole)
+            return !s ? tr("checking…") : s->reachable ? tr("yes") : tr("no: %1").arg(s->error);
+        if (role == Qt::ForegroundRole && s)
+            return s->reachable ? QColor(0x2e, 0x9d, 0x48) : QColor(0xcc, 0x33, 0x33);
+        if (role == Qt::ToolTipRole && s && !s->error.isEmpty())
+            return s->error;
+        break;
+    case DockerColumn:
+        if (role == Qt::DisplayRole && s && s->reachable)
+            return tr("%1 (API %2)").arg(s->dockerVersion, s->apiVersion);
+        break;
+    case SwarmColumn:
+        if (role == Qt::DisplayRole && s && s->reachable)
+            return s->swarmRole.isEmpty()
+                       ? s->swarmState
+                       : QString(s->swarmRole + QStringLiteral(" (") + s->swarmState + u')');
+        break;
+    case CpuColumn:
+        if (!s || !s->reachable)
+            break;
+        if (role == Qt::DisplayRole)
+            return tr("%1 / %2").arg(s->allocated.cpus, 0, 'g', 3).arg(s->ncpu);
+        if (role == RatioRole)
+            return s->ncpu > 0 ? s->allocated.cpus / s->ncpu : 0.0;
+        break;
+    case MemoryColumn:
+        if (!s || !s->reachable)
+            break;
+        if (role == Qt::DisplayRole)
+            return tr("%1 / %2").arg(formatBytes(s->allocated.memoryBytes),
+                                     formatBytes(s->memTotal));
+        if (role == RatioRole)
+            return s->memTotal > 0 ? double(s->allocated.memoryBytes) / double(s->memTotal) : 0.0;
+        break;
+    case KernelsColumn:
+        if (role == Qt::DisplayRole && s)
+            return s->allocated.kernels;
+        break;
+    }
+    return {};
+}
+
+QVariant HostsTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameColumn:
+        return tr("Name");
+    case EndpointColumn:
+        return tr("Endpoint");
+    case ReachableColumn:
+        return tr("Reachable");
+    case DockerColumn:
+        return tr("Docker");
+    case SwarmColumn:
+        return tr("Swarm");
+    case CpuColumn:
+        return tr("CPUs (allocated / total)");
+    case MemoryColumn:
+        return tr("Memory (allocated / total)");
+    case KernelsColumn:
+        return tr("Kernels");
+    }
+    return {};
+}
+
+} // namespace ClusterDeck::Ui

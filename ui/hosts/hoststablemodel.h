@@ -1,0 +1,50 @@
+#pragma once
+
+#include "host/hoststatus.h"
+
+#include <QAbstractTableModel>
+
+namespace ClusterDeck::Ui {
+
+// The registered hosts with their live status: name, endpoint, reachable (the error when not),
+// Docker version, swarm role, CPUs and memory (allocated / total), kernels placed.
+class HostsTableModel : public QAbstractTableModel
+{
+    Q_OBJECT
+
+public:
+    enum Column {
+        NameColumn,
+        EndpointColumn,
+        ReachableColumn,
+        DockerColumn,
+        SwarmColumn,
+        CpuColumn,
+        MemoryColumn,
+        KernelsColumn,
+        ColumnCount
+    };
+    enum Roles { RatioRole = Qt::UserRole + 1, NameRole, ReachableRole };
+
+    explicit HostsTableModel(QObject *parent = nullptr);
+
+    // Registered hosts (order kept); statuses are matched by name and may lag behind.
+    void setHosts(const QList<HostRecord> &hosts);
+    void setStatuses(const QList<HostStatus> &statuses);
+    std::optional<HostStatus> status(const QString &name) const;
+    QString hostName(int row) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    static QString formatBytes(qint64 bytes);
+
+private:
+    QList<HostRecord> m_hosts;
+    QHash<QString, HostStatus> m_statuses;
+};
+
+} // namespace ClusterDeck::Ui

@@ -1,0 +1,165 @@
+#include "hostsview.h"
+
+#include "addhostdialog.h"
+#include "console/consolecontroller.h"
+#include "host/hostregistry.h"
+#include "host/swarmsetup.h"
+#include "hoststablemodel.h"
+#include "usagebardelegate.h"
+
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTableView>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace ClusterDeck::Ui {
+
+HostsView::HostsView(ConsoleController *controller, QWidget *parent)
+    : QWidget(parent)
+    , m_controller(controller)
+    , m_model(new HostsTableModel(this))
+    , m_table(new QTableView)
+    , m_add(new QPushButton(QIcon::fromTheme(QStringLiteral("list-add")), tr("&Add Host…")))
+    , m_remove(new QPushButton(QIcon::fromTheme(QStringLiteral("list-remove")), tr("&Remove")))
+    , m_network(new QPushButton(tr("Set Up &Multi-Host Networking")))
+    , m_refresh(new QPushButton(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&fresh")))
+{
+    setObjectName(QStringLiteral("hostsView"));
+    m_table->setObjectName(QStringLiteral("hostsTable"));
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->setAlternatingRowColors(true);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setItemDelegateForColumn(HostsTableModel::CpuColumn, new UsageBarDelegate(this));
+    m_table->setItemDelegateForColumn(HostsTableModel::MemoryColumn, new UsageBarDelegate(this));
+    m_table->setColumnWidth(HostsTableModel::NameColumn, 90);
+    m_table->setColumnWidth(HostsTableModel::EndpointColumn, 260);
+    m_table->setColumnWidth(HostsTableModel::ReachableColumn, 120);
+    m_table->setColumnWidth(HostsTableModel::DockerColumn, 150);
+    m_table->setColumnWidth(HostsTableModel::SwarmColumn, 130);
+    m_table->setColumnWidth(HostsTableModel::CpuColumn, 150);
+    m_table->setColumnWidth(HostsTableModel::MemoryColumn, 190);
+    m_network->setObjectName(QStringLiteral("setUpNetworking"));
+    m_network->setToolTip(tr("Make every registered host a member of one swarm (idempotent), so "
+                             "sessions can span hosts on an overlay network"));
+
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_add);
+    buttons->addWidget(m_remove);
+    buttons->addStretch();
+    buttons->addWidget(m_network);
+    buttons->addWidget(m_refresh);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(buttons);
+    layout->addWidget(m_table);
+
+    connect(m_add, &QPushButton::clicked, this, &HostsView::addHost);
+    connect(m_remove, &QPushButton::clicked, this, &HostsView::removeSelected);
+    connect(m_network, &QPushButton::clicked, this, &HostsView::setUpNetworking);
+    connect(m_refresh, &QPushButton::clicked, controller, &ConsoleController::refreshHosts);
+    connect(controller, &ConsoleController::hostsChanged, this, [this] {
+        m_model->setHosts(m_controller->hosts());
+        m_controller->refreshHosts();
+    });
+    connect(controller, &ConsoleController::hostStatusesChanged, this,
+            [this] { m_model->setStatuses(m_controller->hostStatuses()); });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &HostsView::updateButtons);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &HostsView::updateButtons);
+    m_model->setHosts(controller->hosts());
+    m_model->setStatuses(controller->hostStatuses());
+    updateButtons();
+}
+
+void HostsView::updateButtons()
+{
+    m_remove->setEnabled(m_table->selectionModel()->hasSelection());
+    m_network->setEnabled(m_model->rowCount() > 0);
+}
+
+void HostsView::addHost()
+{
+    auto *dialog = new AddHostDialog(m_controller, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, m_controller, &ConsoleController::refresh);
+    dialog->open();
+}
+
+void HostsView::removeSelected()
+{
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    if (rows.isEmpty() || !m_controller->registry())
+        return;
+    const QString name = m_model->hostName(rows.first().row());
+    if (QMessageBox::question(this, tr("Remove Host"),
+                              tr("Remove host “%1” from ClusterDeck? Its containers are not "
+                                 "touched; a host with running kernels cannot be removed.")
+                                  .arg(name)) != QMessageBox::Yes)
+        return;
+    HostRegistry *registry = m_controller->registry();
+    m_controller->runInBackground([registry, name] { return registry->remove(name); },
+                                  [this, name](const Result<void> &result) {
+                                      if (!result)
+                                          QMessageBox::warning(this,
+                                                               tr("Cannot Remove %1").arg(name),
+                                                               result.error().toString());
+                                  });
+}
+
+void HostsView::setUpNetworking()
+{
+    HostRegistry *registry = m_controller->registry();
+    if (!registry)
+        return;
+    m_network->setEnabled(false);
+    m_network->setText(tr("Setting Up…"));
+    m_controller->runInBackground(
+        [registry] { return SwarmSetup(registry).run(); },
+        [this](const Result<SwarmSetup::Report> &result) {
+            m_network->setEnabled(true);
+            m_network->setText(tr("Set Up &Multi-Host Networking"));
+            m_controller->refreshHosts();
+            if (!result) {
+                QMessageBox::warning(this, tr("Multi-Host Networking"), result.error().toString());
+                return;
+            }
+            QDialog dialog(this);
+            dialog.setObjectName(QStringLiteral("swarmReport"));
+            dialog.setWindowTitle(tr("Multi-Host Networking"));
+            auto *summary =
+                new QLabel(result->oneSwarm()
+                               ? tr("Every reachable host is in one swarm (manager: %1).")
+                                     .arg(result->managerHost)
+                               : tr("Not every reachable host could join the swarm — see below."));
+            auto *table = new QTableWidget(int(result->entries.size()), 3);
+            table->setHorizontalHeaderLabels({tr("Host"), tr("What was done"), tr("Detail")});
+            table->verticalHeader()->hide();
+            table->horizontalHeader()->setStretchLastSection(true);
+            for (int i = 0; i < result->entries.size(); ++i) {
+                const SwarmSetup::Entry &e = result->entries.at(i);
+                table->setItem(i, 0, new QTableWidgetItem(e.host));
+                table->setItem(i, 1, new QTableWidgetItem(SwarmSetup::actionName(e.action)));
+                table->setItem(i, 2, new QTableWidgetItem(e.detail));
+            }
+            table->resizeColumnsToContents();
+            auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+            connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+            auto *layout = new QVBoxLayout(&dialog);
+            layout->addWidget(summary);
+            layout->addWidget(table);
+            layout->addWidget(buttons);
+            dialog.resize(640, 300);
+            dialog.exec();
+        });
+}
+
+} // namespace ClusterDeck::Ui
