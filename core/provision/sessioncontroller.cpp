@@ -135,8 +135,39 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname, toString(KernelStatus::Restarting));
     }
 
+    if (session->mode == QLatin1String("multi-node")) {
+        // On an attachable overlay, stopping and starting the same container can leave a stale
+        // swarm attachment behind (the node drops the network when its last container stops;
+        // the start then fails and the manager keeps the network "in use"). Fresh containers
+        // from the stored spec attach and detach cleanly; every start time changes all the same.
+        auto spec = Provisioner::specOf(*session);
+        if (!spec)
+            return fail(spec.error());
+        Concurrent::forEach(int(kernels->size()), [&](int i) {
+            const KernelRecord &k = kernels->at(i);
+            auto client = m_registry->client(k.host);
+            if (!client)
+                return;
+            Docker::CallOptions call;
+            call.timeout = std::chrono::seconds(m_stopTimeout + 60);
+            const QString target = k.containerId.isEmpty() ? k.containerName : k.containerId;
+            (*client)->stopContainer(target, m_stopTimeout, call);
+            Docker::RemoveContainerOptions rm;
+            rm.force = true;
+            (*client)->removeContainer(target, rm, call);
+        });
+        Provisioner provisioner(m_store, m_registry);
+        provisioner.setActor(m_actor.isEmpty() ? QStringLiteral("controller") : m_actor);
+        auto done = provisioner.provision(*spec);
+        if (!done)
+            return fail(
+                done.error().withContext(QStringLiteral("restarting %1").arg(session->name)));
+        return *done;
+    }
+
     std::mutex mutex;
     std::optional<Error> firstError;
+    QStringList recreate;
     Concurrent::forEach(int(kernels->size()), [&](int i) {
         const KernelRecord &k = kernels->at(i);
         auto failed = [&](const Error &e) {
@@ -154,8 +185,17 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         const QString target = k.containerId.isEmpty() ? k.containerName : k.containerId;
         Docker::CallOptions call;
         call.timeout = std::chrono::seconds(m_stopTimeout + 60);
-        if (auto ok = (*client)->restartContainer(target, m_stopTimeout, call); !ok)
+        if (auto ok = (*client)->restartContainer(target, m_stopTimeout, call); !ok) {
+            // A node drops its copy of an attachable overlay when its last container stops, and
+            // the restarted container then finds its network id gone: recreate that kernel.
+            if (ok.error().message.contains(QLatin1String("network")) &&
+                ok.error().message.contains(QLatin1String("not found"))) {
+                std::lock_guard lock(mutex);
+                recreate.append(k.hostname);
+                return;
+            }
             return failed(ok.error());
+        }
         // Docker may choose new host ports on start: read them back.
         if (!k.ports.isEmpty()) {
             auto info = (*client)->inspectContainer(target, call);
@@ -179,6 +219,24 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         m_store->updateKernelStatus(sessionId, k.id, KernelStatus::Running, reason);
         Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname, toString(KernelStatus::Running));
     });
+
+    if (!recreate.isEmpty() && !firstError) {
+        qCInfo(lcProvision) << "recreating" << recreate << "of" << sessionId
+                            << "(their overlay attachment was gone)";
+        auto spec = Provisioner::specOf(*session);
+        if (!spec)
+            return fail(spec.error());
+        Provisioner provisioner(m_store, m_registry);
+        provisioner.setActor(m_actor);
+        // Adopts the kernels that run again and makes the others anew, all-or-nothing.
+        auto done = provisioner.provision(*spec);
+        if (!done)
+            return fail(
+                done.error().withContext(QStringLiteral("restarting %1").arg(session->name)));
+        logEvent(sessionId, {}, QStringLiteral("restart"),
+                 QStringLiteral("recreated %1").arg(recreate.join(QStringLiteral(", "))));
+        return *done;
+    }
 
     auto after = m_store->kernels(sessionId);
     QList<KernelStatus> statuses;

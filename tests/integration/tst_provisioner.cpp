@@ -695,7 +695,14 @@ void TestProvisioner::failurePolicy()
     watch.start(QStringLiteral(CLUSTERDECKCTL),
                 {QStringLiteral("--store"), m_storeUrl, QStringLiteral("watch")});
     QVERIFY(watch.waitForStarted());
-    QTRY_VERIFY_WITH_TIMEOUT(watch.readAllStandardOutput().contains("watching"), 20000);
+    QByteArray watchOut;
+    QElapsedTimer waited;
+    waited.start();
+    while (!watchOut.contains("watching") && waited.elapsed() < 30000) {
+        watch.waitForReadyRead(500);
+        watchOut += watch.readAllStandardOutput();
+    }
+    QVERIFY2(watchOut.contains("watching"), watch.readAllStandardError().constData());
     QThread::msleep(500);
     // The worker's main process dies (SIGKILL from the host: PID 1 ignores it from inside).
     QCOMPARE(docker(victimHost, {QStringLiteral("kill"), victim}).exitCode, 0);
