@@ -8,7 +8,7 @@ PACKAGES=(
     build-essential cmake ninja-build pkg-config git
     qt6-base-dev qt6-base-dev-tools libqt6svg6-dev
     libcurl4-openssl-dev libyaml-cpp-dev libsqlite3-dev libarchive-dev libssl-dev
-    clang-format
+    clang-format clang-16 libclang-rt-16-dev
     # the lab: Docker hosts in network namespaces, etcd, the lab image's contents
     docker.io etcd-server etcd-client busybox-static dropbear-bin openssh-client
     iproute2 iptables openssl util-linux procps ca-certificates curl
