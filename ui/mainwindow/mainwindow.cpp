@@ -4,6 +4,7 @@
 #include "console/consolecontroller.h"
 #include "events/eventsview.h"
 #include "hosts/hostsview.h"
+#include "launch/launchdialog.h"
 #include "sessions/sessionsview.h"
 
 #include <QAction>
@@ -78,6 +79,12 @@ void MainWindow::setupToolBar()
     m_launch->setShortcut(QKeySequence::New);
     m_launch->setToolTip(tr("Launch a cluster session from a template"));
     connect(m_launch, &QAction::triggered, this, &MainWindow::launchRequested);
+    connect(m_launch, &QAction::triggered, this, [this] {
+        auto *dialog = new LaunchDialog(m_controller, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &LaunchDialog::launched, m_sessionsView, &SessionsView::selectSession);
+        dialog->open();
+    });
 
     m_refresh = new QAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&fresh"), this);
     m_refresh->setObjectName(QStringLiteral("refresh"));

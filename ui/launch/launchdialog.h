@@ -1,0 +1,113 @@
+#pragma once
+
+#include "http/httptypes.h"
+#include "placement/placement.h"
+#include "plan/launchoptions.h"
+#include "template/clustertemplate.h"
+
+#include <QDialog>
+#include <QMap>
+
+class QComboBox;
+class QDialogButtonBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QTreeWidget;
+
+namespace ClusterDeck::Ui {
+
+class ConsoleController;
+
+// Launches a cluster session: template, a count per role (bounded by the role's min/max), env and
+// mount overrides, name, mode; a placement preview from the core's pure place() before anything
+// is created; then per-kernel progress with a Cancel that rolls the session back. Errors are
+// shown in full.
+class LaunchDialog : public QDialog
+{
+    Q_OBJECT
+
+public:
+    explicit LaunchDialog(ConsoleController *controller, QWidget *parent = nullptr);
+    ~LaunchDialog() override;
+
+    // Templates offered: the shipped samples and the user's folder (plus any added here).
+    void addTemplateFile(const QString &path);
+    bool selectTemplate(const QString &pathOrName);
+    const ClusterTemplate *currentTemplate() const;
+    QString templatePath() const;
+
+    QSpinBox *countBox(const QString &role) const { return m_counts.value(role); }
+    QLineEdit *nameEdit() const { return m_name; }
+    QComboBox *modeBox() const { return m_mode; }
+    QTableWidget *envTable() const { return m_env; }
+    QTableWidget *mountsTable() const { return m_mounts; }
+    QTreeWidget *previewTree() const { return m_preview; }
+    QPushButton *launchButton() const { return m_launch; }
+    QPushButton *cancelButton() const { return m_cancel; }
+    QTreeWidget *progressTree() const { return m_progress; }
+    QProgressBar *progressBar() const { return m_bar; }
+    QPlainTextEdit *errorText() const { return m_error; }
+
+    // What launching now would send, and where it would land (or why it would not fit).
+    Result<LaunchOptions> launchOptions() const;
+    Result<Placement> previewPlacement() const;
+    // Hosts for the preview; by default the controller's latest host statuses.
+    void setHostCapacities(const QList<HostCapacity> &hosts);
+
+    bool isLaunching() const { return m_launching; }
+    QString launchedSessionId() const { return m_sessionId; }
+
+public Q_SLOTS:
+    void updatePreview();
+    void launch();
+    void cancelLaunch();
+
+Q_SIGNALS:
+    void launched(const QString &sessionId);
+    void launchFailed(const QString &error);
+
+protected:
+    void reject() override;
+
+private:
+    void loadTemplate(int index);
+    void rebuildRoles();
+    void setKernelStatus(const QString &hostname, const QString &status);
+    void finishLaunch(bool ok, const QString &sessionId, const QString &message);
+    QList<HostCapacity> capacities() const;
+
+    ConsoleController *m_controller;
+    QComboBox *m_template;
+    QLabel *m_description;
+    QFormLayout *m_rolesForm;
+    QWidget *m_rolesBox;
+    QMap<QString, QSpinBox *> m_counts;
+    QLineEdit *m_name;
+    QComboBox *m_mode;
+    QTableWidget *m_env;
+    QTableWidget *m_mounts;
+    QTreeWidget *m_preview;
+    QLabel *m_previewStatus;
+    QTreeWidget *m_progress;
+    QProgressBar *m_bar;
+    QPlainTextEdit *m_error;
+    QPushButton *m_launch;
+    QPushButton *m_cancel;
+    QPushButton *m_close;
+
+    std::optional<ClusterTemplate> m_loaded;
+    QString m_loadedSource;
+    QString m_loadError;
+    std::optional<QList<HostCapacity>> m_hostsOverride;
+    bool m_launching = false;
+    Http::CancelToken m_cancelToken;
+    QString m_sessionId;
+};
+
+} // namespace ClusterDeck::Ui
