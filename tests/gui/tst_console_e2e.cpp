@@ -1,0 +1,168 @@
+// End to end against the lab (scripts/lab.sh env): launch lab-basic.yaml through the launch
+// dialog, see the session RUNNING with its kernels in the tree, terminate it from the context
+// menu, see it go. Fails (does not skip) when the lab is missing.
+
+#include "console/consolecontroller.h"
+#include "host/hostregistry.h"
+#include "launch/launchdialog.h"
+#include "mainwindow/mainwindow.h"
+#include "provision/sessioncontroller.h"
+#include "sessions/portprober.h"
+#include "sessions/sessionfilterproxymodel.h"
+#include "sessions/sessionsview.h"
+#include "sessions/sessiontreemodel.h"
+#include "store/sqlitestore.h"
+
+#include <QAction>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+#include <QUuid>
+
+using namespace ClusterDeck;
+using namespace ClusterDeck::Ui;
+
+class TestConsoleE2E : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void launchSeeRunningTerminateSeeItGo();
+    void cleanupTestCase();
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<ConsoleController> m_controller;
+    QString m_sessionId;
+};
+
+void TestConsoleE2E::initTestCase()
+{
+    const QStringList hosts =
+        qEnvironmentVariable("CLUSTERDECK_LAB_HOSTS").split(u' ', Qt::SkipEmptyParts);
+    QVERIFY2(!hosts.isEmpty(), "the lab is not up: eval \"$(scripts/lab.sh env)\" first");
+    auto store = SqliteStore::open(m_dir.filePath(QStringLiteral("state.db")));
+    QVERIFY(store.has_value());
+    {
+        HostRegistry registry(store->get());
+        for (const QString &h : hosts) {
+            const QString upper = h.toUpper();
+            HostRecord record;
+            record.name = h;
+            record.endpoint = qEnvironmentVariable(
+                qPrintable(QStringLiteral("CLUSTERDECK_LAB_%1_DOCKER").arg(upper)));
+            record.publicAddress = qEnvironmentVariable(
+                qPrintable(QStringLiteral("CLUSTERDECK_LAB_%1_ADDR").arg(upper)));
+            auto added = registry.add(record);
+            QVERIFY2(added.has_value(), qPrintable(added ? QString() : added.error().toString()));
+        }
+    }
+    m_controller = std::make_unique<ConsoleController>();
+    m_controller->setHostRefreshInterval(0);
+    QSignalSpy statuses(m_controller.get(), &ConsoleController::hostStatusesChanged);
+    m_controller->setStore(std::unique_ptr<StateStore>(store->release()));
+    QTRY_VERIFY_WITH_TIMEOUT(statuses.size() > 0, 60000);
+    QCOMPARE(m_controller->reachableHosts(), int(hosts.size()));
+}
+
+void TestConsoleE2E::launchSeeRunningTerminateSeeItGo()
+{
+    MainWindow window(m_controller.get());
+    window.resize(1400, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    SessionsView *view = window.sessionsView();
+    view->portProber()->setInterval(0);
+
+    // Launch through the dialog, as an admin would.
+    window.launchAction()->trigger();
+    auto *dialog = window.findChild<LaunchDialog *>();
+    QVERIFY(dialog);
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+    const QString file = qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                         QStringLiteral("/templates/lab-basic.yaml");
+    dialog->addTemplateFile(file);
+    QVERIFY(dialog->selectTemplate(file));
+    QSpinBox *workers = dialog->countBox(QStringLiteral("worker"));
+    QVERIFY(workers);
+    workers->selectAll();
+    QTest::keyClicks(workers, QStringLiteral("3"));
+    QCOMPARE(workers->value(), 3);
+    const QString name =
+        QStringLiteral("e2e-") + QUuid::createUuid().toString(QUuid::Id128).left(6);
+    QTest::keyClicks(dialog->nameEdit(), name);
+    QTRY_COMPARE(dialog->previewTree()->topLevelItemCount(), 4); // master1 + worker1..3
+    for (int i = 0; i < 4; ++i)
+        QVERIFY(!dialog->previewTree()->topLevelItem(i)->text(2).isEmpty());
+    QVERIFY(dialog->launchButton()->isEnabled());
+
+    QSignalSpy launched(dialog, &LaunchDialog::launched);
+    QSignalSpy failed(dialog, &LaunchDialog::launchFailed);
+    QTest::mouseClick(dialog->launchButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(launched.size() + failed.size() > 0, 240000);
+    QVERIFY2(failed.isEmpty(), qPrintable(failed.isEmpty() ? QString() : failed[0][0].toString()));
+    m_sessionId = launched[0][0].toString();
+
+    // The tree shows it, RUNNING, with its kernels grouped by role.
+    SessionTreeModel *model = m_controller->sessionModel();
+    QTRY_VERIFY_WITH_TIMEOUT(model->hasSession(m_sessionId), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        model->sessionIndex(m_sessionId, SessionTreeModel::StatusColumn).data().toString(),
+        QStringLiteral("RUNNING"), 30000);
+    const QModelIndex session = model->sessionIndex(m_sessionId);
+    QCOMPARE(session.data().toString(), name);
+    QCOMPARE(model->rowCount(session), 2);
+    QCOMPARE(session.siblingAtColumn(SessionTreeModel::KernelsColumn).data().toString(),
+             QStringLiteral("4 kernels: master×1, worker×3"));
+    QVERIFY(!session.data(SessionTreeModel::PortUrlsRole).toStringList().isEmpty());
+    const QModelIndex workersRow = model->index(1, 0, session);
+    QCOMPARE(model->rowCount(workersRow), 3);
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(model->index(i, SessionTreeModel::StatusColumn, workersRow).data().toString(),
+                 QStringLiteral("RUNNING"));
+
+    // Terminate from the context menu of a member kernel: it acts on the whole session.
+    view->tree()->expandAll();
+    const QModelIndex worker2 = view->proxy()->mapFromSource(model->index(1, 0, workersRow));
+    QVERIFY(worker2.isValid());
+    QString asked;
+    view->setConfirm([&asked](const QString &, const QString &text) {
+        asked = text;
+        return true;
+    });
+    std::unique_ptr<QMenu> menu(view->contextMenuFor(worker2));
+    QAction *terminate = nullptr;
+    for (QAction *a : menu->actions())
+        if (a->objectName() == QStringLiteral("terminateSession"))
+            terminate = a;
+    QVERIFY(terminate);
+    terminate->trigger();
+    QVERIFY2(asked.contains(QStringLiteral("worker2 is a member kernel of session")),
+             qPrintable(asked));
+
+    // See it go: TERMINATED in the model, and out of the default view.
+    QTRY_COMPARE_WITH_TIMEOUT(
+        model->sessionIndex(m_sessionId, SessionTreeModel::StatusColumn).data().toString(),
+        QStringLiteral("TERMINATED"), 120000);
+    QTRY_VERIFY(!view->proxy()->mapFromSource(model->sessionIndex(m_sessionId)).isValid());
+    m_sessionId.clear();
+}
+
+void TestConsoleE2E::cleanupTestCase()
+{
+    if (m_controller && !m_sessionId.isEmpty() && m_controller->sessionController())
+        (void)m_controller->sessionController()->terminate(m_sessionId,
+                                                           QStringLiteral("e2e cleanup"));
+    if (m_controller)
+        m_controller->waitForIdle();
+    m_controller.reset();
+}
+
+QTEST_MAIN(TestConsoleE2E)
+#include "tst_console_e2e.moc"
