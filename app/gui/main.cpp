@@ -1,6 +1,7 @@
 #include "common/version.h"
 #include "console/consolecontroller.h"
 #include "mainwindow/mainwindow.h"
+#include "mainwindow/screenshottour.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -25,16 +26,22 @@ int main(int argc, char *argv[])
         QStringLiteral("URL"));
     const QCommandLineOption noReconcile(QStringLiteral("no-reconcile"),
                                          QStringLiteral("Do not reconcile the hosts at start."));
-    parser.addOptions({storeOption, noReconcile});
+    const QCommandLineOption screenshots(
+        QStringLiteral("screenshot-dir"),
+        QStringLiteral("Save PNGs of each view into DIR, then quit (scripts/screenshots.sh)."),
+        QStringLiteral("DIR"));
+    parser.addOptions({storeOption, noReconcile, screenshots});
     parser.process(app);
 
     ClusterDeck::Ui::ConsoleController controller;
     ClusterDeck::Ui::MainWindow window(&controller);
     if (!parser.isSet(noReconcile))
-        QObject::connect(&controller, &ClusterDeck::Ui::ConsoleController::storeOpened,
-                         &controller, &ClusterDeck::Ui::ConsoleController::reconcile,
-                         Qt::SingleShotConnection);
+        QObject::connect(&controller, &ClusterDeck::Ui::ConsoleController::storeOpened, &controller,
+                         &ClusterDeck::Ui::ConsoleController::reconcile, Qt::SingleShotConnection);
     controller.openStore(parser.value(storeOption)); // in the background; the window shows now
     window.show();
+    ClusterDeck::Ui::ScreenshotTour tour(&window, parser.value(screenshots));
+    if (parser.isSet(screenshots))
+        tour.start();
     return QApplication::exec();
 }

@@ -43,7 +43,7 @@ HostsView::HostsView(ConsoleController *controller, QWidget *parent)
     m_table->setColumnWidth(HostsTableModel::NameColumn, 90);
     m_table->setColumnWidth(HostsTableModel::EndpointColumn, 260);
     m_table->setColumnWidth(HostsTableModel::ReachableColumn, 120);
-    m_table->setColumnWidth(HostsTableModel::DockerColumn, 150);
+    m_table->setColumnWidth(HostsTableModel::DockerColumn, 200);
     m_table->setColumnWidth(HostsTableModel::SwarmColumn, 130);
     m_table->setColumnWidth(HostsTableModel::CpuColumn, 150);
     m_table->setColumnWidth(HostsTableModel::MemoryColumn, 190);

@@ -151,7 +151,7 @@ LaunchDialog::LaunchDialog(ConsoleController *controller, QWidget *parent)
     templateRow->addWidget(browse);
 
     auto *form = new QFormLayout;
-    form->addRow(tr("&Template:"), templateRow);
+    form->addRow(tr("Template:"), templateRow);
     form->addRow(QString(), m_description);
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("&Mode:"), m_mode);

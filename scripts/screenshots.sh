@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Regenerates docs/screenshots/*.png from the real console under xvfb-run, with the lab's hosts
+# registered in a throw-away store and one lab-basic session running.
+#   scripts/screenshots.sh [BUILD_DIR]      (default: build; needs clusterdeck and clusterdeckctl)
+# Needs the lab: scripts/lab.sh up (this script never starts or stops it).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-$here/build}"
+gui="$build/app/gui/clusterdeck"
+ctl="$build/app/cli/clusterdeckctl"
+out="$here/docs/screenshots"
+for bin in "$gui" "$ctl"; do
+    [[ -x "$bin" ]] || { echo "error: $bin is not built" >&2; exit 1; }
+done
+command -v xvfb-run >/dev/null || { echo "error: xvfb-run is missing (apt-get install xvfb)" >&2; exit 1; }
+eval "$("$here/scripts/lab.sh" env)"
+[[ -n "${CLUSTERDECK_LAB_HOSTS:-}" ]] || { echo "error: the lab is not up" >&2; exit 1; }
+
+work="$(mktemp -d)"
+store="sqlite://$work/state.db"
+session=""
+cleanup() {
+    if [[ -n "$session" ]]; then "$ctl" --store "$store" rm "$session" >/dev/null 2>&1 || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+export XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" XDG_RUNTIME_DIR="$work/run"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+
+for h in $CLUSTERDECK_LAB_HOSTS; do
+    up="${h^^}"
+    docker_var="CLUSTERDECK_LAB_${up}_DOCKER"
+    addr_var="CLUSTERDECK_LAB_${up}_ADDR"
+    "$ctl" --store "$store" host add "$h" --docker "${!docker_var}" --address "${!addr_var}" \
+        --label "zone=lab" >/dev/null
+done
+session="shot-$(date +%H%M%S)"
+"$ctl" --store "$store" launch "$here/templates/lab-basic.yaml" --name "$session" \
+    --count worker=3 >/dev/null
+sleep 3 # let the master's http port answer
+
+mkdir -p "$out"
+xvfb-run -a -s "-screen 0 1600x1000x24" \
+    "$gui" --store "$store" --no-reconcile --screenshot-dir "$out"
+ls -l "$out"/*.png

@@ -1,0 +1,167 @@
+#include "console/consolecontroller.h"
+#include "events/eventsmodel.h"
+#include "hosts/hoststablemodel.h"
+#include "launch/launchdialog.h"
+
+#include <QAbstractItemModelTester>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace ClusterDeck;
+using namespace ClusterDeck::Ui;
+
+class TestHostsEvents : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void hostsTable();
+    void eventsNewestFirst();
+    void launchDialogCountsRespectMinMax_data();
+    void launchDialogCountsRespectMinMax();
+    void launchDialogPreviewMatchesCorePlacement();
+};
+
+static HostStatus status(const QString &name, bool reachable)
+{
+    HostStatus s;
+    s.host.name = name;
+    s.host.endpoint = QStringLiteral("unix:///run/%1.sock").arg(name);
+    s.reachable = reachable;
+    s.error = reachable ? QString() : QStringLiteral("connection refused");
+    s.dockerVersion = QStringLiteral("24.0.5");
+    s.apiVersion = QStringLiteral("1.43");
+    s.swarmState = QStringLiteral("active");
+    s.swarmRole = QStringLiteral("worker");
+    s.swarmNodeId = name + QStringLiteral("-node");
+    s.swarmClusterId = QStringLiteral("c1");
+    s.ncpu = 4;
+    s.memTotal = 8LL << 30;
+    s.allocated.cpus = 1;
+    s.allocated.memoryBytes = 2LL << 30;
+    s.allocated.kernels = 3;
+    return s;
+}
+
+void TestHostsEvents::hostsTable()
+{
+    HostsTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setStatuses({status("h1", true), status("h2", false)});
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(0, HostsTableModel::ReachableColumn).data().toString(),
+             QStringLiteral("yes"));
+    QCOMPARE(model.index(1, HostsTableModel::ReachableColumn).data().toString(),
+             QStringLiteral("no: connection refused"));
+    QCOMPARE(model.index(0, HostsTableModel::CpuColumn).data().toString(), QStringLiteral("1 / 4"));
+    QCOMPARE(model.index(0, HostsTableModel::CpuColumn).data(HostsTableModel::RatioRole).toDouble(),
+             0.25);
+    QCOMPARE(model.index(0, HostsTableModel::KernelsColumn).data().toInt(), 3);
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    model.setStatuses({status("h1", false), status("h2", true)}); // same rows: in place
+    QCOMPARE(reset.size(), 0);
+}
+
+void TestHostsEvents::eventsNewestFirst()
+{
+    EventsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    auto event = [](qint64 seq, const QString &action) {
+        EventRecord e;
+        e.seq = seq;
+        e.at = QDateTime::currentDateTimeUtc();
+        e.action = action;
+        e.actor = QStringLiteral("alice@console");
+        return e;
+    };
+    model.setEvents({event(1, "launch"), event(3, "terminate"), event(2, "kernel-status")});
+    QCOMPARE(model.index(0, EventsModel::ActionColumn).data().toString(),
+             QStringLiteral("terminate"));
+    QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+    model.appendEvents({event(4, "restart"), event(3, "terminate")});
+    QCOMPARE(inserted.size(), 1);
+    QCOMPARE(model.rowCount(), 4);
+    QCOMPARE(model.index(0, EventsModel::ActionColumn).data().toString(),
+             QStringLiteral("restart"));
+}
+
+static QString labBasic()
+{
+    return qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+           QStringLiteral("/templates/lab-basic.yaml");
+}
+
+void TestHostsEvents::launchDialogCountsRespectMinMax_data()
+{
+    QTest::addColumn<QString>("typed");
+    QTest::addColumn<int>("expected");
+    QTest::newRow("inside") << "5" << 5;
+    QTest::newRow("above max is refused") << "99" << 9; // '9' accepted, the second '9' is not
+}
+
+void TestHostsEvents::launchDialogCountsRespectMinMax()
+{
+    QFETCH(QString, typed);
+    QFETCH(int, expected);
+    ConsoleController controller;
+    LaunchDialog dialog(&controller);
+    dialog.addTemplateFile(labBasic());
+    QVERIFY(dialog.selectTemplate(labBasic()));
+    QSpinBox *workers = dialog.countBox(QStringLiteral("worker"));
+    QVERIFY(workers);
+    QCOMPARE(workers->minimum(), 1);
+    QCOMPARE(workers->maximum(), 12);
+    QCOMPARE(workers->value(), 2);
+    dialog.show();
+    workers->setFocus();
+    workers->selectAll();
+    QTest::keyClicks(workers, typed);
+    QTest::keyClick(workers, Qt::Key_Enter);
+    QVERIFY(workers->value() >= workers->minimum() && workers->value() <= workers->maximum());
+    QCOMPARE(workers->value(), expected);
+    QSpinBox *master = dialog.countBox(QStringLiteral("master"));
+    QCOMPARE(master->minimum(), 1);
+    QCOMPARE(master->maximum(), 1);
+}
+
+void TestHostsEvents::launchDialogPreviewMatchesCorePlacement()
+{
+    ConsoleController controller;
+    LaunchDialog dialog(&controller);
+    dialog.addTemplateFile(labBasic());
+    QVERIFY(dialog.selectTemplate(labBasic()));
+    QList<HostCapacity> hosts;
+    for (const QString &name : {QStringLiteral("h1"), QStringLiteral("h2"), QStringLiteral("h3")}) {
+        HostCapacity h;
+        h.name = name;
+        h.ncpu = 2;
+        h.memTotal = 4LL << 30;
+        h.swarmActive = true;
+        h.swarmClusterId = QStringLiteral("c1");
+        h.swarmManager = name == u"h1";
+        hosts << h;
+    }
+    dialog.setHostCapacities(hosts);
+    dialog.countBox(QStringLiteral("worker"))->setValue(4);
+    const auto placement = dialog.previewPlacement();
+    QVERIFY2(placement.has_value(),
+             qPrintable(placement ? QString() : placement.error().toString()));
+    QTreeWidget *tree = dialog.previewTree();
+    QCOMPARE(tree->topLevelItemCount(), 5);
+    for (int i = 0; i < tree->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem *item = tree->topLevelItem(i);
+        QCOMPARE(item->text(2), placement->hostOf.value(item->text(0)));
+    }
+    // Too small hosts: the preview says why, and Launch is off.
+    for (HostCapacity &h : hosts)
+        h.memTotal = 32LL << 20;
+    dialog.setHostCapacities(hosts);
+    QCOMPARE(tree->topLevelItemCount(), 0);
+    QVERIFY(!dialog.launchButton()->isEnabled());
+}
+
+QTEST_MAIN(TestHostsEvents)
+#include "tst_hostsevents.moc"

@@ -1,0 +1,110 @@
+#include "screenshottour.h"
+
+#include "console/consolecontroller.h"
+#include "launch/launchdialog.h"
+#include "mainwindow.h"
+#include "sessions/logspanel.h"
+#include "sessions/sessionfilterproxymodel.h"
+#include "sessions/sessionsview.h"
+#include "sessions/sessiontreemodel.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QLoggingCategory>
+#include <QPixmap>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTimer>
+#include <QTreeView>
+
+Q_LOGGING_CATEGORY(lcScreenshots, "clusterdeck.ui.screenshots")
+
+namespace ClusterDeck::Ui {
+
+namespace {
+void settle(int msec)
+{
+    QEventLoop loop;
+    QTimer::singleShot(msec, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+} // namespace
+
+ScreenshotTour::ScreenshotTour(MainWindow *window, const QString &directory, QObject *parent)
+    : QObject(parent)
+    , m_window(window)
+    , m_directory(directory)
+{}
+
+void ScreenshotTour::start()
+{
+    ConsoleController *c = m_window->controller();
+    connect(c, &ConsoleController::sessionsLoaded, this, [this] {
+        m_sessionsLoaded = true;
+        if (m_hostsLoaded)
+            QTimer::singleShot(1500, this, &ScreenshotTour::run);
+    });
+    connect(c, &ConsoleController::hostStatusesChanged, this, [this] {
+        m_hostsLoaded = true;
+        if (m_sessionsLoaded)
+            QTimer::singleShot(1500, this, &ScreenshotTour::run);
+    });
+    QTimer::singleShot(30000, this, &ScreenshotTour::run); // whatever has loaded by then
+}
+
+bool ScreenshotTour::save(QWidget *widget, const QString &name)
+{
+    const QString path = QDir(m_directory).filePath(name);
+    const bool ok = widget->grab().save(path);
+    qCInfo(lcScreenshots) << (ok ? "saved" : "could not save") << path;
+    return ok;
+}
+
+void ScreenshotTour::run()
+{
+    if (m_done)
+        return;
+    m_done = true;
+    QDir().mkpath(m_directory);
+    m_window->resize(1500, 860);
+    SessionsView *sessions = m_window->sessionsView();
+    QTabWidget *tabs = m_window->tabs();
+
+    tabs->setCurrentIndex(0);
+    sessions->tree()->expandAll();
+    SessionTreeModel *model = m_window->controller()->sessionModel();
+    if (model->rowCount() > 0) {
+        const QString sessionId = model->index(0, 0).data(SessionTreeModel::IdRole).toString();
+        sessions->selectSession(sessionId);
+        sessions->showLogsOfCurrent();
+        // A member kernel selected, as an admin would have it.
+        const QModelIndex session = model->index(0, 0);
+        if (model->rowCount(session) > 1) {
+            const QModelIndex kernel = model->index(0, 0, model->index(1, 0, session));
+            sessions->tree()->setCurrentIndex(sessions->proxy()->mapFromSource(kernel));
+        }
+    }
+    settle(2500); // port probes answer, logs arrive
+    save(m_window, QStringLiteral("sessions.png"));
+
+    tabs->setCurrentIndex(1);
+    settle(300);
+    save(m_window, QStringLiteral("hosts.png"));
+
+    tabs->setCurrentIndex(3);
+    settle(300);
+    save(m_window, QStringLiteral("events.png"));
+
+    tabs->setCurrentIndex(0);
+    auto *dialog = new LaunchDialog(m_window->controller(), m_window);
+    dialog->selectTemplate(QStringLiteral("lab-basic"));
+    if (QSpinBox *workers = dialog->countBox(QStringLiteral("worker")))
+        workers->setValue(5);
+    dialog->show();
+    settle(500);
+    save(dialog, QStringLiteral("launch-dialog.png"));
+    dialog->close();
+    QApplication::quit();
+}
+
+} // namespace ClusterDeck::Ui
