@@ -6,6 +6,9 @@
 #include "hosts/hostsview.h"
 #include "launch/launchdialog.h"
 #include "sessions/sessionsview.h"
+#include "templates/templateeditor.h"
+
+#include "common/datapaths.h"
 
 #include <QAction>
 #include <QApplication>
@@ -20,14 +23,6 @@
 
 namespace ClusterDeck::Ui {
 
-namespace {
-QWidget *placeholder(const QString &text)
-{
-    auto *label = new QLabel(text);
-    label->setAlignment(Qt::AlignCenter);
-    return label;
-}
-} // namespace
 
 MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
     : QMainWindow(parent)
@@ -43,7 +38,10 @@ MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(m_sessionsView, tr("Sessions"));
     m_tabs->addTab(new HostsView(m_controller), tr("Hosts"));
-    m_tabs->addTab(placeholder(tr("No templates loaded.")), tr("Templates"));
+    auto *templates = new TemplateEditor;
+    templates->setDirectories(sampleTemplateDirectories(), userTemplateDirectory());
+    m_templateEditor = templates;
+    m_tabs->addTab(templates, tr("Templates"));
     m_tabs->addTab(new EventsView(m_controller), tr("Events"));
     setCentralWidget(m_tabs);
 
@@ -216,6 +214,10 @@ void MainWindow::restoreSettings()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (m_templateEditor && !m_templateEditor->maybeKeepChanges()) {
+        event->ignore(); // unsaved template changes are never dropped silently
+        return;
+    }
     saveSettings();
     QMainWindow::closeEvent(event);
 }

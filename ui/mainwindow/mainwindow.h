@@ -10,6 +10,7 @@ namespace ClusterDeck::Ui {
 
 class ConsoleController;
 class SessionsView;
+class TemplateEditor;
 
 // The console: Sessions, Hosts, Templates and Events views as tabs, a toolbar (Launch, Restart,
 // Terminate, Refresh) and a status bar with the store and the reachable hosts. Remembers its
@@ -25,6 +26,7 @@ public:
 
     ConsoleController *controller() const { return m_controller; }
     SessionsView *sessionsView() const { return m_sessionsView; }
+    TemplateEditor *templateEditor() const { return m_templateEditor; }
     QTabWidget *tabs() const { return m_tabs; }
     QAction *launchAction() const { return m_launch; }
     QAction *refreshAction() const { return m_refresh; }
@@ -50,6 +52,7 @@ private:
     ConsoleController *m_controller = nullptr;
     QTabWidget *m_tabs = nullptr;
     SessionsView *m_sessionsView = nullptr;
+    TemplateEditor *m_templateEditor = nullptr;
     QAction *m_launch = nullptr;
     QAction *m_refresh = nullptr;
     QLabel *m_storeLabel = nullptr;

@@ -1,0 +1,563 @@
+#include "templateeditor.h"
+
+#include "template/templateloader.h"
+#include "template/templatevalues.h"
+#include "template/templatewriter.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTextBlock>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <QRegularExpression>
+
+namespace ClusterDeck::Ui {
+
+namespace {
+const char *kErrorStyle = "background: #fbe3e3;";
+
+QTableWidgetItem *item(const QString &text)
+{
+    return new QTableWidgetItem(text);
+}
+} // namespace
+
+TemplateEditor::TemplateEditor(QWidget *parent)
+    : QWidget(parent)
+{
+    setObjectName(QStringLiteral("templateEditor"));
+    buildUi();
+    m_askUnsaved = [this](const QString &file) {
+        const auto answer = QMessageBox::question(
+            this, tr("Unsaved Changes"),
+            tr("“%1” has unsaved changes. Save them?").arg(QFileInfo(file).fileName()),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+        return answer == QMessageBox::Save      ? Answer::Save
+               : answer == QMessageBox::Discard ? Answer::Discard
+                                                : Answer::Cancel;
+    };
+}
+
+void TemplateEditor::buildUi()
+{
+    m_list = new QListWidget;
+    m_list->setObjectName(QStringLiteral("templateList"));
+    auto *newButton = new QPushButton(tr("&New"));
+    auto *duplicate = new QPushButton(tr("D&uplicate"));
+    auto *remove = new QPushButton(tr("&Delete"));
+    auto *listButtons = new QHBoxLayout;
+    listButtons->addWidget(newButton);
+    listButtons->addWidget(duplicate);
+    listButtons->addWidget(remove);
+    auto *left = new QWidget;
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(m_list);
+    leftLayout->addLayout(listButtons);
+
+    m_name = new QLineEdit;
+    m_name->setObjectName(QStringLiteral("templateName"));
+    m_description = new QLineEdit;
+    m_mode = new QComboBox;
+    for (ClusterMode m : {ClusterMode::Auto, ClusterMode::SingleNode, ClusterMode::MultiNode})
+        m_mode->addItem(TemplateValues::modeName(m), int(m));
+    m_failure = new QComboBox;
+    for (auto a : {FailurePolicy::Action::TerminateSession, FailurePolicy::Action::RestartSession,
+                   FailurePolicy::Action::Ignore})
+        m_failure->addItem(TemplateValues::failureActionName(a), int(a));
+    m_startup = new QComboBox;
+    for (StartupOrder o : {StartupOrder::Parallel, StartupOrder::InOrder})
+        m_startup->addItem(TemplateValues::startupOrderName(o), int(o));
+    m_presets = new QLineEdit;
+    m_presets->setPlaceholderText(tr("pytorch, tensorflow, mpi, ssh"));
+    m_roles = new QTableWidget(0, RoleColumns);
+    m_roles->setObjectName(QStringLiteral("rolesTable"));
+    m_roles->setHorizontalHeaderLabels(
+        {tr("Role"), tr("Image"), tr("Min"), tr("Max"), tr("Default"), tr("CPUs")});
+    m_roles->horizontalHeader()->setSectionResizeMode(RoleImage, QHeaderView::Stretch);
+    m_roles->verticalHeader()->hide();
+    auto *addRoleButton = new QPushButton(tr("Add Role"));
+    auto *removeRoleButton = new QPushButton(tr("Remove Role"));
+    auto *up = new QPushButton(tr("Move Up"));
+    auto *down = new QPushButton(tr("Move Down"));
+    auto *roleButtons = new QHBoxLayout;
+    for (QPushButton *b : {addRoleButton, removeRoleButton, up, down})
+        roleButtons->addWidget(b);
+    roleButtons->addStretch();
+
+    auto *formPage = new QWidget;
+    auto *form = new QFormLayout;
+    form->addRow(tr("&Name:"), m_name);
+    form->addRow(tr("&Description:"), m_description);
+    form->addRow(tr("&Mode:"), m_mode);
+    form->addRow(tr("&Failure policy:"), m_failure);
+    form->addRow(tr("&Startup order:"), m_startup);
+    form->addRow(tr("&Presets:"), m_presets);
+    auto *formLayout = new QVBoxLayout(formPage);
+    formLayout->addLayout(form);
+    formLayout->addWidget(new QLabel(tr("Roles, in template order (the first kernel of the first "
+                                        "role is the primary):")));
+    formLayout->addWidget(m_roles, 1);
+    formLayout->addLayout(roleButtons);
+
+    m_yaml = new QPlainTextEdit;
+    m_yaml->setObjectName(QStringLiteral("yamlEdit"));
+    m_yaml->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_yaml->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_tabs = new QTabWidget;
+    m_tabs->addTab(formPage, tr("Form"));
+    m_tabs->addTab(m_yaml, tr("YAML"));
+
+    m_problems = new QListWidget;
+    m_problems->setObjectName(QStringLiteral("problemsList"));
+    m_problems->setMaximumHeight(110);
+    m_save = new QPushButton(tr("&Save"));
+    m_save->setObjectName(QStringLiteral("saveTemplate"));
+    auto *right = new QWidget;
+    auto *rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->addWidget(m_tabs, 1);
+    rightLayout->addWidget(m_problems);
+    auto *saveRow = new QHBoxLayout;
+    saveRow->addStretch();
+    saveRow->addWidget(m_save);
+    rightLayout->addLayout(saveRow);
+
+    auto *split = new QSplitter;
+    split->addWidget(left);
+    split->addWidget(right);
+    split->setStretchFactor(1, 3);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(split);
+
+    m_validateTimer = new QTimer(this);
+    m_validateTimer->setSingleShot(true);
+    m_validateTimer->setInterval(300);
+    connect(m_validateTimer, &QTimer::timeout, this, &TemplateEditor::validateNow);
+
+    for (QLineEdit *e : {m_name, m_description, m_presets})
+        connect(e, &QLineEdit::textEdited, this, &TemplateEditor::formEdited);
+    for (QComboBox *c : {m_mode, m_failure, m_startup})
+        connect(c, &QComboBox::activated, this, &TemplateEditor::formEdited);
+    connect(m_roles, &QTableWidget::itemChanged, this, [this] {
+        if (!m_syncing)
+            formEdited();
+    });
+    connect(m_yaml, &QPlainTextEdit::textChanged, this, &TemplateEditor::yamlEdited);
+    connect(addRoleButton, &QPushButton::clicked, this, &TemplateEditor::addRole);
+    connect(removeRoleButton, &QPushButton::clicked, this, &TemplateEditor::removeRole);
+    connect(up, &QPushButton::clicked, this, [this] { moveRole(-1); });
+    connect(down, &QPushButton::clicked, this, [this] { moveRole(+1); });
+    connect(m_save, &QPushButton::clicked, this, &TemplateEditor::save);
+    connect(newButton, &QPushButton::clicked, this, &TemplateEditor::newTemplate);
+    connect(duplicate, &QPushButton::clicked, this, &TemplateEditor::duplicateTemplate);
+    connect(remove, &QPushButton::clicked, this, &TemplateEditor::deleteTemplate);
+    connect(m_list, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (row < 0 || m_syncing)
+            return;
+        const QString path = m_list->item(row)->data(Qt::UserRole).toString();
+        if (path == m_file)
+            return;
+        if (!openFile(path)) {
+            // Stay on the file with unsaved changes.
+            QSignalBlocker block(m_list);
+            for (int i = 0; i < m_list->count(); ++i)
+                if (m_list->item(i)->data(Qt::UserRole).toString() == m_file)
+                    m_list->setCurrentRow(i);
+        }
+    });
+    connect(m_problems, &QListWidget::itemActivated, this, [this](QListWidgetItem *it) {
+        const int line = it->data(Qt::UserRole).toInt();
+        if (line <= 0)
+            return;
+        m_tabs->setCurrentWidget(m_yaml);
+        QTextCursor cursor(m_yaml->document()->findBlockByLineNumber(line - 1));
+        m_yaml->setTextCursor(cursor);
+        m_yaml->setFocus();
+    });
+}
+
+void TemplateEditor::setDirectories(const QStringList &sampleDirs, const QString &userDir)
+{
+    m_sampleDirs = sampleDirs;
+    m_userDir = userDir;
+    refreshList();
+    if (m_file.isEmpty() && m_list->count() > 0)
+        m_list->setCurrentRow(0);
+}
+
+void TemplateEditor::refreshList()
+{
+    QSignalBlocker block(m_list);
+    m_list->clear();
+    auto addDir = [this](const QString &dir, const QString &suffix) {
+        const QFileInfoList files = QDir(dir).entryInfoList(
+            {QStringLiteral("*.yaml"), QStringLiteral("*.yml")}, QDir::Files, QDir::Name);
+        for (const QFileInfo &f : files) {
+            auto *it = new QListWidgetItem(f.completeBaseName() + suffix, m_list);
+            it->setData(Qt::UserRole, f.absoluteFilePath());
+            it->setToolTip(f.absoluteFilePath());
+            if (f.absoluteFilePath() == m_file)
+                m_list->setCurrentItem(it);
+        }
+    };
+    for (const QString &dir : std::as_const(m_sampleDirs))
+        addDir(dir, tr("  (sample)"));
+    if (!m_userDir.isEmpty())
+        addDir(m_userDir, QString());
+}
+
+bool TemplateEditor::maybeKeepChanges()
+{
+    if (!m_modified)
+        return true;
+    switch (m_askUnsaved ? m_askUnsaved(m_file) : Answer::Cancel) {
+    case Answer::Save:
+        return save();
+    case Answer::Discard:
+        return true;
+    case Answer::Cancel:
+        return false;
+    }
+    return false;
+}
+
+bool TemplateEditor::openFile(const QString &path)
+{
+    if (!maybeKeepChanges())
+        return false;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    m_file = QFileInfo(path).absoluteFilePath();
+    m_syncing = true;
+    m_yaml->setPlainText(QString::fromUtf8(file.readAll()));
+    m_syncing = false;
+    m_template.reset();
+    validateNow();
+    setModified(false);
+    return true;
+}
+
+void TemplateEditor::yamlEdited()
+{
+    if (m_syncing)
+        return;
+    setModified(true);
+    m_validateTimer->start();
+}
+
+void TemplateEditor::validateNow()
+{
+    m_validateTimer->stop();
+    TemplateLoader loader;
+    auto loaded =
+        loader.loadClusterFromData(m_yaml->toPlainText().toUtf8(), QFileInfo(m_file).fileName(),
+                                   QFileInfo(m_file).absolutePath());
+    m_diagnostics = loader.diagnostics();
+    if (loaded) {
+        m_template = *loaded;
+        showTemplateInForm(*loaded);
+    } else if (m_diagnostics.isEmpty()) {
+        TemplateDiagnostic d;
+        d.message = loaded.error().toString();
+        m_diagnostics.append(d);
+    }
+    showDiagnostics();
+}
+
+void TemplateEditor::showTemplateInForm(const ClusterTemplate &t)
+{
+    m_syncing = true;
+    if (m_name->text() != t.name)
+        m_name->setText(t.name);
+    if (m_description->text() != t.description)
+        m_description->setText(t.description);
+    m_mode->setCurrentIndex(m_mode->findData(int(t.mode)));
+    m_failure->setCurrentIndex(m_failure->findData(int(t.failurePolicy.action)));
+    m_startup->setCurrentIndex(m_startup->findData(int(t.startupOrder)));
+    m_presets->setText(t.presets.join(QStringLiteral(", ")));
+    m_roles->setRowCount(int(t.roles.size()));
+    for (int i = 0; i < t.roles.size(); ++i) {
+        const RoleTemplate &r = t.roles.at(i);
+        auto *name = item(r.name);
+        name->setData(Qt::UserRole, r.name); // which role of m_template this row edits
+        m_roles->setItem(i, RoleName, name);
+        m_roles->setItem(i, RoleImage, item(r.task.image));
+        m_roles->setItem(i, RoleMin, item(QString::number(r.min)));
+        m_roles->setItem(i, RoleMax, item(QString::number(r.max)));
+        m_roles->setItem(i, RoleCount, item(QString::number(r.count)));
+        m_roles->setItem(
+            i, RoleCpus,
+            item(r.task.resources.cpus ? QString::number(*r.task.resources.cpus) : QString()));
+    }
+    m_syncing = false;
+}
+
+ClusterTemplate TemplateEditor::templateFromForm() const
+{
+    ClusterTemplate t = m_template.value_or(ClusterTemplate{});
+    t.name = m_name->text().trimmed();
+    t.description = m_description->text().trimmed();
+    t.mode = ClusterMode(m_mode->currentData().toInt());
+    t.failurePolicy.action = FailurePolicy::Action(m_failure->currentData().toInt());
+    t.startupOrder = StartupOrder(m_startup->currentData().toInt());
+    t.presets.clear();
+    for (const QString &p : m_presets->text().split(u',', Qt::SkipEmptyParts))
+        t.presets << p.trimmed();
+    QList<RoleTemplate> roles;
+    for (int row = 0; row < m_roles->rowCount(); ++row) {
+        auto text = [this, row](int column) {
+            const QTableWidgetItem *it = m_roles->item(row, column);
+            return it ? it->text().trimmed() : QString();
+        };
+        const QTableWidgetItem *nameItem = m_roles->item(row, RoleName);
+        const QString original = nameItem ? nameItem->data(Qt::UserRole).toString() : QString();
+        const RoleTemplate *base = m_template ? m_template->role(original) : nullptr;
+        RoleTemplate r = base ? *base : RoleTemplate{};
+        r.name = text(RoleName);
+        r.task.image = text(RoleImage);
+        r.min = text(RoleMin).toInt();
+        r.max = text(RoleMax).toInt();
+        r.count = text(RoleCount).toInt();
+        bool ok = false;
+        const double cpus = text(RoleCpus).toDouble(&ok);
+        r.task.resources.cpus = ok ? std::optional<double>(cpus) : std::nullopt;
+        roles << r;
+    }
+    t.roles = roles;
+    return t;
+}
+
+void TemplateEditor::formEdited()
+{
+    if (m_syncing)
+        return;
+    // Form → YAML through the core's writer, then validate what it wrote.
+    const ClusterTemplate t = templateFromForm();
+    m_syncing = true;
+    m_yaml->setPlainText(QString::fromUtf8(TemplateWriter::toYaml(t)));
+    m_syncing = false;
+    setModified(true);
+    TemplateLoader loader;
+    auto loaded =
+        loader.loadClusterFromData(m_yaml->toPlainText().toUtf8(), QFileInfo(m_file).fileName(),
+                                   QFileInfo(m_file).absolutePath());
+    m_diagnostics = loader.diagnostics();
+    if (loaded)
+        m_template = *loaded;
+    showDiagnostics();
+}
+
+void TemplateEditor::showDiagnostics()
+{
+    m_problems->clear();
+    for (const TemplateDiagnostic &d : std::as_const(m_diagnostics)) {
+        const QString where =
+            d.line > 0
+                ? tr("line %1, %2").arg(d.line).arg(d.path.isEmpty() ? tr("document") : d.path)
+                : d.path;
+        auto *it = new QListWidgetItem(
+            where.isEmpty() ? d.message : where + QStringLiteral(": ") + d.message, m_problems);
+        it->setData(Qt::UserRole, d.line);
+        it->setForeground(QColor(0xcc, 0x33, 0x33));
+    }
+    if (m_diagnostics.isEmpty())
+        new QListWidgetItem(tr("No problems."), m_problems);
+    m_save->setEnabled(m_diagnostics.isEmpty());
+    markFields();
+}
+
+void TemplateEditor::markFields()
+{
+    m_name->setStyleSheet(QString());
+    m_description->setStyleSheet(QString());
+    m_syncing = true;
+    for (int r = 0; r < m_roles->rowCount(); ++r)
+        for (int c = 0; c < RoleColumns; ++c)
+            if (QTableWidgetItem *it = m_roles->item(r, c))
+                it->setBackground(QBrush());
+    static const QRegularExpression rolePath(QStringLiteral(R"(^roles\[(\d+)\](?:\.(.*))?$)"));
+    for (const TemplateDiagnostic &d : std::as_const(m_diagnostics)) {
+        if (d.path == u"name")
+            m_name->setStyleSheet(QString::fromLatin1(kErrorStyle));
+        else if (d.path == u"description")
+            m_description->setStyleSheet(QString::fromLatin1(kErrorStyle));
+        const auto m = rolePath.match(d.path);
+        if (!m.hasMatch())
+            continue;
+        const int row = m.captured(1).toInt();
+        const QString field = m.captured(2);
+        int column = RoleName;
+        if (field == u"min")
+            column = RoleMin;
+        else if (field == u"max")
+            column = RoleMax;
+        else if (field == u"count")
+            column = RoleCount;
+        else if (field.contains(QStringLiteral("image")))
+            column = RoleImage;
+        else if (field.contains(QStringLiteral("cpus")))
+            column = RoleCpus;
+        if (QTableWidgetItem *it = m_roles->item(row, column)) {
+            it->setBackground(QColor(0xfb, 0xe3, 0xe3));
+            it->setToolTip(d.message);
+        }
+    }
+    m_syncing = false;
+}
+
+void TemplateEditor::setModified(bool modified)
+{
+    if (m_modified == modified)
+        return;
+    m_modified = modified;
+    Q_EMIT modifiedChanged(modified);
+}
+
+bool TemplateEditor::save()
+{
+    validateNow();
+    if (!m_diagnostics.isEmpty() || !m_template) {
+        QMessageBox::warning(
+            this, tr("Cannot Save"),
+            tr("The template has problems; fix them first:\n%1")
+                .arg(m_diagnostics.isEmpty() ? QString() : m_diagnostics.first().toString()));
+        return false;
+    }
+    QString path = m_file;
+    // Samples are not edited in place: they go to the user's folder under the template's name.
+    if (path.isEmpty() ||
+        (!m_userDir.isEmpty() && QFileInfo(path).absolutePath() != QDir(m_userDir).absolutePath()))
+        path = QDir(m_userDir).filePath(m_template->name + QStringLiteral(".yaml"));
+    return saveAs(path);
+}
+
+bool TemplateEditor::saveAs(const QString &path)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    auto saved = TemplateWriter::save(*m_template, path);
+    if (!saved) {
+        QMessageBox::warning(this, tr("Cannot Save"), saved.error().toString());
+        return false;
+    }
+    m_file = QFileInfo(path).absoluteFilePath();
+    setModified(false);
+    refreshList();
+    return true;
+}
+
+void TemplateEditor::addRole()
+{
+    const int row = m_roles->rowCount();
+    m_syncing = true;
+    m_roles->insertRow(row);
+    m_roles->setItem(row, RoleName,
+                     item(QStringLiteral("role%1x").arg(row + 1).remove(
+                         QRegularExpression(QStringLiteral("\\d")))));
+    m_roles->setItem(row, RoleImage, item(QStringLiteral("clusterdeck/lab:latest")));
+    m_roles->setItem(row, RoleMin, item(QStringLiteral("1")));
+    m_roles->setItem(row, RoleMax, item(QStringLiteral("1")));
+    m_roles->setItem(row, RoleCount, item(QStringLiteral("1")));
+    m_roles->setItem(row, RoleCpus, item(QString()));
+    m_syncing = false;
+    formEdited();
+}
+
+void TemplateEditor::removeRole()
+{
+    if (m_roles->currentRow() < 0)
+        return;
+    m_roles->removeRow(m_roles->currentRow());
+    formEdited();
+}
+
+void TemplateEditor::moveRole(int delta)
+{
+    const int row = m_roles->currentRow();
+    const int target = row + delta;
+    if (row < 0 || target < 0 || target >= m_roles->rowCount())
+        return;
+    m_syncing = true;
+    for (int c = 0; c < RoleColumns; ++c) {
+        QTableWidgetItem *a = m_roles->takeItem(row, c);
+        QTableWidgetItem *b = m_roles->takeItem(target, c);
+        m_roles->setItem(row, c, b);
+        m_roles->setItem(target, c, a);
+    }
+    m_syncing = false;
+    m_roles->setCurrentCell(target, m_roles->currentColumn());
+    formEdited();
+}
+
+void TemplateEditor::newTemplate()
+{
+    if (!maybeKeepChanges())
+        return;
+    ClusterTemplate t;
+    t.name = QStringLiteral("new-template");
+    RoleTemplate r;
+    r.name = QStringLiteral("main");
+    r.task.image = QStringLiteral("clusterdeck/lab:latest");
+    t.roles << r;
+    m_file = QDir(m_userDir).filePath(t.name + QStringLiteral(".yaml"));
+    m_template = t;
+    m_syncing = true;
+    m_yaml->setPlainText(QString::fromUtf8(TemplateWriter::toYaml(t)));
+    m_syncing = false;
+    validateNow();
+    setModified(true);
+}
+
+void TemplateEditor::duplicateTemplate()
+{
+    if (!m_template || !maybeKeepChanges())
+        return;
+    ClusterTemplate t = *m_template;
+    t.name += QStringLiteral("-copy");
+    m_template = t;
+    m_file = QDir(m_userDir).filePath(t.name + QStringLiteral(".yaml"));
+    m_syncing = true;
+    m_yaml->setPlainText(QString::fromUtf8(TemplateWriter::toYaml(t)));
+    m_syncing = false;
+    validateNow();
+    setModified(true);
+}
+
+void TemplateEditor::deleteTemplate()
+{
+    if (m_file.isEmpty() || QFileInfo(m_file).absolutePath() != QDir(m_userDir).absolutePath()) {
+        QMessageBox::information(this, tr("Delete Template"),
+                                 tr("Only your own templates can be deleted; samples stay."));
+        return;
+    }
+    if (QMessageBox::question(this, tr("Delete Template"),
+                              tr("Delete “%1”?").arg(QFileInfo(m_file).fileName())) !=
+        QMessageBox::Yes)
+        return;
+    QFile::remove(m_file);
+    m_file.clear();
+    setModified(false);
+    refreshList();
+    if (m_list->count() > 0)
+        m_list->setCurrentRow(0);
+}
+
+} // namespace ClusterDeck::Ui

@@ -1,0 +1,105 @@
+#pragma once
+
+#include "template/clustertemplate.h"
+#include "template/templatediagnostic.h"
+
+#include <QWidget>
+
+#include <functional>
+#include <optional>
+
+class QComboBox;
+class QLineEdit;
+class QListWidget;
+class QPlainTextEdit;
+class QPushButton;
+class QTableWidget;
+class QTabWidget;
+class QTimer;
+
+namespace ClusterDeck::Ui {
+
+// The visual template editor: the template's list on the left; a form (name, description, mode,
+// failure policy, startup order, presets) with an ordered roles table, and a YAML tab, kept in
+// sync both ways; validation as you type lists problems with line and field (and marks the field);
+// saving goes through the core's TemplateWriter. Unsaved changes are never dropped silently.
+class TemplateEditor : public QWidget
+{
+    Q_OBJECT
+
+public:
+    enum RoleColumn { RoleName, RoleImage, RoleMin, RoleMax, RoleCount, RoleCpus, RoleColumns };
+
+    explicit TemplateEditor(QWidget *parent = nullptr);
+
+    // Lists the templates of these folders (the samples and the user's own).
+    void setDirectories(const QStringList &sampleDirs, const QString &userDir);
+    bool openFile(const QString &path);
+    QString currentFile() const { return m_file; }
+    bool isModified() const { return m_modified; }
+    bool save();
+    bool saveAs(const QString &path);
+
+    QLineEdit *nameEdit() const { return m_name; }
+    QLineEdit *descriptionEdit() const { return m_description; }
+    QTableWidget *rolesTable() const { return m_roles; }
+    QPlainTextEdit *yamlEdit() const { return m_yaml; }
+    QListWidget *problemsList() const { return m_problems; }
+    QTabWidget *tabs() const { return m_tabs; }
+    TemplateDiagnostics diagnostics() const { return m_diagnostics; }
+    const std::optional<ClusterTemplate> &currentTemplate() const { return m_template; }
+
+    // Asked before unsaved changes would be lost: Save, Discard or Cancel (tests answer here).
+    enum class Answer { Save, Discard, Cancel };
+    using AskUnsaved = std::function<Answer(const QString &file)>;
+    void setAskUnsaved(AskUnsaved ask) { m_askUnsaved = std::move(ask); }
+    bool maybeKeepChanges(); // true when it is fine to move on
+
+    // Runs the YAML validation now instead of after the typing pause.
+    void validateNow();
+
+Q_SIGNALS:
+    void modifiedChanged(bool modified);
+
+private:
+    void buildUi();
+    void refreshList();
+    void formEdited();
+    void yamlEdited();
+    void showTemplateInForm(const ClusterTemplate &t);
+    ClusterTemplate templateFromForm() const;
+    void showDiagnostics();
+    void markFields();
+    void setModified(bool modified);
+    void addRole();
+    void removeRole();
+    void moveRole(int delta);
+    void newTemplate();
+    void duplicateTemplate();
+    void deleteTemplate();
+
+    QStringList m_sampleDirs;
+    QString m_userDir;
+    QString m_file;
+    std::optional<ClusterTemplate> m_template; // last valid state
+    TemplateDiagnostics m_diagnostics;
+    bool m_modified = false;
+    bool m_syncing = false;
+    AskUnsaved m_askUnsaved;
+
+    QListWidget *m_list = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    QLineEdit *m_name = nullptr;
+    QLineEdit *m_description = nullptr;
+    QComboBox *m_mode = nullptr;
+    QComboBox *m_failure = nullptr;
+    QComboBox *m_startup = nullptr;
+    QLineEdit *m_presets = nullptr;
+    QTableWidget *m_roles = nullptr;
+    QPlainTextEdit *m_yaml = nullptr;
+    QListWidget *m_problems = nullptr;
+    QPushButton *m_save = nullptr;
+    QTimer *m_validateTimer = nullptr;
+};
+
+} // namespace ClusterDeck::Ui
