@@ -91,6 +91,10 @@ void ScreenshotTour::run()
     settle(300);
     save(m_window, QStringLiteral("hosts.png"));
 
+    tabs->setCurrentIndex(2);
+    settle(300);
+    save(m_window, QStringLiteral("template-editor.png"));
+
     tabs->setCurrentIndex(3);
     settle(300);
     save(m_window, QStringLiteral("events.png"));
