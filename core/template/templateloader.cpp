@@ -154,6 +154,11 @@ public:
 
     TaskTemplate parseTaskDocument(const YAML::Node &root) { return parseTask(root, {}, false); }
 
+    void reportException(const YAML::Exception &e)
+    {
+        addDiagnostic(e.mark, {}, QStringLiteral("cannot read the template: %1").arg(qs(e.msg)));
+    }
+
 private:
     static bool present(const YAML::Node &n) { return n.IsDefined() && !n.IsNull(); }
 
@@ -387,13 +392,15 @@ private:
         YAML::Node actionNode = n;
         if (n.IsMap()) {
             checkKeys(n, path, {QStringLiteral("action"), QStringLiteral("maxRestarts")});
-            actionNode.reset(n["action"]);
-            if (!present(actionNode)) {
+            // A missing key yields an invalid node that must not be reset() into: check first.
+            const YAML::Node given = n["action"];
+            if (!present(given)) {
                 error(n, join(path, QStringLiteral("action")),
                       QStringLiteral("action is required (one of %1)")
                           .arg(actions.join(QStringLiteral(", "))));
                 return policy;
             }
+            actionNode.reset(given);
         }
         const QString actionPath = n.IsMap() ? join(path, QStringLiteral("action")) : path;
         const auto s = scalar(actionNode, actionPath);
@@ -841,7 +848,13 @@ Result<ClusterTemplate> TemplateLoader::loadClusterFromData(const QByteArray &ya
     const auto root = parser.parseDocument(yaml);
     if (!root)
         return finish(ClusterTemplate{});
-    ClusterTemplate t = parser.parseCluster(*root);
+    ClusterTemplate t;
+    try {
+        t = parser.parseCluster(*root);
+    } catch (const YAML::Exception &e) {
+        // Last line of defence (found by fuzzing): no yaml-cpp exception leaves the loader.
+        parser.reportException(e);
+    }
     qCDebug(lcTemplate) << "loaded cluster template" << fileName << "with" << m_diagnostics.size()
                         << "problems";
     return finish(std::move(t));
@@ -870,7 +883,12 @@ Result<TaskTemplate> TemplateLoader::loadTaskFromData(const QByteArray &yaml,
     const auto root = parser.parseDocument(yaml);
     if (!root)
         return finish(TaskTemplate{});
-    return finish(parser.parseTaskDocument(*root));
+    try {
+        return finish(parser.parseTaskDocument(*root));
+    } catch (const YAML::Exception &e) {
+        parser.reportException(e);
+        return finish(TaskTemplate{});
+    }
 }
 
 } // namespace ClusterDeck

@@ -61,6 +61,12 @@ void TestTemplateLoader::errors_data()
         << QByteArray("name: x\ndescripton: hi\n") + kRoles
         << QStringList{
                "t.yaml:2:1 descripton: unknown key 'descripton' (did you mean 'description'?)"};
+    QTest::newRow("failure policy without action (found by fuzzing)")
+        << QByteArray("name: x\nfailurePolicy:\n  actio\x1fn: ignore\n") + kRoles
+        << QStringList{"t.yaml:3:3 failurePolicy.actio\x1fn: unknown key 'actio\x1fn' (did you mean "
+                       "'action'?)",
+                       "t.yaml:3:3 failurePolicy.action: action is required (one of "
+                       "terminate-session, restart-session, ignore)"};
     QTest::newRow("unknown key without suggestion")
         << QByteArray("name: x\nflavour: big\n") + kRoles
         << QStringList{
