@@ -2,6 +2,7 @@
 // Endpoints come from `eval "$(scripts/lab.sh env)"`; without them the test FAILS, it never skips.
 // Everything created carries io.clusterdeck.session=<test uuid> and is removed at the end.
 
+#include "labaddress.h"
 #include "docker/dockerclient.h"
 #include "docker/dockereventstream.h"
 #include "docker/tararchivebuilder.h"
@@ -304,7 +305,8 @@ void TestDockerClient::wrongCaIsRejected()
 void TestDockerClient::unreachableEndpointTimesOut()
 {
     // An address on the lab subnet that no host uses.
-    auto endpoint = DockerEndpoint::parse(QStringLiteral("tcp+tls://192.168.213.250:2376"), m_tls);
+    const QString ghostUrl = QStringLiteral("tcp+tls://%1:2376").arg(labSubnetAddress(250));
+    auto endpoint = DockerEndpoint::parse(ghostUrl, m_tls);
     QVERIFY(endpoint);
     DockerClient c(*endpoint, QStringLiteral("ghost"));
     QElapsedTimer timer;
@@ -316,7 +318,7 @@ void TestDockerClient::unreachableEndpointTimesOut()
     QVERIFY2(info.error().kind == Error::Kind::Timeout ||
                  info.error().kind == Error::Kind::Transport,
              why(info).constData());
-    QCOMPARE(info.error().where, QStringLiteral("host ghost (tcp+tls://192.168.213.250:2376)"));
+    QCOMPARE(info.error().where, QStringLiteral("host ghost (%1)").arg(ghostUrl));
     QVERIFY2(elapsed < 4000, qPrintable(QString::number(elapsed)));
 }
 

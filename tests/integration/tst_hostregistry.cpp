@@ -3,6 +3,7 @@
 // and `network setup` rejoining hosts that left the swarm — the lab ends as it started.
 // Endpoints come from `eval "$(scripts/lab.sh env)"`; without them the test FAILS, never skips.
 
+#include "labaddress.h"
 #include "docker/dockerclient.h"
 #include "host/hostinspector.h"
 #include "host/hostregistry.h"
@@ -296,7 +297,7 @@ void TestHostRegistryLab::unreachableHostsWithinTimeout()
     refused.endpoint = QStringLiteral("tcp://127.0.0.1:1");
     HostRecord silent;
     silent.name = QStringLiteral("silent");
-    silent.endpoint = QStringLiteral("tcp://192.168.213.99:2375");
+    silent.endpoint = QStringLiteral("tcp://%1:2375").arg(labSubnetAddress(99));
     QVERIFY(m_unixRegistry->add(refused, offline));
     QVERIFY(m_unixRegistry->add(silent, offline));
 

@@ -4,6 +4,7 @@
 // Endpoints come from `eval "$(scripts/lab.sh env)"`; without them the test FAILS, never skips.
 // Every session lives in a temporary SQLite store and is removed at the end.
 
+#include "labaddress.h"
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
 #include "provision/provisioner.h"
@@ -399,7 +400,8 @@ void TestProvisioner::multiNodeLaunch()
                             .toObject()
                             .value(QStringLiteral("url"))
                             .toString();
-    QVERIFY2(url.startsWith(QStringLiteral("http://192.168.213.")), qPrintable(url));
+    QVERIFY2(url.startsWith(QStringLiteral("http://%1").arg(labSubnetAddress(1).chopped(1))),
+             qPrintable(url));
     QString body;
     for (int attempt = 0; attempt < 20 && !body.contains(QStringLiteral("master1")); ++attempt) {
         body = QString::fromUtf8(
@@ -527,7 +529,7 @@ void TestProvisioner::gangHostUnreachableMidLaunch()
     auto original = m_store->host(victim);
     QVERIFY(original);
     HostRecord dead = *original;
-    dead.endpoint = QStringLiteral("tcp://192.168.213.254:2375"); // nothing listens there
+    dead.endpoint = QStringLiteral("tcp://%1:2375").arg(labSubnetAddress(254)); // nothing listens there
     dead.tlsCa.clear();
     dead.tlsCert.clear();
     dead.tlsKey.clear();
