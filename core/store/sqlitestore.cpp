@@ -690,11 +690,9 @@ Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
     return logChange(insert ? QStringLiteral("session-added") : QStringLiteral("session"), r.id);
 }
 
-Result<void> SqliteStore::insertKernel(const KernelRecord &k)
+// INSERT and UPDATE of a kernel use the same parameter numbers, in kKernelColumns order.
+static void bindKernel(Statement &s, const KernelRecord &k)
 {
-    Statement s(m_db, QByteArray(QByteArray("INSERT INTO kernels(") + kKernelColumns +
-                                 ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-                          .constData());
     s.bind(1, k.id)
         .bind(2, k.sessionId)
         .bind(3, k.role)
@@ -713,6 +711,14 @@ Result<void> SqliteStore::insertKernel(const KernelRecord &k)
         .bind(16, k.memoryBytes)
         .bind(17, RecordJson::dateToText(k.createdAt))
         .bind(18, RecordJson::dateToText(k.updatedAt));
+}
+
+Result<void> SqliteStore::insertKernel(const KernelRecord &k)
+{
+    Statement s(m_db, QByteArray(QByteArray("INSERT INTO kernels(") + kKernelColumns +
+                                 ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                          .constData());
+    bindKernel(s, k);
     const int rc = s.step();
     if (rc != SQLITE_DONE) {
         Error e = sqlError(rc, QStringLiteral("saving kernel %1").arg(k.id));
@@ -730,24 +736,7 @@ Result<void> SqliteStore::writeKernel(const KernelRecord &k)
                       "container_id = ?10, status = ?11, desired = ?12, history = ?13, "
                       "ports = ?14, cpus = ?15, memory_bytes = ?16, created_at = ?17, "
                       "updated_at = ?18 WHERE id = ?1 AND session_id = ?2");
-    s.bind(1, k.id)
-        .bind(2, k.sessionId)
-        .bind(3, k.role)
-        .bind(4, k.roleIdx)
-        .bind(5, k.localRank)
-        .bind(6, k.primary)
-        .bind(7, k.hostname)
-        .bind(8, k.host)
-        .bind(9, k.containerName)
-        .bind(10, k.containerId)
-        .bind(11, toString(k.status))
-        .bind(12, toString(k.desired))
-        .bind(13, RecordJson::compact(RecordJson::historyToJson(k.history)))
-        .bind(14, RecordJson::compact(RecordJson::portsToJson(k.ports)))
-        .bind(15, k.cpus)
-        .bind(16, k.memoryBytes)
-        .bind(17, RecordJson::dateToText(k.createdAt))
-        .bind(18, RecordJson::dateToText(k.updatedAt));
+    bindKernel(s, k);
     if (const int rc = s.step(); rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("saving kernel %1").arg(k.id)));
     if (sqlite3_changes(m_db) == 0)
