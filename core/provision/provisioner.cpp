@@ -578,6 +578,36 @@ Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const Q
     return c;
 }
 
+Docker::TarArchiveBuilder Provisioner::filesArchiveFor(const KernelSpec &k)
+{
+    Docker::TarArchiveBuilder tar;
+    QSet<QString> dirs;
+    for (const PlannedFile &f : k.files) {
+        // A numeric owner ("1000" or "1000:100") goes into the archive; a user name would need the
+        // image's /etc/passwd, so such files stay root's (readable unless they are secrets).
+        bool uidOk = false, gidOk = false;
+        const int uid = f.owner.section(QLatin1Char(':'), 0, 0).toInt(&uidOk);
+        int gid = f.owner.section(QLatin1Char(':'), 1, 1).toInt(&gidOk);
+        if (!gidOk)
+            gid = uid;
+        const int ownerUid = uidOk ? uid : 0;
+        const int ownerGid = uidOk ? gid : 0;
+        const QString rel = f.path.mid(1); // "/etc/cluster/x" → "etc/cluster/x"
+        // Parent folders below the top level get an entry of their own (so ~/.ssh is 0700);
+        // top-level ones (/etc, /root) exist in every image.
+        const QStringList parts = rel.split(QLatin1Char('/'));
+        for (int i = 2; i < parts.size(); ++i) {
+            const QString dir = parts.mid(0, i).join(QLatin1Char('/'));
+            if (!dirs.contains(dir)) {
+                dirs.insert(dir);
+                tar.addDirectory(dir, f.isSecret() ? 0700 : 0755, ownerUid, ownerGid);
+            }
+        }
+        tar.addFile(rel, f.content, f.mode, ownerUid, ownerGid);
+    }
+    return tar;
+}
+
 Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
 {
     const QString host = run.spec.placement.hostOf.value(k.hostname);
@@ -644,22 +674,7 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
 
     if (!adopted) {
         if (!k.files.isEmpty()) {
-            Docker::TarArchiveBuilder tar;
-            QSet<QString> dirs;
-            for (const PlannedFile &f : k.files) {
-                const QString rel = f.path.mid(1); // "/etc/cluster/x" → "etc/cluster/x"
-                // Parent folders below the top level get an entry of their own (so ~/.ssh is
-                // 0700); top-level ones (/etc, /root) exist in every image.
-                const QStringList parts = rel.split(QLatin1Char('/'));
-                for (int i = 2; i < parts.size(); ++i) {
-                    const QString dir = parts.mid(0, i).join(QLatin1Char('/'));
-                    if (!dirs.contains(dir)) {
-                        dirs.insert(dir);
-                        tar.addDirectory(dir, f.isSecret() ? 0700 : 0755);
-                    }
-                }
-                tar.addFile(rel, f.content, f.mode);
-            }
+            const Docker::TarArchiveBuilder tar = filesArchiveFor(k);
             if (auto ok = client->uploadFiles(id, QStringLiteral("/"), tar, run.call()); !ok)
                 return fail(where(QStringLiteral("uploading files to"), ok.error()));
         }

@@ -20,7 +20,8 @@ class StateStore;
 
 namespace Docker {
 struct ContainerSpec;
-}
+class TarArchiveBuilder;
+} // namespace Docker
 
 // Everything a launch starts from.
 struct LaunchRequest
@@ -78,6 +79,8 @@ public:
     // The container a kernel becomes (pure; exposed for tests and the benchmark).
     static Docker::ContainerSpec containerSpecFor(const KernelSpec &kernel, const QString &network,
                                                   const QString &storeUrl);
+    // The files a kernel gets before it starts (bootstrap, hostfile, keys) as one tar archive.
+    static Docker::TarArchiveBuilder filesArchiveFor(const KernelSpec &kernel);
     // A session spec from the store's record (SessionRecord::launchOptions["spec"]).
     static Result<SessionSpec> specOf(const SessionRecord &session);
 
