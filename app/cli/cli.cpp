@@ -28,7 +28,7 @@ Commands:
   template render FILE [--count ROLE=N]... [--env K=V]... [--json]
   launch FILE [--name NAME] [--count ROLE=N]... [--env K=V]...
               [--mount SRC:DST[:ro]]... [--mode single-node|multi-node|auto]
-              [--no-wait] [--json]
+              [--strategy spread|pack] [--per-host-limit N] [--no-wait] [--json]
   ls [--json]
   show SESSION [--json]               SESSION = id, short id or name
   restart SESSION [--kernel HOSTNAME] always the whole session

@@ -264,11 +264,12 @@ Result<SessionRecord> findWithKernel(StateStore *store, const Args &a, const QSt
 int launchCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args,
-                               {QStringLiteral("--name"), QStringLiteral("--count"),
-                                QStringLiteral("--env"), QStringLiteral("--mount"),
-                                QStringLiteral("--mode"), QStringLiteral("--strategy")},
-                               {QStringLiteral("--no-wait"), QStringLiteral("--json")});
+    const Args a =
+        Args::parse(args,
+                    {QStringLiteral("--name"), QStringLiteral("--count"), QStringLiteral("--env"),
+                     QStringLiteral("--mount"), QStringLiteral("--mode"),
+                     QStringLiteral("--strategy"), QStringLiteral("--per-host-limit")},
+                    {QStringLiteral("--no-wait"), QStringLiteral("--json")});
     if (!a.error.isEmpty())
         return context.usage(a.error);
     if (a.positional.size() != 1)
@@ -314,6 +315,13 @@ int launchCommand(Context &context, const QStringList &args)
             return context.usage(QStringLiteral("--strategy is spread or pack"));
         request.strategy = *s;
     }
+    int perHostLimit = 8;
+    if (a.values.contains(QStringLiteral("--per-host-limit"))) {
+        bool ok = false;
+        perHostLimit = a.values.value(QStringLiteral("--per-host-limit")).toInt(&ok);
+        if (!ok || perHostLimit < 1 || perHostLimit > 256)
+            return context.usage(QStringLiteral("--per-host-limit expects a number from 1 to 256"));
+    }
 
     const QString file = a.positional.first();
     TemplateLoader loader;
@@ -336,6 +344,7 @@ int launchCommand(Context &context, const QStringList &args)
 
     Provisioner provisioner(env->store, env->registry.get());
     provisioner.setActor(actor());
+    provisioner.setPerHostConcurrency(perHostLimit);
     const bool live = !json && isatty(STDOUT_FILENO);
     std::mutex printMutex;
     if (live) {
