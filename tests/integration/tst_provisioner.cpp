@@ -4,9 +4,9 @@
 // Endpoints come from `eval "$(scripts/lab.sh env)"`; without them the test FAILS, never skips.
 // Every session lives in a temporary SQLite store and is removed at the end.
 
-#include "labaddress.h"
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
+#include "labaddress.h"
 #include "provision/provisioner.h"
 #include "provision/reconciler.h"
 #include "store/statestore.h"
@@ -529,7 +529,8 @@ void TestProvisioner::gangHostUnreachableMidLaunch()
     auto original = m_store->host(victim);
     QVERIFY(original);
     HostRecord dead = *original;
-    dead.endpoint = QStringLiteral("tcp://%1:2375").arg(labSubnetAddress(254)); // nothing listens there
+    dead.endpoint =
+        QStringLiteral("tcp://%1:2375").arg(labSubnetAddress(254)); // nothing listens there
     dead.tlsCa.clear();
     dead.tlsCert.clear();
     dead.tlsKey.clear();
@@ -669,6 +670,7 @@ void TestProvisioner::failurePolicy_data()
     QTest::addColumn<QString>("policy");
     QTest::newRow("restart-session") << QStringLiteral("restart-session");
     QTest::newRow("terminate-session") << QStringLiteral("terminate-session");
+    QTest::newRow("ignore") << QStringLiteral("ignore");
 }
 
 void TestProvisioner::failurePolicy()
@@ -726,6 +728,33 @@ void TestProvisioner::failurePolicy()
                            .toString() == QLatin1String("RUNNING");
             }(),
             60000);
+    } else if (policy == QLatin1String("ignore")) {
+        // The session goes on without the worker: DEGRADED, the victim down, the others untouched.
+        QTRY_COMPARE_WITH_TIMEOUT(
+            QJsonDocument::fromJson(cli({QStringLiteral("show"), id, QStringLiteral("--json")}).out)
+                .object()
+                .value(QStringLiteral("status"))
+                .toString(),
+            QStringLiteral("DEGRADED"), 60000);
+        const QJsonObject shown =
+            QJsonDocument::fromJson(cli({QStringLiteral("show"), id, QStringLiteral("--json")}).out)
+                .object();
+        int running = 0;
+        for (const QJsonValue &v : shown.value(QStringLiteral("kernels")).toArray()) {
+            const QJsonObject k = v.toObject();
+            const bool isVictim = k.value(QStringLiteral("hostname")).toString() == u"worker2";
+            if (k.value(QStringLiteral("status")).toString() == u"RUNNING")
+                ++running;
+            else
+                QVERIFY2(isVictim, qPrintable(k.value(QStringLiteral("hostname")).toString()));
+        }
+        QCOMPARE(running, int(before.size()) - 1);
+        for (auto it = before.cbegin(); it != before.cend(); ++it) {
+            const QString host = it.key().section(QLatin1Char('@'), 1);
+            const QString name = it.key().section(QLatin1Char('@'), 0, 0);
+            if (name != victim)
+                QCOMPARE(startedAt(host, name), it.value());
+        }
     } else {
         QTRY_COMPARE_WITH_TIMEOUT(count(containersOf(id)), 0, 60000);
         const Proc shown = cli({QStringLiteral("show"), id, QStringLiteral("--json")});
