@@ -1,5 +1,6 @@
 #include "common/version.h"
 #include "console/consolecontroller.h"
+#include "hosts/localdockeroffer.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/screenshottour.h"
 
@@ -38,6 +39,8 @@ int main(int argc, char *argv[])
     if (!parser.isSet(noReconcile))
         QObject::connect(&controller, &ClusterDeck::Ui::ConsoleController::storeOpened, &controller,
                          &ClusterDeck::Ui::ConsoleController::reconcile, Qt::SingleShotConnection);
+    if (!parser.isSet(screenshots))
+        new ClusterDeck::Ui::LocalDockerOffer(&controller, &window); // owned by the controller
     controller.openStore(parser.value(storeOption)); // in the background; the window shows now
     window.show();
     ClusterDeck::Ui::ScreenshotTour tour(&window, parser.value(screenshots));
