@@ -1,12 +1,24 @@
+#include "templates/roletable.h"
+#include "templates/roletaskeditor.h"
 #include "templates/templateeditor.h"
 
+#include "template/templateloader.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QDropEvent>
 #include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMimeData>
 #include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
 
 using namespace ClusterDeck;
 using namespace ClusterDeck::Ui;
@@ -22,6 +34,22 @@ private Q_SLOTS:
     void yamlEditUpdatesForm();
     void savedFileLoadsBackIdentical();
     void unsavedChangesAreNotLostSilently();
+    void taskEditShowsInYaml_data();
+    void taskEditShowsInYaml();
+    void yamlEditShowsInTaskEditor();
+    void invalidTaskValueIsListedAndMarked_data();
+    void invalidTaskValueIsListedAndMarked();
+    void knownImagesFillTheImageBox();
+    void imagesOfHosts_data();
+    void imagesOfHosts();
+    void dropReordersRoles_data();
+    void dropReordersRoles();
+    void moveButtonsReorderRoles_data();
+    void moveButtonsReorderRoles();
+    void sampleSavedUntouchedLoadsBackIdentical_data();
+    void sampleSavedUntouchedLoadsBackIdentical();
+    void sampleSurvivesTaskEditorRewrite_data();
+    void sampleSurvivesTaskEditorRewrite();
 
 private:
     std::unique_ptr<QTemporaryDir> m_user;
@@ -44,20 +72,84 @@ void TestTemplateEditor::init()
     QVERIFY(!m_editor->isModified());
 }
 
+// Types into the cell editor that is open in `table` and commits it.
+static void typeIntoOpenEditor(QTableWidget *table, const QString &text)
+{
+    // A spin box (int cells) has a line edit inside: look for it first.
+    QWidget *editor = table->viewport()->findChild<QSpinBox *>();
+    if (!editor)
+        editor = table->viewport()->findChild<QLineEdit *>();
+    QVERIFY(editor);
+    editor->setFocus();
+    if (auto *spin = qobject_cast<QSpinBox *>(editor))
+        spin->selectAll();
+    else
+        static_cast<QLineEdit *>(editor)->selectAll();
+    QTest::keyClicks(editor, text);
+    // Commit as the delegate does on Return (key delivery to an editor is unreliable offscreen).
+    QMetaObject::invokeMethod(table, "commitData", Q_ARG(QWidget *, editor));
+    QMetaObject::invokeMethod(
+        table, "closeEditor", Q_ARG(QWidget *, editor),
+        Q_ARG(QAbstractItemDelegate::EndEditHint, QAbstractItemDelegate::NoHint));
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+}
+
 static void editCell(QTableWidget *table, int row, int column, const QString &text)
 {
     QTableWidgetItem *item = table->item(row, column);
     QVERIFY(item);
     table->setCurrentItem(item);
     table->editItem(item); // what a double click or F2 does
-    auto *line = table->viewport()->findChild<QLineEdit *>();
-    QVERIFY(line);
-    line->setFocus();
-    line->selectAll();
-    QTest::keyClicks(line, text);
-    // Commit as the delegate does on Return (key delivery to an editor is unreliable offscreen).
-    QMetaObject::invokeMethod(table, "commitData", Q_ARG(QWidget *, line));
+    typeIntoOpenEditor(table, text);
     QCOMPARE(item->text(), text);
+}
+
+static QPushButton *button(QWidget *in, const QString &text)
+{
+    const auto buttons = in->findChildren<QPushButton *>();
+    for (QPushButton *b : buttons)
+        if (b->text() == text && b->isVisible())
+            return b;
+    return nullptr;
+}
+
+// Replaces the text of a line edit (or spin box) by typing, as a user does.
+static void retype(QWidget *edit, const QString &text)
+{
+    edit->setFocus();
+    QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
+    if (text.isEmpty())
+        QTest::keyClick(edit, Qt::Key_Backspace);
+    else
+        QTest::keyClicks(edit, text);
+}
+
+static ClusterTemplate loadYaml(const QString &yaml)
+{
+    TemplateLoader loader;
+    auto t = loader.loadClusterFromData(yaml.toUtf8(), QStringLiteral("edited.yaml"));
+    if (!t)
+        qWarning() << t.error().toString() << yaml;
+    return t.value_or(ClusterTemplate{});
+}
+
+// Mounts start with a combo box cell: the first cell that is an item.
+static QTableWidgetItem *firstItem(QTableWidget *table, int row)
+{
+    for (int c = 0; c < table->columnCount(); ++c)
+        if (QTableWidgetItem *it = table->item(row, c))
+            return it;
+    return nullptr;
+}
+
+static QStringList sampleTemplates()
+{
+    const QDir samples(qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                       QStringLiteral("/templates"));
+    QStringList files;
+    for (const QString &f : samples.entryList({QStringLiteral("*.yaml")}, QDir::Files, QDir::Name))
+        files << samples.filePath(f);
+    return files;
 }
 
 void TestTemplateEditor::editRoleInFormShowsInYaml()
@@ -133,6 +225,493 @@ void TestTemplateEditor::unsavedChangesAreNotLostSilently()
     m_editor->setAskUnsaved([](const QString &) { return TemplateEditor::Answer::Discard; });
     QVERIFY(m_editor->openFile(m_editor->currentFile()));
     QCOMPARE(m_editor->currentTemplate()->roles.at(1).max, 12);
+}
+
+void TestTemplateEditor::taskEditShowsInYaml_data()
+{
+    QTest::addColumn<int>("role");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("input");
+    QTest::addColumn<QString>("expected"); // the loaded-back field, spelled as below
+
+    // lab-basic: roles[0] master, roles[1] worker.
+    QTest::newRow("command") << 1 << "command"
+                             << R"(sh -c "echo hi there")"
+                             << "sh|-c|echo hi there";
+    QTest::newRow("env entry") << 0 << "env"
+                               << "GREETING_TOO"
+                               << "GREETING_TOO=two words";
+    QTest::newRow("service port") << 1 << "port"
+                                  << "metrics"
+                                  << "metrics:tcp:9100";
+    QTest::newRow("bootstrap") << 1 << "bootstrap"
+                               << "echo ready"
+                               << "#!/bin/sh\necho ready\n";
+    QTest::newRow("memory") << 0 << "memory"
+                            << "2g"
+                            << "2147483648";
+    QTest::newRow("image") << 1 << "image"
+                           << "busybox:1.36"
+                           << "busybox:1.36";
+    QTest::newRow("cpus") << 0 << "cpus"
+                          << "1.5"
+                          << "1.5";
+    QTest::newRow("mount") << 1 << "mount"
+                           << "/data"
+                           << "/srv/data:/data:ro";
+}
+
+void TestTemplateEditor::taskEditShowsInYaml()
+{
+    QFETCH(int, role);
+    QFETCH(QString, field);
+    QFETCH(QString, input);
+    QFETCH(QString, expected);
+    RoleTaskEditor *task = m_editor->taskEditor();
+    m_editor->rolesTable()->setCurrentCell(role, TemplateEditor::RoleName);
+    QVERIFY(!m_editor->isModified()); // selecting is not editing
+    QCOMPARE(task->imageCombo()->currentText(), QStringLiteral("clusterdeck/lab:latest"));
+
+    if (field == u"command") {
+        retype(task->commandEdit(), input);
+    } else if (field == u"env") {
+        task->sections()->setCurrentIndex(0);
+        QTest::mouseClick(button(task, QStringLiteral("Add Variable")), Qt::LeftButton);
+        typeIntoOpenEditor(task->envTable(), input);
+        editCell(task->envTable(), task->envTable()->rowCount() - 1, RoleTaskEditor::EnvValue,
+                 QStringLiteral("two words"));
+    } else if (field == u"port") {
+        task->sections()->setCurrentIndex(2);
+        QTest::mouseClick(button(task, QStringLiteral("Add Port")), Qt::LeftButton);
+        typeIntoOpenEditor(task->portsTable(), input);
+        editCell(task->portsTable(), 0, RoleTaskEditor::PortNumber, QStringLiteral("9100"));
+    } else if (field == u"bootstrap") {
+        task->sections()->setCurrentIndex(3);
+        task->bootstrapEdit()->setFocus();
+        QTest::keyClicks(task->bootstrapEdit(), QStringLiteral("#!/bin/sh"));
+        QTest::keyClick(task->bootstrapEdit(), Qt::Key_Return);
+        QTest::keyClicks(task->bootstrapEdit(), input);
+        QTest::keyClick(task->bootstrapEdit(), Qt::Key_Return);
+    } else if (field == u"memory") {
+        retype(task->memoryEdit(), input);
+    } else if (field == u"image") {
+        retype(task->imageCombo()->lineEdit(), input);
+    } else if (field == u"cpus") {
+        retype(task->cpusSpin(), input);
+    } else if (field == u"mount") {
+        task->sections()->setCurrentIndex(1);
+        QTest::mouseClick(button(task, QStringLiteral("Add Mount")), Qt::LeftButton);
+        typeIntoOpenEditor(task->mountsTable(), QStringLiteral("/srv/data")); // the source
+        editCell(task->mountsTable(), 0, RoleTaskEditor::MountTarget, input);
+        auto *type = qobject_cast<QComboBox *>(
+            task->mountsTable()->cellWidget(0, RoleTaskEditor::MountType));
+        QVERIFY(type);
+        type->setCurrentIndex(type->findText(QStringLiteral("bind")));
+        Q_EMIT type->activated(type->currentIndex()); // what picking it does
+        task->mountsTable()->item(0, RoleTaskEditor::MountReadOnly)->setCheckState(Qt::Checked);
+    }
+
+    QVERIFY(m_editor->isModified());
+    QVERIFY2(m_editor->diagnostics().isEmpty(),
+             qPrintable(m_editor->diagnostics().value(0).toString()));
+    const QString yaml = m_editor->yamlEdit()->toPlainText();
+    const ClusterTemplate t = loadYaml(yaml);
+    QCOMPARE(t.roles.size(), 2);
+    const TaskTemplate &edited = t.roles.at(role).task;
+    QString actual;
+    if (field == u"command")
+        actual = edited.command.join(u'|');
+    else if (field == u"env")
+        actual = input + u'=' + edited.env.value(input);
+    else if (field == u"port")
+        actual = edited.ports.value(0).toString();
+    else if (field == u"bootstrap")
+        actual = edited.bootstrap;
+    else if (field == u"memory")
+        actual = QString::number(edited.resources.memoryBytes.value_or(0));
+    else if (field == u"image")
+        actual = edited.image;
+    else if (field == u"cpus")
+        actual = QString::number(edited.resources.cpus.value_or(0));
+    else if (field == u"mount" && edited.mounts.size() == 1)
+        actual = edited.mounts.first().source + u':' + edited.mounts.first().target +
+                 (edited.mounts.first().readOnly ? QStringLiteral(":ro") : QString());
+    QCOMPARE(actual, expected);
+    // Only that role changed: the other one is as loaded.
+    const ClusterTemplate before = loadYaml(QString::fromUtf8([] {
+        QFile f(qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                QStringLiteral("/templates/lab-basic.yaml"));
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }()));
+    QCOMPARE(t.roles.at(1 - role), before.roles.at(1 - role));
+    QCOMPARE(*m_editor->currentTemplate(), t);
+}
+
+void TestTemplateEditor::yamlEditShowsInTaskEditor()
+{
+    RoleTaskEditor *task = m_editor->taskEditor();
+    m_editor->rolesTable()->setCurrentCell(1, TemplateEditor::RoleName);
+    QCOMPARE(task->envTable()->rowCount(), 0);
+
+    QPlainTextEdit *yaml = m_editor->yamlEdit();
+    QString text = yaml->toPlainText();
+    // The worker's task is the second one: give it an env entry.
+    const qsizetype at = text.lastIndexOf(QStringLiteral("      image: clusterdeck/lab:latest\n"));
+    QVERIFY(at > 0);
+    text.insert(at, QStringLiteral("      env:\n        FROM_YAML: \"yes\"\n"));
+    yaml->setPlainText(text);
+    m_editor->validateNow();
+    QVERIFY2(m_editor->diagnostics().isEmpty(),
+             qPrintable(m_editor->diagnostics().value(0).toString()));
+    QCOMPARE(task->envTable()->rowCount(), 1);
+    QCOMPARE(task->envTable()->item(0, RoleTaskEditor::EnvKey)->text(),
+             QStringLiteral("FROM_YAML"));
+    QCOMPARE(task->envTable()->item(0, RoleTaskEditor::EnvValue)->text(), QStringLiteral("yes"));
+    // The master (no env of its own) does not show it.
+    m_editor->rolesTable()->setCurrentCell(0, TemplateEditor::RoleName);
+    QCOMPARE(task->envTable()->rowCount(), 0);
+    QCOMPARE(task->memoryEdit()->text(), QStringLiteral("64m"));
+    m_editor->rolesTable()->setCurrentCell(1, TemplateEditor::RoleName);
+
+    // Typing in the YAML: the task editor follows after the pause; the YAML and its cursor are
+    // left alone (no round trip through the writer).
+    yaml->setFocus();
+    const int typedAt = int(text.indexOf(QStringLiteral("yes\"")) + 3);
+    QTextCursor cursor = yaml->textCursor();
+    cursor.setPosition(typedAt);
+    yaml->setTextCursor(cursor);
+    QTest::keyClicks(yaml, QStringLiteral("!!"));
+    QTRY_COMPARE(task->envTable()->item(0, RoleTaskEditor::EnvValue)->text(),
+                 QStringLiteral("yes!!"));
+    QCOMPARE(yaml->textCursor().position(), typedAt + 2);
+    QCOMPARE(yaml->toPlainText(),
+             QString(text).replace(QStringLiteral("\"yes\""), QStringLiteral("\"yes!!\"")));
+    QVERIFY(m_editor->isModified());
+}
+
+void TestTemplateEditor::invalidTaskValueIsListedAndMarked_data()
+{
+    QTest::addColumn<int>("role");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("input");
+    QTest::addColumn<QString>("path");    // of the diagnostic
+    QTest::addColumn<QString>("lineHas"); // what its YAML line holds
+    QTest::addColumn<QString>("widget");  // object name of the marked widget
+    QTest::addColumn<int>("row");         // the marked row of a table, -1 for a widget
+
+    QTest::newRow("memory lots") << 0 << "memory"
+                                 << "lots"
+                                 << "roles[0].task.resources.memory"
+                                 << "memory: \"lots\""
+                                 << "taskMemory" << -1;
+    QTest::newRow("port 70000") << 0 << "port"
+                                << "70000"
+                                << "roles[0].task.ports[0]"
+                                << "web:http:70000"
+                                << "taskPorts" << 0;
+    QTest::newRow("min > max") << 1 << "min"
+                               << "20"
+                               << "roles[1].max"
+                               << "max: 12"
+                               << "roleMax" << -1;
+    QTest::newRow("env name") << 1 << "env"
+                              << "1FOO"
+                              << "roles[1].task.env.1FOO"
+                              << "1FOO:"
+                              << "taskEnv" << 0;
+    QTest::newRow("no image") << 1 << "image"
+                              << ""
+                              << "roles[1].task.image"
+                              << ""
+                              << "taskImage" << -1;
+    QTest::newRow("relative bind") << 0 << "mount"
+                                   << "data"
+                                   << "roles[0].task.mounts[0]"
+                                   << ""
+                                   << "taskMounts" << 0;
+}
+
+void TestTemplateEditor::invalidTaskValueIsListedAndMarked()
+{
+    QFETCH(int, role);
+    QFETCH(QString, field);
+    QFETCH(QString, input);
+    QFETCH(QString, path);
+    QFETCH(QString, lineHas);
+    QFETCH(QString, widget);
+    QFETCH(int, row);
+    RoleTaskEditor *task = m_editor->taskEditor();
+    m_editor->rolesTable()->setCurrentCell(role, TemplateEditor::RoleName);
+
+    if (field == u"memory") {
+        retype(task->memoryEdit(), input);
+    } else if (field == u"port") {
+        editCell(task->portsTable(), 0, RoleTaskEditor::PortNumber, input);
+    } else if (field == u"min") {
+        retype(task->minSpin(), input);
+    } else if (field == u"env") {
+        QTest::mouseClick(button(task, QStringLiteral("Add Variable")), Qt::LeftButton);
+        typeIntoOpenEditor(task->envTable(), input);
+        editCell(task->envTable(), 0, RoleTaskEditor::EnvValue, QStringLiteral("x"));
+    } else if (field == u"image") {
+        retype(task->imageCombo()->lineEdit(), input);
+    } else if (field == u"mount") {
+        task->sections()->setCurrentIndex(1);
+        QTest::mouseClick(button(task, QStringLiteral("Add Mount")), Qt::LeftButton);
+        typeIntoOpenEditor(task->mountsTable(), QStringLiteral("/srv"));
+        editCell(task->mountsTable(), 0, RoleTaskEditor::MountTarget, input); // not absolute
+    }
+
+    const TemplateDiagnostics diagnostics = m_editor->diagnostics();
+    const auto d = std::find_if(diagnostics.cbegin(), diagnostics.cend(),
+                                [&](const TemplateDiagnostic &x) { return x.path == path; });
+    QVERIFY2(d != diagnostics.cend(), qPrintable(diagnostics.value(0).toString()));
+    QVERIFY(d->line > 0);
+    const QString yamlLine =
+        m_editor->yamlEdit()->document()->findBlockByNumber(d->line - 1).text();
+    QVERIFY2(yamlLine.contains(lineHas), qPrintable(yamlLine));
+    // Listed with line and field.
+    bool listed = false;
+    for (int i = 0; i < m_editor->problemsList()->count(); ++i) {
+        const QString text = m_editor->problemsList()->item(i)->text();
+        listed = listed || (text.contains(QStringLiteral("line %1, %2").arg(d->line).arg(path)) &&
+                            text.contains(d->message));
+    }
+    QVERIFY(listed);
+    // The widget that shows the field is marked, with the message as its tooltip.
+    auto *marked = task->findChild<QWidget *>(widget);
+    QVERIFY(marked);
+    if (row < 0) {
+        QVERIFY2(marked->styleSheet().contains(QStringLiteral("background")),
+                 qPrintable(marked->styleSheet()));
+        QCOMPARE(marked->toolTip(), d->message);
+    } else {
+        auto *table = qobject_cast<QTableWidget *>(marked);
+        QVERIFY(table);
+        const QTableWidgetItem *cell = firstItem(table, row);
+        QVERIFY(cell);
+        QCOMPARE(cell->background().color(), QColor(0xfb, 0xe3, 0xe3));
+        QCOMPARE(cell->toolTip(), d->message);
+    }
+    QVERIFY(!m_editor->findChild<QPushButton *>(QStringLiteral("saveTemplate"))->isEnabled());
+    // Another role shows no mark; the one with the error shows it again.
+    auto markText = [&] {
+        if (row < 0)
+            return marked->toolTip();
+        const QTableWidgetItem *it = firstItem(static_cast<QTableWidget *>(marked), row);
+        return it ? it->toolTip() : QString();
+    };
+    m_editor->rolesTable()->setCurrentCell(1 - role, TemplateEditor::RoleName);
+    QCOMPARE(markText(), QString());
+    QVERIFY(row >= 0 || marked->styleSheet().isEmpty());
+    m_editor->rolesTable()->setCurrentCell(role, TemplateEditor::RoleName);
+    QCOMPARE(markText(), d->message);
+}
+
+void TestTemplateEditor::knownImagesFillTheImageBox()
+{
+    const QString yaml = m_editor->yamlEdit()->toPlainText();
+    QComboBox *image = m_editor->taskEditor()->imageCombo();
+    QCOMPARE(image->currentText(), QStringLiteral("clusterdeck/lab:latest"));
+    m_editor->setKnownImages({QStringLiteral("alpine:3.20"), QStringLiteral("busybox:1.36")});
+    QCOMPARE(image->count(), 2);
+    QCOMPARE(image->itemText(0), QStringLiteral("alpine:3.20"));
+    QCOMPARE(image->itemText(1), QStringLiteral("busybox:1.36"));
+    QCOMPARE(image->currentText(), QStringLiteral("clusterdeck/lab:latest"));
+    QVERIFY(!m_editor->isModified());
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), yaml);
+    // Picking one is an edit like typing it.
+    image->setCurrentIndex(1);
+    QCOMPARE(m_editor->currentTemplate()->roles.at(0).task.image, QStringLiteral("busybox:1.36"));
+    m_editor->setKnownImages({QStringLiteral("alpine:3.20")});
+    QCOMPARE(image->currentText(), QStringLiteral("busybox:1.36"));
+}
+
+void TestTemplateEditor::imagesOfHosts_data()
+{
+    QTest::addColumn<QList<QStringList>>("hosts");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("union, sorted, once")
+        << QList<QStringList>{{QStringLiteral("busybox:1.36"), QStringLiteral("lab:latest")},
+                              {QStringLiteral("alpine:3.20"), QStringLiteral("lab:latest")}}
+        << QStringList{QStringLiteral("alpine:3.20"), QStringLiteral("busybox:1.36"),
+                       QStringLiteral("lab:latest")};
+    QTest::newRow("skips <none> and bare ids")
+        << QList<QStringList>{{QStringLiteral("<none>:<none>"), QStringLiteral("0123456789ab"),
+                               QStringLiteral("lab:latest")}}
+        << QStringList{QStringLiteral("lab:latest")};
+    QTest::newRow("no hosts") << QList<QStringList>{} << QStringList{};
+}
+
+void TestTemplateEditor::imagesOfHosts()
+{
+    QFETCH(QList<QStringList>, hosts);
+    QFETCH(QStringList, expected);
+    QList<HostStatus> statuses;
+    for (const QStringList &images : hosts) {
+        HostStatus s;
+        s.images = images;
+        statuses << s;
+    }
+    QCOMPARE(TemplateEditor::imagesOf(statuses), expected);
+}
+
+void TestTemplateEditor::dropReordersRoles_data()
+{
+    QTest::addColumn<int>("from");
+    QTest::addColumn<int>("onto");       // the row under the cursor
+    QTest::addColumn<bool>("lowerHalf"); // of that row
+    QTest::addColumn<QStringList>("order");
+    QTest::newRow("first below second") << 0 << 1 << true << QStringList{"worker", "master"};
+    QTest::newRow("second above first") << 1 << 0 << false << QStringList{"worker", "master"};
+    QTest::newRow("first onto itself") << 0 << 0 << true << QStringList{"master", "worker"};
+}
+
+void TestTemplateEditor::dropReordersRoles()
+{
+    QFETCH(int, from);
+    QFETCH(int, onto);
+    QFETCH(bool, lowerHalf);
+    QFETCH(QStringList, order);
+    RoleTable *roles = m_editor->rolesTable();
+    const QString dragged = roles->item(from, TemplateEditor::RoleName)->text();
+    roles->setCurrentCell(from, TemplateEditor::RoleName);
+    // The drop as the view receives it at the end of a drag (a real drag needs a window system).
+    std::unique_ptr<QMimeData> data(roles->model()->mimeData({roles->model()->index(from, 0)}));
+    QVERIFY(data);
+    const QRect cell = roles->visualRect(roles->model()->index(onto, 0));
+    const QPoint pos =
+        lowerHalf ? cell.bottomLeft() + QPoint(4, -2) : cell.topLeft() + QPoint(4, 2);
+    // The actions the view's own drag offers (its model's supportedDragActions()).
+    const Qt::DropActions actions = roles->model()->supportedDragActions();
+    QCOMPARE(actions, Qt::CopyAction | Qt::MoveAction);
+    QDragEnterEvent enter(pos, actions, data.get(), Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(roles->viewport(), &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(pos, actions, data.get(), Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(roles->viewport(), &drop);
+    QVERIFY(drop.isAccepted());
+    QCOMPARE(drop.dropAction(), Qt::CopyAction); // else the view would delete the dragged row
+
+    QStringList tableOrder, yamlOrder;
+    for (int r = 0; r < roles->rowCount(); ++r)
+        tableOrder << roles->item(r, TemplateEditor::RoleName)->text();
+    for (const RoleTemplate &r : loadYaml(m_editor->yamlEdit()->toPlainText()).roles)
+        yamlOrder << r.name;
+    QCOMPARE(tableOrder, order);
+    QCOMPARE(yamlOrder, order);
+    QCOMPARE(m_editor->isModified(), order.first() != QStringLiteral("master"));
+    // The dragged role stays selected and its task moved with it.
+    QCOMPARE(roles->item(roles->currentRow(), TemplateEditor::RoleName)->text(), dragged);
+    const RoleTemplate *master = m_editor->currentTemplate()->role(QStringLiteral("master"));
+    QVERIFY(master && master->task.bootstrap.contains(QStringLiteral("mkdir -p /srv/www")));
+    QCOMPARE(
+        roles->item(int(order.indexOf(QStringLiteral("worker"))), TemplateEditor::RoleMax)->text(),
+        QStringLiteral("12"));
+}
+
+void TestTemplateEditor::moveButtonsReorderRoles_data()
+{
+    QTest::addColumn<int>("selected");
+    QTest::addColumn<QString>("buttonText");
+    QTest::addColumn<QStringList>("order");
+    QTest::newRow("down") << 0 << "Move Down" << QStringList{"worker", "master"};
+    QTest::newRow("up") << 1 << "Move Up" << QStringList{"worker", "master"};
+    QTest::newRow("up at the top") << 0 << "Move Up" << QStringList{"master", "worker"};
+}
+
+void TestTemplateEditor::moveButtonsReorderRoles()
+{
+    QFETCH(int, selected);
+    QFETCH(QString, buttonText);
+    QFETCH(QStringList, order);
+    m_editor->rolesTable()->setCurrentCell(selected, TemplateEditor::RoleName);
+    QPushButton *b = button(m_editor.get(), buttonText);
+    QVERIFY(b);
+    QTest::mouseClick(b, Qt::LeftButton);
+    QStringList yamlOrder;
+    for (const RoleTemplate &r : loadYaml(m_editor->yamlEdit()->toPlainText()).roles)
+        yamlOrder << r.name;
+    QCOMPARE(yamlOrder, order);
+    QCOMPARE(m_editor->taskEditor()->countSpin()->value(),
+             m_editor->currentTemplate()->roles.at(m_editor->rolesTable()->currentRow()).count);
+}
+
+void TestTemplateEditor::sampleSavedUntouchedLoadsBackIdentical_data()
+{
+    QTest::addColumn<QString>("file");
+    const QStringList files = sampleTemplates();
+    QVERIFY(files.size() >= 5);
+    for (const QString &f : files)
+        QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+}
+
+// Copies the samples' task files next to `dir`, where saved templates look for them.
+static bool copyTaskFiles(const QString &dir)
+{
+    const QDir from(qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                    QStringLiteral("/templates/tasks"));
+    if (!QDir(dir).mkpath(QStringLiteral("tasks")))
+        return false;
+    for (const QString &f : from.entryList(QDir::Files))
+        if (!QFile::copy(from.filePath(f), dir + QStringLiteral("/tasks/") + f))
+            return false;
+    return true;
+}
+
+void TestTemplateEditor::sampleSavedUntouchedLoadsBackIdentical()
+{
+    QFETCH(QString, file);
+    QTemporaryDir out;
+    QVERIFY(copyTaskFiles(out.path()));
+    m_editor->setDirectories({}, out.path());
+    QVERIFY(m_editor->openFile(file));
+    TemplateLoader loader;
+    const auto original = loader.loadClusterFile(file);
+    QVERIFY(original);
+    QVERIFY2(m_editor->diagnostics().isEmpty(),
+             qPrintable(m_editor->diagnostics().value(0).toString()));
+    // Looking at every role in the task editor is not an edit.
+    for (int r = 0; r < m_editor->rolesTable()->rowCount(); ++r)
+        m_editor->rolesTable()->setCurrentCell(r, TemplateEditor::RoleName);
+    QVERIFY(!m_editor->isModified());
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), QString::fromUtf8(f.readAll()));
+
+    QVERIFY(m_editor->save());
+    QVERIFY(m_editor->currentFile().startsWith(out.path()));
+    const auto saved = loader.loadClusterFile(m_editor->currentFile());
+    QVERIFY2(saved, qPrintable(saved ? QString() : saved.error().toString()));
+    QCOMPARE(*saved, *original);
+}
+
+void TestTemplateEditor::sampleSurvivesTaskEditorRewrite_data()
+{
+    sampleSavedUntouchedLoadsBackIdentical_data();
+}
+
+void TestTemplateEditor::sampleSurvivesTaskEditorRewrite()
+{
+    // Every role goes once through the task editor and back into the YAML: nothing is lost or
+    // reworded (cpus rounding, command quoting, memory spelling, mounts, task files).
+    QFETCH(QString, file);
+    QVERIFY(m_editor->openFile(file));
+    const ClusterTemplate original = *m_editor->currentTemplate();
+    for (int r = 0; r < m_editor->rolesTable()->rowCount(); ++r) {
+        m_editor->rolesTable()->setCurrentCell(r, TemplateEditor::RoleName);
+        Q_EMIT m_editor->taskEditor()->edited();
+    }
+    QVERIFY(m_editor->isModified());
+    QVERIFY2(m_editor->diagnostics().isEmpty(),
+             qPrintable(m_editor->diagnostics().value(0).toString()));
+    QCOMPARE(*m_editor->currentTemplate(), original);
+    TemplateLoader loader;
+    const auto reloaded =
+        loader.loadClusterFromData(m_editor->yamlEdit()->toPlainText().toUtf8(),
+                                   QFileInfo(file).fileName(), QFileInfo(file).absolutePath());
+    QVERIFY(reloaded);
+    QCOMPARE(*reloaded, original);
 }
 
 QTEST_MAIN(TestTemplateEditor)

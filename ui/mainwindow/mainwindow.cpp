@@ -23,7 +23,6 @@
 
 namespace ClusterDeck::Ui {
 
-
 MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
     : QMainWindow(parent)
     , m_controller(controller ? controller : new ConsoleController(this))
@@ -41,6 +40,10 @@ MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
     auto *templates = new TemplateEditor;
     templates->setDirectories(sampleTemplateDirectories(), userTemplateDirectory());
     m_templateEditor = templates;
+    connect(m_controller, &ConsoleController::hostStatusesChanged, templates, [this, templates] {
+        templates->setKnownImages(TemplateEditor::imagesOf(m_controller->hostStatuses()));
+    });
+    templates->setKnownImages(TemplateEditor::imagesOf(m_controller->hostStatuses()));
     m_tabs->addTab(templates, tr("Templates"));
     m_tabs->addTab(new EventsView(m_controller), tr("Events"));
     setCentralWidget(m_tabs);

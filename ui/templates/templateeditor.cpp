@@ -1,5 +1,8 @@
 #include "templateeditor.h"
 
+#include "roletable.h"
+#include "roletaskeditor.h"
+
 #include "template/templateloader.h"
 #include "template/templatevalues.h"
 #include "template/templatewriter.h"
@@ -18,6 +21,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScopedValueRollback>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -31,10 +35,39 @@ namespace ClusterDeck::Ui {
 
 namespace {
 const char *kErrorStyle = "background: #fbe3e3;";
+// What the name cell of a roles row carries besides its text: the whole role as last edited (the
+// table shows only some of its fields) and the memory size as typed.
+const int kRoleData = Qt::UserRole + 1;
+const int kMemoryData = Qt::UserRole + 2;
+// Stands in for a memory size the writer cannot express (it only writes valid values), replaced
+// by the typed text in the YAML so the loader reports it at its line.
+const qint64 kMemoryPlaceholder = 987654321000;
 
 QTableWidgetItem *item(const QString &text)
 {
     return new QTableWidgetItem(text);
+}
+
+void setCellText(QTableWidget *table, int row, int column, const QString &text)
+{
+    if (QTableWidgetItem *it = table->item(row, column)) {
+        if (it->text() != text)
+            it->setText(text);
+    } else {
+        table->setItem(row, column, item(text));
+    }
+}
+
+QString cpusText(const std::optional<double> &cpus)
+{
+    return cpus ? TemplateValues::formatCpus(*cpus) : QString();
+}
+
+QString yamlQuoted(QString text)
+{
+    text.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
+    text.replace(QLatin1Char('"'), QStringLiteral("\\\""));
+    return QLatin1Char('"') + text + QLatin1Char('"');
 }
 } // namespace
 
@@ -86,12 +119,16 @@ void TemplateEditor::buildUi()
         m_startup->addItem(TemplateValues::startupOrderName(o), int(o));
     m_presets = new QLineEdit;
     m_presets->setPlaceholderText(tr("pytorch, tensorflow, mpi, ssh"));
-    m_roles = new QTableWidget(0, RoleColumns);
+    m_roles = new RoleTable(RoleColumns);
     m_roles->setObjectName(QStringLiteral("rolesTable"));
     m_roles->setHorizontalHeaderLabels(
         {tr("Role"), tr("Image"), tr("Min"), tr("Max"), tr("Default"), tr("CPUs")});
     m_roles->horizontalHeader()->setSectionResizeMode(RoleImage, QHeaderView::Stretch);
+    for (int c : {RoleMin, RoleMax, RoleCount, RoleCpus})
+        m_roles->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_roles->verticalHeader()->hide();
+    m_roles->setToolTip(tr("Drag a role to change the order"));
+    m_task = new RoleTaskEditor;
     auto *addRoleButton = new QPushButton(tr("Add Role"));
     auto *removeRoleButton = new QPushButton(tr("Remove Role"));
     auto *up = new QPushButton(tr("Move Up"));
@@ -101,7 +138,7 @@ void TemplateEditor::buildUi()
         roleButtons->addWidget(b);
     roleButtons->addStretch();
 
-    auto *formPage = new QWidget;
+    auto *general = new QWidget;
     auto *form = new QFormLayout;
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("&Description:"), m_description);
@@ -109,12 +146,23 @@ void TemplateEditor::buildUi()
     form->addRow(tr("&Failure policy:"), m_failure);
     form->addRow(tr("&Startup order:"), m_startup);
     form->addRow(tr("&Presets:"), m_presets);
-    auto *formLayout = new QVBoxLayout(formPage);
+    auto *formLayout = new QVBoxLayout(general);
+    formLayout->setContentsMargins(0, 0, 0, 0);
     formLayout->addLayout(form);
-    formLayout->addWidget(new QLabel(tr("Roles, in template order (the first kernel of the first "
-                                        "role is the primary):")));
+    auto *rolesLabel = new QLabel(tr("Roles, in template order (the first kernel of the first "
+                                     "role is the primary):"));
+    rolesLabel->setWordWrap(true);
+    formLayout->addWidget(rolesLabel);
     formLayout->addWidget(m_roles, 1);
     formLayout->addLayout(roleButtons);
+    // The selected role's task beside the roles: both stay visible at 1280x800.
+    auto *formPage = new QSplitter(Qt::Horizontal);
+    formPage->setObjectName(QStringLiteral("formSplitter"));
+    formPage->setChildrenCollapsible(false);
+    formPage->addWidget(general);
+    formPage->addWidget(m_task);
+    formPage->setStretchFactor(0, 4);
+    formPage->setStretchFactor(1, 5);
 
     m_yaml = new QPlainTextEdit;
     m_yaml->setObjectName(QStringLiteral("yamlEdit"));
@@ -156,10 +204,20 @@ void TemplateEditor::buildUi()
         connect(e, &QLineEdit::textEdited, this, &TemplateEditor::formEdited);
     for (QComboBox *c : {m_mode, m_failure, m_startup})
         connect(c, &QComboBox::activated, this, &TemplateEditor::formEdited);
-    connect(m_roles, &QTableWidget::itemChanged, this, [this] {
-        if (!m_syncing)
-            formEdited();
+    connect(m_roles, &QTableWidget::itemChanged, this, [this](QTableWidgetItem *it) {
+        if (m_syncing)
+            return;
+        if (it->row() == m_roles->currentRow())
+            showSelectedRole();
+        formEdited();
     });
+    // Also on a removed row: the same index is then another role.
+    connect(m_roles, &QTableWidget::currentCellChanged, this, &TemplateEditor::showSelectedRole);
+    connect(m_roles, &RoleTable::rowMoved, this, [this] {
+        showSelectedRole();
+        formEdited();
+    });
+    connect(m_task, &RoleTaskEditor::edited, this, &TemplateEditor::taskEdited);
     connect(m_yaml, &QPlainTextEdit::textChanged, this, &TemplateEditor::yamlEdited);
     connect(addRoleButton, &QPushButton::clicked, this, &TemplateEditor::addRole);
     connect(removeRoleButton, &QPushButton::clicked, this, &TemplateEditor::removeRole);
@@ -249,6 +307,7 @@ bool TemplateEditor::openFile(const QString &path)
     m_file = QFileInfo(path).absoluteFilePath();
     m_syncing = true;
     m_yaml->setPlainText(QString::fromUtf8(file.readAll()));
+    m_roles->setRowCount(0); // another template: start at its first role
     m_syncing = false;
     m_template.reset();
     validateNow();
@@ -285,30 +344,79 @@ void TemplateEditor::validateNow()
 
 void TemplateEditor::showTemplateInForm(const ClusterTemplate &t)
 {
-    m_syncing = true;
-    if (m_name->text() != t.name)
-        m_name->setText(t.name);
-    if (m_description->text() != t.description)
-        m_description->setText(t.description);
-    m_mode->setCurrentIndex(m_mode->findData(int(t.mode)));
-    m_failure->setCurrentIndex(m_failure->findData(int(t.failurePolicy.action)));
-    m_startup->setCurrentIndex(m_startup->findData(int(t.startupOrder)));
-    m_presets->setText(t.presets.join(QStringLiteral(", ")));
-    m_roles->setRowCount(int(t.roles.size()));
-    for (int i = 0; i < t.roles.size(); ++i) {
-        const RoleTemplate &r = t.roles.at(i);
-        auto *name = item(r.name);
-        name->setData(Qt::UserRole, r.name); // which role of m_template this row edits
-        m_roles->setItem(i, RoleName, name);
-        m_roles->setItem(i, RoleImage, item(r.task.image));
-        m_roles->setItem(i, RoleMin, item(QString::number(r.min)));
-        m_roles->setItem(i, RoleMax, item(QString::number(r.max)));
-        m_roles->setItem(i, RoleCount, item(QString::number(r.count)));
-        m_roles->setItem(
-            i, RoleCpus,
-            item(r.task.resources.cpus ? QString::number(*r.task.resources.cpus) : QString()));
+    {
+        const QScopedValueRollback syncing(m_syncing, true);
+        if (m_name->text() != t.name)
+            m_name->setText(t.name);
+        if (m_description->text() != t.description)
+            m_description->setText(t.description);
+        m_mode->setCurrentIndex(m_mode->findData(int(t.mode)));
+        m_failure->setCurrentIndex(m_failure->findData(int(t.failurePolicy.action)));
+        m_startup->setCurrentIndex(m_startup->findData(int(t.startupOrder)));
+        m_presets->setText(t.presets.join(QStringLiteral(", ")));
+        m_roles->setRowCount(int(t.roles.size()));
+        for (int i = 0; i < t.roles.size(); ++i) {
+            const RoleTemplate &r = t.roles.at(i);
+            setRoleRow(i, r,
+                       r.task.resources.memoryBytes
+                           ? TemplateValues::formatMemory(*r.task.resources.memoryBytes)
+                           : QString());
+        }
+        if (m_roles->currentRow() < 0 && m_roles->rowCount() > 0)
+            m_roles->setCurrentCell(0, RoleName);
     }
-    m_syncing = false;
+    showSelectedRole();
+}
+
+void TemplateEditor::setRoleRow(int row, const RoleTemplate &r, const QString &memoryText)
+{
+    const QScopedValueRollback syncing(m_syncing, true);
+    setCellText(m_roles, row, RoleName, r.name);
+    QTableWidgetItem *name = m_roles->item(row, RoleName);
+    name->setData(kRoleData, QVariant::fromValue(r));
+    name->setData(kMemoryData, memoryText);
+    setCellText(m_roles, row, RoleImage, r.task.image);
+    setCellText(m_roles, row, RoleMin, QString::number(r.min));
+    setCellText(m_roles, row, RoleMax, QString::number(r.max));
+    setCellText(m_roles, row, RoleCount, QString::number(r.count));
+    setCellText(m_roles, row, RoleCpus, cpusText(r.task.resources.cpus));
+    // A task file's fields are not written back into the template: not editable here.
+    for (int c : {RoleImage, RoleCpus}) {
+        QTableWidgetItem *it = m_roles->item(row, c);
+        const Qt::ItemFlags flags = it->flags();
+        it->setFlags(r.taskFile.isEmpty() ? flags | Qt::ItemIsEditable
+                                          : flags & ~Qt::ItemIsEditable);
+        it->setToolTip(r.taskFile.isEmpty() ? QString() : tr("From %1").arg(r.taskFile));
+    }
+}
+
+RoleTemplate TemplateEditor::roleAt(int row) const
+{
+    auto text = [this, row](int column) {
+        const QTableWidgetItem *it = m_roles->item(row, column);
+        return it ? it->text().trimmed() : QString();
+    };
+    const QTableWidgetItem *nameItem = m_roles->item(row, RoleName);
+    RoleTemplate r = nameItem ? nameItem->data(kRoleData).value<RoleTemplate>() : RoleTemplate{};
+    r.name = text(RoleName);
+    r.min = text(RoleMin).toInt();
+    r.max = text(RoleMax).toInt();
+    r.count = text(RoleCount).toInt();
+    if (r.taskFile.isEmpty()) {
+        r.task.image = text(RoleImage);
+        if (text(RoleCpus) != cpusText(r.task.resources.cpus)) {
+            bool ok = false;
+            const double cpus = text(RoleCpus).toDouble(&ok);
+            r.task.resources.cpus = ok ? std::optional<double>(cpus) : std::nullopt;
+        }
+    }
+    return r;
+}
+
+QString TemplateEditor::memoryTextAt(int row) const
+{
+    const QTableWidgetItem *nameItem = m_roles->item(row, RoleName);
+    return nameItem ? nameItem->data(kMemoryData).toString() : QString();
 }
 
 ClusterTemplate TemplateEditor::templateFromForm() const
@@ -322,28 +430,75 @@ ClusterTemplate TemplateEditor::templateFromForm() const
     t.presets.clear();
     for (const QString &p : m_presets->text().split(u',', Qt::SkipEmptyParts))
         t.presets << p.trimmed();
-    QList<RoleTemplate> roles;
-    for (int row = 0; row < m_roles->rowCount(); ++row) {
-        auto text = [this, row](int column) {
-            const QTableWidgetItem *it = m_roles->item(row, column);
-            return it ? it->text().trimmed() : QString();
-        };
-        const QTableWidgetItem *nameItem = m_roles->item(row, RoleName);
-        const QString original = nameItem ? nameItem->data(Qt::UserRole).toString() : QString();
-        const RoleTemplate *base = m_template ? m_template->role(original) : nullptr;
-        RoleTemplate r = base ? *base : RoleTemplate{};
-        r.name = text(RoleName);
-        r.task.image = text(RoleImage);
-        r.min = text(RoleMin).toInt();
-        r.max = text(RoleMax).toInt();
-        r.count = text(RoleCount).toInt();
-        bool ok = false;
-        const double cpus = text(RoleCpus).toDouble(&ok);
-        r.task.resources.cpus = ok ? std::optional<double>(cpus) : std::nullopt;
-        roles << r;
-    }
-    t.roles = roles;
+    t.roles.clear();
+    for (int row = 0; row < m_roles->rowCount(); ++row)
+        t.roles << roleAt(row);
     return t;
+}
+
+QByteArray TemplateEditor::yamlFromForm() const
+{
+    ClusterTemplate t = templateFromForm();
+    QList<std::pair<QString, QString>> typed; // placeholder spelling -> typed memory size
+    for (int row = 0; row < t.roles.size(); ++row) {
+        const QString memory = memoryTextAt(row);
+        RoleTemplate &r = t.roles[row];
+        if (!r.taskFile.isEmpty() || memory.isEmpty() || TemplateValues::parseMemory(memory))
+            continue;
+        r.task.resources.memoryBytes = kMemoryPlaceholder + row;
+        typed.append({TemplateValues::formatMemory(kMemoryPlaceholder + row), memory});
+    }
+    QString yaml = QString::fromUtf8(TemplateWriter::toYaml(t));
+    for (const auto &[placeholder, memory] : std::as_const(typed)) {
+        const QRegularExpression at(QStringLiteral("^\\s*memory: (%1)$").arg(placeholder),
+                                    QRegularExpression::MultilineOption);
+        if (const auto m = at.match(yaml); m.hasMatch())
+            yaml.replace(m.capturedStart(1), m.capturedLength(1), yamlQuoted(memory));
+    }
+    return yaml.toUtf8();
+}
+
+void TemplateEditor::showSelectedRole()
+{
+    const int row = m_roles->currentRow();
+    {
+        const QScopedValueRollback syncing(m_syncing, true);
+        if (row < 0 || row >= m_roles->rowCount())
+            m_task->clear();
+        else
+            m_task->setRole(roleAt(row), memoryTextAt(row));
+    }
+    markTaskFields();
+}
+
+void TemplateEditor::taskEdited()
+{
+    const int row = m_roles->currentRow();
+    if (m_syncing || row < 0)
+        return;
+    // The task editor's role replaces the row's, and the cells that show the same fields follow.
+    setRoleRow(row, m_task->role(), m_task->memoryText());
+    formEdited();
+}
+
+void TemplateEditor::setKnownImages(const QStringList &images)
+{
+    m_task->setKnownImages(images);
+}
+
+QStringList TemplateEditor::imagesOf(const QList<HostStatus> &hosts)
+{
+    QStringList images;
+    for (const HostStatus &host : hosts) {
+        for (const QString &image : host.images) {
+            // Dangling and untagged images (listed by id) are nothing a template should name.
+            if (!image.contains(QLatin1String("<none>")) && image.contains(QLatin1Char(':')))
+                images << image;
+        }
+    }
+    images.sort();
+    images.removeDuplicates();
+    return images;
 }
 
 void TemplateEditor::formEdited()
@@ -351,9 +506,8 @@ void TemplateEditor::formEdited()
     if (m_syncing)
         return;
     // Form → YAML through the core's writer, then validate what it wrote.
-    const ClusterTemplate t = templateFromForm();
     m_syncing = true;
-    m_yaml->setPlainText(QString::fromUtf8(TemplateWriter::toYaml(t)));
+    m_yaml->setPlainText(QString::fromUtf8(yamlFromForm()));
     m_syncing = false;
     setModified(true);
     TemplateLoader loader;
@@ -422,6 +576,20 @@ void TemplateEditor::markFields()
         }
     }
     m_syncing = false;
+    markTaskFields();
+}
+
+void TemplateEditor::markTaskFields()
+{
+    // Only the selected role is in the task editor; the table row marks the others.
+    m_task->clearMarks();
+    const int row = m_roles->currentRow();
+    if (row < 0)
+        return;
+    const QString prefix = QStringLiteral("roles[%1].").arg(row);
+    for (const TemplateDiagnostic &d : std::as_const(m_diagnostics))
+        if (d.path.startsWith(prefix))
+            m_task->markField(d.path.mid(prefix.size()), d.message);
 }
 
 void TemplateEditor::setModified(bool modified)
@@ -478,6 +646,7 @@ void TemplateEditor::addRole()
     m_roles->setItem(row, RoleCount, item(QStringLiteral("1")));
     m_roles->setItem(row, RoleCpus, item(QString()));
     m_syncing = false;
+    m_roles->setCurrentCell(row, RoleName); // its task is what one edits next
     formEdited();
 }
 
@@ -486,6 +655,7 @@ void TemplateEditor::removeRole()
     if (m_roles->currentRow() < 0)
         return;
     m_roles->removeRow(m_roles->currentRow());
+    showSelectedRole();
     formEdited();
 }
 
@@ -495,16 +665,7 @@ void TemplateEditor::moveRole(int delta)
     const int target = row + delta;
     if (row < 0 || target < 0 || target >= m_roles->rowCount())
         return;
-    m_syncing = true;
-    for (int c = 0; c < RoleColumns; ++c) {
-        QTableWidgetItem *a = m_roles->takeItem(row, c);
-        QTableWidgetItem *b = m_roles->takeItem(target, c);
-        m_roles->setItem(row, c, b);
-        m_roles->setItem(target, c, a);
-    }
-    m_syncing = false;
-    m_roles->setCurrentCell(target, m_roles->currentColumn());
-    formEdited();
+    m_roles->moveRow(row, target); // as a drop does; rowMoved() updates the YAML
 }
 
 void TemplateEditor::newTemplate()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "host/hoststatus.h"
 #include "template/clustertemplate.h"
 #include "template/templatediagnostic.h"
 
@@ -13,16 +14,19 @@ class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
-class QTableWidget;
 class QTabWidget;
 class QTimer;
 
 namespace ClusterDeck::Ui {
 
+class RoleTable;
+class RoleTaskEditor;
+
 // The visual template editor: the template's list on the left; a form (name, description, mode,
-// failure policy, startup order, presets) with an ordered roles table, and a YAML tab, kept in
-// sync both ways; validation as you type lists problems with line and field (and marks the field);
-// saving goes through the core's TemplateWriter. Unsaved changes are never dropped silently.
+// failure policy, startup order, presets) with an ordered roles table (reordered by buttons or by
+// dragging rows) and the selected role's task editor, and a YAML tab, kept in sync both ways;
+// validation as you type lists problems with line and field (and marks the field); saving goes
+// through the core's TemplateWriter. Unsaved changes are never dropped silently.
 class TemplateEditor : public QWidget
 {
     Q_OBJECT
@@ -42,7 +46,8 @@ public:
 
     QLineEdit *nameEdit() const { return m_name; }
     QLineEdit *descriptionEdit() const { return m_description; }
-    QTableWidget *rolesTable() const { return m_roles; }
+    RoleTable *rolesTable() const { return m_roles; }
+    RoleTaskEditor *taskEditor() const { return m_task; }
     QPlainTextEdit *yamlEdit() const { return m_yaml; }
     QListWidget *problemsList() const { return m_problems; }
     QTabWidget *tabs() const { return m_tabs; }
@@ -58,6 +63,11 @@ public:
     // Runs the YAML validation now instead of after the typing pause.
     void validateNow();
 
+    // The images the hosts have ("repo:tag"), offered by the task editor's image box.
+    void setKnownImages(const QStringList &images);
+    // The union of the hosts' tagged images, sorted, for setKnownImages().
+    static QStringList imagesOf(const QList<HostStatus> &hosts);
+
 Q_SIGNALS:
     void modifiedChanged(bool modified);
 
@@ -68,6 +78,13 @@ private:
     void yamlEdited();
     void showTemplateInForm(const ClusterTemplate &t);
     ClusterTemplate templateFromForm() const;
+    QByteArray yamlFromForm() const;
+    RoleTemplate roleAt(int row) const;
+    QString memoryTextAt(int row) const;
+    void setRoleRow(int row, const RoleTemplate &role, const QString &memoryText);
+    void showSelectedRole();
+    void taskEdited();
+    void markTaskFields();
     void showDiagnostics();
     void markFields();
     void setModified(bool modified);
@@ -95,7 +112,8 @@ private:
     QComboBox *m_failure = nullptr;
     QComboBox *m_startup = nullptr;
     QLineEdit *m_presets = nullptr;
-    QTableWidget *m_roles = nullptr;
+    RoleTable *m_roles = nullptr;
+    RoleTaskEditor *m_task = nullptr;
     QPlainTextEdit *m_yaml = nullptr;
     QListWidget *m_problems = nullptr;
     QPushButton *m_save = nullptr;

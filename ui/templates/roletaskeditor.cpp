@@ -1,0 +1,625 @@
+#include "roletaskeditor.h"
+
+#include "template/templatevalues.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScopedValueRollback>
+#include <QSpinBox>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace ClusterDeck::Ui {
+
+namespace {
+const char *kErrorStyle = "background: #fbe3e3;";
+const QColor kErrorColor(0xfb, 0xe3, 0xe3);
+const QColor kErrorText(0xcc, 0x33, 0x33);
+const int kMaxCount = 100000; // as the loader accepts
+
+QTableWidget *makeTable(int columns, const QStringList &headers, const QString &objectName)
+{
+    auto *table = new QTableWidget(0, columns);
+    table->setObjectName(objectName);
+    table->setHorizontalHeaderLabels(headers);
+    table->verticalHeader()->hide();
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->horizontalHeader()->setStretchLastSection(true);
+    return table;
+}
+
+QString cellText(const QTableWidget *table, int row, int column)
+{
+    const QTableWidgetItem *it = table->item(row, column);
+    return it ? it->text().trimmed() : QString();
+}
+
+QComboBox *cellCombo(const QTableWidget *table, int row, int column)
+{
+    return qobject_cast<QComboBox *>(table->cellWidget(row, column));
+}
+
+// Driver options in one cell: `type=nfs; o=addr=10.0.0.5,ro` (NFS options contain commas).
+QString joinOptions(const QMap<QString, QString> &options)
+{
+    QStringList parts;
+    for (auto it = options.cbegin(); it != options.cend(); ++it)
+        parts << it.key() + QLatin1Char('=') + it.value();
+    return parts.join(QStringLiteral("; "));
+}
+
+QMap<QString, QString> splitOptions(const QString &text)
+{
+    QMap<QString, QString> options;
+    for (const QString &part : text.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
+        const qsizetype eq = part.indexOf(QLatin1Char('='));
+        if (eq < 0)
+            options.insert(part.trimmed(), QString());
+        else
+            options.insert(part.left(eq).trimmed(), part.mid(eq + 1).trimmed());
+    }
+    return options;
+}
+
+// A table with Add / Remove buttons under it.
+QWidget *withButtons(QTableWidget *table, QPushButton *add, QPushButton *remove)
+{
+    auto *page = new QWidget;
+    auto *layout = new QVBoxLayout(page);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(add);
+    buttons->addWidget(remove);
+    buttons->addStretch();
+    layout->addWidget(table, 1);
+    layout->addLayout(buttons);
+    return page;
+}
+} // namespace
+
+RoleTaskEditor::RoleTaskEditor(QWidget *parent)
+    : QWidget(parent)
+{
+    setObjectName(QStringLiteral("roleTaskEditor"));
+    buildUi();
+    clear();
+}
+
+void RoleTaskEditor::buildUi()
+{
+    m_taskFileNote = new QLabel;
+    m_taskFileNote->setWordWrap(true);
+    m_inline = new QPushButton(tr("Edit &Inline"));
+    m_inline->setObjectName(QStringLiteral("inlineTask"));
+    m_inline->setToolTip(tr("Copy the task file's content into this role, to edit it here"));
+
+    m_image = new QComboBox;
+    m_image->setObjectName(QStringLiteral("taskImage"));
+    m_image->setEditable(true);
+    m_image->setInsertPolicy(QComboBox::NoInsert);
+    m_image->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_image->setMinimumContentsLength(20);
+    m_command = new QLineEdit;
+    m_command->setObjectName(QStringLiteral("taskCommand"));
+    m_command->setPlaceholderText(tr("the image's default command"));
+
+    auto spin = [](const QString &name) {
+        auto *s = new QSpinBox;
+        s->setObjectName(name);
+        s->setRange(1, kMaxCount);
+        return s;
+    };
+    m_min = spin(QStringLiteral("roleMin"));
+    m_max = spin(QStringLiteral("roleMax"));
+    m_count = spin(QStringLiteral("roleCount"));
+    m_cpus = new QDoubleSpinBox;
+    m_cpus->setObjectName(QStringLiteral("taskCpus"));
+    m_cpus->setRange(0, 4096);
+    m_cpus->setDecimals(2);
+    m_cpus->setSingleStep(0.25);
+    m_cpus->setSpecialValueText(tr("unset")); // 0 cpus is not a limit the loader accepts
+    m_memory = new QLineEdit;
+    m_memory->setObjectName(QStringLiteral("taskMemory"));
+    m_memory->setPlaceholderText(tr("unset (e.g. 512m, 4g)"));
+
+    auto *counts = new QHBoxLayout;
+    counts->addWidget(new QLabel(tr("Min:")));
+    counts->addWidget(m_min);
+    counts->addSpacing(8);
+    counts->addWidget(new QLabel(tr("Max:")));
+    counts->addWidget(m_max);
+    counts->addSpacing(8);
+    counts->addWidget(new QLabel(tr("Default:")));
+    counts->addWidget(m_count);
+    counts->addStretch();
+    auto *resources = new QHBoxLayout;
+    resources->addWidget(new QLabel(tr("CPUs:")));
+    resources->addWidget(m_cpus);
+    resources->addSpacing(8);
+    resources->addWidget(new QLabel(tr("Memory:")));
+    resources->addWidget(m_memory, 1);
+
+    m_env = makeTable(EnvColumns, {tr("Variable"), tr("Value")}, QStringLiteral("taskEnv"));
+    m_env->horizontalHeader()->resizeSection(EnvKey, 160);
+    m_mounts = makeTable(
+        MountColumns,
+        {tr("Type"), tr("Source"), tr("Target"), tr("Read-only"), tr("Driver"), tr("Options")},
+        QStringLiteral("taskMounts"));
+    m_mounts->horizontalHeaderItem(MountDriverOptions)
+        ->setToolTip(tr("Volume driver options, e.g. type=nfs; o=addr=10.0.0.5,ro"));
+    m_mounts->horizontalHeader()->setSectionResizeMode(MountReadOnly,
+                                                       QHeaderView::ResizeToContents);
+    m_ports = makeTable(PortColumns, {tr("Name"), tr("Protocol"), tr("Port")},
+                        QStringLiteral("taskPorts"));
+    m_bootstrap = new QPlainTextEdit;
+    m_bootstrap->setObjectName(QStringLiteral("taskBootstrap"));
+    m_bootstrap->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_bootstrap->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_bootstrap->setPlaceholderText(tr("#!/bin/sh\n# runs in every kernel of this role before "
+                                       "the command"));
+
+    auto *addEnv = new QPushButton(tr("Add Variable"));
+    auto *removeEnv = new QPushButton(tr("Remove"));
+    auto *addMount = new QPushButton(tr("Add Mount"));
+    auto *removeMount = new QPushButton(tr("Remove"));
+    auto *addPort = new QPushButton(tr("Add Port"));
+    auto *removePort = new QPushButton(tr("Remove"));
+    m_sections = new QTabWidget;
+    m_sections->addTab(withButtons(m_env, addEnv, removeEnv), tr("Environment"));
+    m_sections->addTab(withButtons(m_mounts, addMount, removeMount), tr("Mounts"));
+    m_sections->addTab(withButtons(m_ports, addPort, removePort), tr("Ports"));
+    m_sections->addTab(m_bootstrap, tr("Bootstrap"));
+
+    m_box = new QGroupBox;
+    auto *note = new QHBoxLayout;
+    note->addWidget(m_taskFileNote, 1);
+    note->addWidget(m_inline);
+    auto *form = new QFormLayout;
+    form->addRow(tr("I&mage:"), m_image);
+    form->addRow(tr("&Command:"), m_command);
+    form->addRow(tr("Kernels:"), counts);
+    form->addRow(tr("Resources:"), resources);
+    auto *boxLayout = new QVBoxLayout(m_box);
+    boxLayout->addLayout(note);
+    boxLayout->addLayout(form);
+    boxLayout->addWidget(m_sections, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_box);
+
+    connect(m_image, &QComboBox::editTextChanged, this, &RoleTaskEditor::changed);
+    connect(m_command, &QLineEdit::textEdited, this, &RoleTaskEditor::changed);
+    connect(m_memory, &QLineEdit::textEdited, this, &RoleTaskEditor::changed);
+    for (QSpinBox *s : {m_min, m_max, m_count})
+        connect(s, &QSpinBox::valueChanged, this, &RoleTaskEditor::changed);
+    connect(m_cpus, &QDoubleSpinBox::valueChanged, this, &RoleTaskEditor::changed);
+    for (QTableWidget *t : {m_env, m_mounts, m_ports})
+        connect(t, &QTableWidget::itemChanged, this, &RoleTaskEditor::changed);
+    connect(m_bootstrap, &QPlainTextEdit::textChanged, this, &RoleTaskEditor::changed);
+
+    connect(addEnv, &QPushButton::clicked, this, [this] {
+        const int row = m_env->rowCount();
+        {
+            const QScopedValueRollback updating(m_updating, true);
+            m_env->insertRow(row);
+            m_env->setItem(row, EnvKey, new QTableWidgetItem);
+            m_env->setItem(row, EnvValue, new QTableWidgetItem);
+        }
+        m_env->setCurrentCell(row, EnvKey);
+        m_env->editItem(m_env->item(row, EnvKey));
+    });
+    connect(addMount, &QPushButton::clicked, this, [this] {
+        {
+            const QScopedValueRollback updating(m_updating, true);
+            addMountRow(Mount{});
+        }
+        m_mounts->setCurrentCell(m_mounts->rowCount() - 1, MountSource);
+        m_mounts->editItem(m_mounts->item(m_mounts->rowCount() - 1, MountSource));
+    });
+    connect(addPort, &QPushButton::clicked, this, [this] {
+        {
+            const QScopedValueRollback updating(m_updating, true);
+            addPortRow(ServicePort{QString(), QStringLiteral("tcp"), 0});
+        }
+        m_ports->setCurrentCell(m_ports->rowCount() - 1, PortName);
+        m_ports->editItem(m_ports->item(m_ports->rowCount() - 1, PortName));
+    });
+    auto removeCurrent = [this](QTableWidget *table) {
+        if (table->currentRow() < 0)
+            return;
+        table->removeRow(table->currentRow());
+        changed();
+    };
+    connect(removeEnv, &QPushButton::clicked, this,
+            [this, removeCurrent] { removeCurrent(m_env); });
+    connect(removeMount, &QPushButton::clicked, this,
+            [this, removeCurrent] { removeCurrent(m_mounts); });
+    connect(removePort, &QPushButton::clicked, this,
+            [this, removeCurrent] { removeCurrent(m_ports); });
+    connect(m_inline, &QPushButton::clicked, this, [this] {
+        m_base.taskFile.clear();
+        updateTaskFileState();
+        changed();
+    });
+}
+
+void RoleTaskEditor::changed()
+{
+    if (m_updating || !m_hasRole)
+        return;
+    Q_EMIT edited();
+}
+
+void RoleTaskEditor::clear()
+{
+    const QScopedValueRollback updating(m_updating, true);
+    clearMarks();
+    m_hasRole = false;
+    m_base = RoleTemplate{};
+    m_box->setTitle(tr("No role selected"));
+    m_image->setEditText(QString());
+    m_command->clear();
+    m_memory->clear();
+    m_cpus->setValue(0);
+    for (QTableWidget *t : {m_env, m_mounts, m_ports})
+        t->setRowCount(0);
+    m_bootstrap->clear();
+    m_box->setEnabled(false);
+    updateTaskFileState();
+}
+
+void RoleTaskEditor::setRole(const RoleTemplate &role, const QString &memoryText)
+{
+    const QScopedValueRollback updating(m_updating, true);
+    const bool otherRole = !m_hasRole || role.name != m_base.name;
+    m_base = role;
+    m_hasRole = true;
+    m_box->setEnabled(true);
+    m_box->setTitle(tr("Role “%1”").arg(role.name));
+    const TaskTemplate &task = role.task;
+    if (m_image->currentText() != task.image)
+        m_image->setEditText(task.image);
+    // The user's own spelling of an equal command stays (quotes, spaces).
+    if (otherRole || splitCommand(m_command->text()) != task.command)
+        m_command->setText(joinCommand(task.command));
+    m_min->setValue(role.min);
+    m_max->setValue(role.max);
+    m_count->setValue(role.count);
+    m_cpus->setValue(task.resources.cpus.value_or(0));
+    if (m_memory->text() != memoryText) {
+        const auto shown = TemplateValues::parseMemory(m_memory->text());
+        const auto wanted = TemplateValues::parseMemory(memoryText);
+        if (otherRole || !shown || shown != wanted)
+            m_memory->setText(memoryText);
+    }
+    if (otherRole || env() != task.env)
+        setEnv(task.env);
+    if (otherRole || mounts() != task.mounts)
+        setMounts(task.mounts);
+    if (otherRole || ports() != task.ports)
+        setPorts(task.ports);
+    if (m_bootstrap->toPlainText() != task.bootstrap)
+        m_bootstrap->setPlainText(task.bootstrap);
+    updateTaskFileState();
+}
+
+void RoleTaskEditor::updateTaskFileState()
+{
+    const bool fromFile = !m_base.taskFile.isEmpty();
+    m_taskFileNote->setVisible(fromFile);
+    m_inline->setVisible(fromFile);
+    if (fromFile)
+        m_taskFileNote->setText(
+            tr("The task comes from <b>%1</b> (shared with the roles that name it); edit that "
+               "file, or copy its content into this role.")
+                .arg(m_base.taskFile.toHtmlEscaped()));
+    for (QWidget *w :
+         std::initializer_list<QWidget *>{m_image, m_command, m_cpus, m_memory, m_sections})
+        w->setEnabled(!fromFile);
+}
+
+RoleTemplate RoleTaskEditor::role() const
+{
+    RoleTemplate r = m_base;
+    r.min = m_min->value();
+    r.max = m_max->value();
+    r.count = m_count->value();
+    if (!r.taskFile.isEmpty())
+        return r; // the writer keeps the reference; the file's task is not edited here
+    TaskTemplate &task = r.task;
+    task.image = m_image->currentText().trimmed();
+    if (splitCommand(m_command->text()) != splitCommand(joinCommand(m_base.task.command)))
+        task.command = splitCommand(m_command->text());
+    // The spin box rounds to its decimals: an untouched value keeps the template's own.
+    const double shownCpus = m_base.task.resources.cpus.value_or(0);
+    if (qAbs(m_cpus->value() - shownCpus) >= 0.005)
+        task.resources.cpus =
+            m_cpus->value() > 0 ? std::optional<double>(m_cpus->value()) : std::nullopt;
+    task.resources.memoryBytes = TemplateValues::parseMemory(m_memory->text());
+    task.env = env();
+    task.mounts = mounts();
+    task.ports = ports();
+    task.bootstrap = m_bootstrap->toPlainText();
+    return r;
+}
+
+QString RoleTaskEditor::memoryText() const
+{
+    return m_memory->text().trimmed();
+}
+
+void RoleTaskEditor::setKnownImages(const QStringList &images)
+{
+    const QScopedValueRollback updating(m_updating, true);
+    const QString current = m_image->currentText();
+    m_image->clear();
+    m_image->addItems(images);
+    m_image->setCurrentIndex(-1); // no item is "current" unless the text is one
+    m_image->setEditText(current);
+}
+
+QString RoleTaskEditor::joinCommand(const QStringList &args)
+{
+    // QProcess::splitCommand's quoting: "..." groups, and """ is a literal quote.
+    static const QRegularExpression space(QStringLiteral("\\s"));
+    QStringList quoted;
+    for (const QString &arg : args) {
+        QString a = arg;
+        a.replace(QLatin1Char('"'), QStringLiteral("\"\"\""));
+        if (arg.isEmpty() || arg.contains(space))
+            a = QLatin1Char('"') + a + QLatin1Char('"');
+        quoted << a;
+    }
+    return quoted.join(QLatin1Char(' '));
+}
+
+QStringList RoleTaskEditor::splitCommand(const QString &line)
+{
+    return QProcess::splitCommand(line);
+}
+
+void RoleTaskEditor::setEnv(const QMap<QString, QString> &env)
+{
+    m_env->setRowCount(0);
+    for (auto it = env.cbegin(); it != env.cend(); ++it) {
+        const int row = m_env->rowCount();
+        m_env->insertRow(row);
+        m_env->setItem(row, EnvKey, new QTableWidgetItem(it.key()));
+        m_env->setItem(row, EnvValue, new QTableWidgetItem(it.value()));
+    }
+}
+
+QMap<QString, QString> RoleTaskEditor::env() const
+{
+    QMap<QString, QString> env;
+    for (int row = 0; row < m_env->rowCount(); ++row) {
+        const QString key = cellText(m_env, row, EnvKey);
+        const QTableWidgetItem *value = m_env->item(row, EnvValue);
+        // Values keep their spaces; a blank row is not an entry yet.
+        if (key.isEmpty() && (!value || value->text().isEmpty()))
+            continue;
+        env.insert(key, value ? value->text() : QString());
+    }
+    return env;
+}
+
+void RoleTaskEditor::addMountRow(const Mount &mount)
+{
+    const int row = m_mounts->rowCount();
+    m_mounts->insertRow(row);
+    auto *type = new QComboBox;
+    for (Mount::Type t : {Mount::Type::Volume, Mount::Type::Bind})
+        type->addItem(TemplateValues::mountTypeName(t), int(t));
+    type->setCurrentIndex(type->findData(int(mount.type)));
+    connect(type, &QComboBox::activated, this, &RoleTaskEditor::changed);
+    m_mounts->setCellWidget(row, MountType, type);
+    m_mounts->setItem(row, MountSource, new QTableWidgetItem(mount.source));
+    m_mounts->setItem(row, MountTarget, new QTableWidgetItem(mount.target));
+    auto *readOnly = new QTableWidgetItem;
+    readOnly->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsUserCheckable);
+    readOnly->setCheckState(mount.readOnly ? Qt::Checked : Qt::Unchecked);
+    m_mounts->setItem(row, MountReadOnly, readOnly);
+    m_mounts->setItem(row, MountDriver, new QTableWidgetItem(mount.driver));
+    m_mounts->setItem(row, MountDriverOptions,
+                      new QTableWidgetItem(joinOptions(mount.driverOptions)));
+}
+
+void RoleTaskEditor::setMounts(const QList<Mount> &mounts)
+{
+    m_mounts->setRowCount(0);
+    for (const Mount &m : mounts)
+        addMountRow(m);
+}
+
+QList<int> RoleTaskEditor::usedMountRows() const
+{
+    QList<int> rows;
+    for (int row = 0; row < m_mounts->rowCount(); ++row) {
+        if (!cellText(m_mounts, row, MountSource).isEmpty() ||
+            !cellText(m_mounts, row, MountTarget).isEmpty())
+            rows << row;
+    }
+    return rows;
+}
+
+QList<Mount> RoleTaskEditor::mounts() const
+{
+    QList<Mount> mounts;
+    for (int row : usedMountRows()) {
+        Mount m;
+        if (const QComboBox *type = cellCombo(m_mounts, row, MountType))
+            m.type = Mount::Type(type->currentData().toInt());
+        m.source = cellText(m_mounts, row, MountSource);
+        m.target = cellText(m_mounts, row, MountTarget);
+        const QTableWidgetItem *readOnly = m_mounts->item(row, MountReadOnly);
+        m.readOnly = readOnly && readOnly->checkState() == Qt::Checked;
+        m.driver = cellText(m_mounts, row, MountDriver);
+        m.driverOptions = splitOptions(cellText(m_mounts, row, MountDriverOptions));
+        mounts << m;
+    }
+    return mounts;
+}
+
+void RoleTaskEditor::addPortRow(const ServicePort &port)
+{
+    const int row = m_ports->rowCount();
+    m_ports->insertRow(row);
+    m_ports->setItem(row, PortName, new QTableWidgetItem(port.name));
+    auto *protocol = new QComboBox;
+    protocol->addItems({QStringLiteral("http"), QStringLiteral("tcp")});
+    protocol->setCurrentText(port.protocol);
+    connect(protocol, &QComboBox::activated, this, &RoleTaskEditor::changed);
+    m_ports->setCellWidget(row, PortProtocol, protocol);
+    // An int gets a spin box editor; its range is wider than 1-65535 so the loader can say why.
+    auto *number = new QTableWidgetItem;
+    number->setData(Qt::EditRole, port.port);
+    m_ports->setItem(row, PortNumber, number);
+}
+
+void RoleTaskEditor::setPorts(const QList<ServicePort> &ports)
+{
+    m_ports->setRowCount(0);
+    for (const ServicePort &p : ports)
+        addPortRow(p);
+}
+
+QList<int> RoleTaskEditor::usedPortRows() const
+{
+    QList<int> rows;
+    for (int row = 0; row < m_ports->rowCount(); ++row) {
+        const QTableWidgetItem *number = m_ports->item(row, PortNumber);
+        if (!cellText(m_ports, row, PortName).isEmpty() ||
+            (number && number->data(Qt::EditRole).toInt() != 0))
+            rows << row;
+    }
+    return rows;
+}
+
+QList<ServicePort> RoleTaskEditor::ports() const
+{
+    QList<ServicePort> ports;
+    for (int row : usedPortRows()) {
+        ServicePort p;
+        p.name = cellText(m_ports, row, PortName);
+        if (const QComboBox *protocol = cellCombo(m_ports, row, PortProtocol))
+            p.protocol = protocol->currentText();
+        if (const QTableWidgetItem *number = m_ports->item(row, PortNumber))
+            p.port = number->data(Qt::EditRole).toInt();
+        ports << p;
+    }
+    return ports;
+}
+
+void RoleTaskEditor::markWidget(QWidget *widget, const QString &message)
+{
+    widget->setStyleSheet(QString::fromLatin1(kErrorStyle));
+    widget->setToolTip(message);
+    m_marked << widget;
+}
+
+void RoleTaskEditor::markRow(QTableWidget *table, int row, const QString &message)
+{
+    for (int c = 0; c < table->columnCount(); ++c) {
+        if (QTableWidgetItem *it = table->item(row, c)) {
+            it->setBackground(kErrorColor);
+            it->setToolTip(message);
+        } else if (QWidget *w = table->cellWidget(row, c)) {
+            markWidget(w, message);
+        }
+    }
+    m_markedTables << table;
+}
+
+bool RoleTaskEditor::markField(const QString &path, const QString &message)
+{
+    const QScopedValueRollback updating(m_updating, true);
+    static const QRegularExpression indexed(QStringLiteral(R"(^task\.(ports|mounts)\[(\d+)\])"));
+    QWidget *section = nullptr; // the tab that holds the field, if any
+    bool marked = true;
+    if (path == u"min")
+        markWidget(m_min, message);
+    else if (path == u"max")
+        markWidget(m_max, message);
+    else if (path == u"count")
+        markWidget(m_count, message);
+    else if (path == u"task.image")
+        markWidget(m_image, message);
+    else if (path == u"task.command" || path.startsWith(u"task.command["))
+        markWidget(m_command, message);
+    else if (path.startsWith(u"task.resources.memory"))
+        markWidget(m_memory, message);
+    else if (path.startsWith(u"task.resources.cpus"))
+        markWidget(m_cpus, message);
+    else if (path == u"task.bootstrap")
+        markWidget(section = m_bootstrap, message);
+    else if (path == u"task.env" || path.startsWith(u"task.env.")) {
+        section = m_env;
+        const QString prefix = QStringLiteral("task.env.");
+        int row = -1;
+        for (int r = 0; path.startsWith(prefix) && r < m_env->rowCount() && row < 0; ++r)
+            if (cellText(m_env, r, EnvKey) == path.mid(prefix.size()))
+                row = r;
+        if (row >= 0)
+            markRow(m_env, row, message);
+        else
+            markWidget(m_env, message);
+    } else if (const auto m = indexed.match(path); m.hasMatch()) {
+        const bool ports = m.captured(1) == u"ports";
+        QTableWidget *table = ports ? m_ports : m_mounts;
+        section = table;
+        const int row = (ports ? usedPortRows() : usedMountRows()).value(m.captured(2).toInt(), -1);
+        if (row >= 0)
+            markRow(table, row, message);
+        else
+            markWidget(table, message);
+    } else if (path == u"task.ports" || path == u"task.mounts") {
+        section = path == u"task.ports" ? m_ports : m_mounts;
+        markWidget(section, message);
+    } else {
+        marked = false;
+    }
+    if (section) {
+        for (int i = 0; i < m_sections->count(); ++i)
+            if (m_sections->widget(i) == section || m_sections->widget(i)->isAncestorOf(section))
+                m_sections->tabBar()->setTabTextColor(i, kErrorText);
+    }
+    return marked;
+}
+
+void RoleTaskEditor::clearMarks()
+{
+    const QScopedValueRollback updating(m_updating, true);
+    for (const QPointer<QWidget> &w : std::as_const(m_marked)) {
+        if (!w)
+            continue;
+        w->setStyleSheet(QString());
+        w->setToolTip(QString());
+    }
+    m_marked.clear();
+    for (QTableWidget *table : std::as_const(m_markedTables)) {
+        for (int r = 0; r < table->rowCount(); ++r)
+            for (int c = 0; c < table->columnCount(); ++c)
+                if (QTableWidgetItem *it = table->item(r, c)) {
+                    it->setBackground(QBrush());
+                    it->setToolTip(QString());
+                }
+    }
+    m_markedTables.clear();
+    for (int i = 0; i < m_sections->count(); ++i)
+        m_sections->tabBar()->setTabTextColor(i, QColor());
+}
+
+} // namespace ClusterDeck::Ui

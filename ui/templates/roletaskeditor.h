@@ -1,0 +1,123 @@
+#pragma once
+
+#include "template/clustertemplate.h"
+
+#include <QPointer>
+#include <QWidget>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QGroupBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QTabWidget;
+
+namespace ClusterDeck::Ui {
+
+// Edits one role of a cluster template in the visual editor: its counts and every field of its
+// task (image, command, resources, env, mounts, service ports, bootstrap script). The template
+// editor shows the role selected in its roles table here and takes role() back on edited().
+// The memory size is kept as typed (memoryText()), so a wrong spelling reaches the YAML and its
+// diagnostic instead of silently vanishing.
+class RoleTaskEditor : public QWidget
+{
+    Q_OBJECT
+
+public:
+    enum EnvColumn { EnvKey, EnvValue, EnvColumns };
+    enum MountColumn {
+        MountType,
+        MountSource,
+        MountTarget,
+        MountReadOnly,
+        MountDriver,
+        MountDriverOptions,
+        MountColumns
+    };
+    enum PortColumn { PortName, PortProtocol, PortNumber, PortColumns };
+
+    explicit RoleTaskEditor(QWidget *parent = nullptr);
+
+    // Shows `role`; widgets whose value is already equal are left alone (cursor, selection).
+    void setRole(const RoleTemplate &role, const QString &memoryText);
+    // Nothing to edit (no role selected).
+    void clear();
+    bool hasRole() const { return m_hasRole; }
+    // The role given to setRole() with the widgets' values applied.
+    RoleTemplate role() const;
+    QString memoryText() const;
+
+    void setKnownImages(const QStringList &images);
+
+    // Highlights the widget of `path` (relative to the role: "task.env.FOO", "task.ports[0]",
+    // "max") with `message` as tooltip; false when no widget here shows that field.
+    bool markField(const QString &path, const QString &message);
+    void clearMarks();
+
+    // "Command" as one line, split like a shell and written back quoted the same way.
+    static QString joinCommand(const QStringList &args);
+    static QStringList splitCommand(const QString &line);
+
+    QComboBox *imageCombo() const { return m_image; }
+    QLineEdit *commandEdit() const { return m_command; }
+    QSpinBox *minSpin() const { return m_min; }
+    QSpinBox *maxSpin() const { return m_max; }
+    QSpinBox *countSpin() const { return m_count; }
+    QDoubleSpinBox *cpusSpin() const { return m_cpus; }
+    QLineEdit *memoryEdit() const { return m_memory; }
+    QTableWidget *envTable() const { return m_env; }
+    QTableWidget *mountsTable() const { return m_mounts; }
+    QTableWidget *portsTable() const { return m_ports; }
+    QPlainTextEdit *bootstrapEdit() const { return m_bootstrap; }
+    QTabWidget *sections() const { return m_sections; }
+    QPushButton *inlineButton() const { return m_inline; }
+
+Q_SIGNALS:
+    void edited();
+
+private:
+    void buildUi();
+    void changed();
+    void updateTaskFileState();
+    void setEnv(const QMap<QString, QString> &env);
+    void setMounts(const QList<Mount> &mounts);
+    void setPorts(const QList<ServicePort> &ports);
+    QMap<QString, QString> env() const;
+    QList<Mount> mounts() const;
+    QList<ServicePort> ports() const;
+    // Rows that hold an entry (blank rows are skipped), in order: entry i is row rows.at(i).
+    QList<int> usedMountRows() const;
+    QList<int> usedPortRows() const;
+    void addMountRow(const Mount &mount);
+    void addPortRow(const ServicePort &port);
+    void markWidget(QWidget *widget, const QString &message);
+    void markRow(QTableWidget *table, int row, const QString &message);
+
+    RoleTemplate m_base;
+    bool m_hasRole = false;
+    bool m_updating = false;
+    QList<QPointer<QWidget>> m_marked; // cell widgets go away with their rows
+    QList<QTableWidget *> m_markedTables;
+
+    QGroupBox *m_box = nullptr;
+    QLabel *m_taskFileNote = nullptr;
+    QPushButton *m_inline = nullptr;
+    QComboBox *m_image = nullptr;
+    QLineEdit *m_command = nullptr;
+    QSpinBox *m_min = nullptr;
+    QSpinBox *m_max = nullptr;
+    QSpinBox *m_count = nullptr;
+    QDoubleSpinBox *m_cpus = nullptr;
+    QLineEdit *m_memory = nullptr;
+    QTabWidget *m_sections = nullptr;
+    QTableWidget *m_env = nullptr;
+    QTableWidget *m_mounts = nullptr;
+    QTableWidget *m_ports = nullptr;
+    QPlainTextEdit *m_bootstrap = nullptr;
+};
+
+} // namespace ClusterDeck::Ui
