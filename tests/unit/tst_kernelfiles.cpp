@@ -46,6 +46,8 @@ QList<Entry> readTar(const QByteArray &tar)
     while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
         Entry x;
         x.path = QString::fromUtf8(archive_entry_pathname(e));
+        if (x.path.endsWith(u'/')) // directories are written as "etc/cluster/"
+            x.path.chop(1);
         x.mode = int(archive_entry_perm(e));
         x.uid = int(archive_entry_uid(e));
         x.gid = int(archive_entry_gid(e));
