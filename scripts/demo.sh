@@ -41,13 +41,15 @@ for h in $CLUSTERDECK_LAB_HOSTS; do
 done
 "$ctl" network setup
 session=${DEMO_SESSION:-demo-basic}
+launched=0
 if ! "$ctl" show "$session" --json 2>/dev/null | grep -q '"status": *"RUNNING"'; then
     "$ctl" rm "$session" >/dev/null 2>&1 || true
     "$ctl" launch templates/lab-basic.yaml --name "$session" --count worker=4 --mode multi-node
+    launched=1
 fi
 
 if [[ $headless -eq 1 ]]; then
-    "$ctl" show "$session"
+    [[ $launched -eq 1 ]] || "$ctl" show "$session" # launch printed the tree already
     echo
     echo "demo: the session keeps running; remove it with: $ctl rm $session"
     exit 0

@@ -190,6 +190,52 @@ void printTable(QTextStream &out, const QList<QStringList> &rows)
     }
 }
 
+// The session as the console shows it: one branch per role, in template order, each kernel with
+// its rank, host, status, container and service ports; the primary is marked with `*`.
+void printKernelTree(QTextStream &out, const SessionRecord &s, const QList<KernelRecord> &kernels)
+{
+    QStringList roles;
+    QHash<QString, QList<KernelRecord>> byRole;
+    for (const KernelRecord &k : kernels) {
+        if (!byRole.contains(k.role))
+            roles.append(k.role);
+        byRole[k.role].append(k);
+    }
+    QStringList counts;
+    for (const QString &role : std::as_const(roles))
+        counts.append(QStringLiteral("%1×%2").arg(role).arg(byRole.value(role).size()));
+    out << s.name << "  " << toString(s.status) << "  " << kernels.size()
+        << " kernels: " << counts.join(QStringLiteral(", ")) << '\n';
+
+    QList<QStringList> cells; // one per kernel, in tree order
+    for (const QString &role : std::as_const(roles)) {
+        for (const KernelRecord &k : byRole.value(role))
+            cells.append({k.hostname + (k.primary ? QStringLiteral("*") : QString()),
+                          QStringLiteral("rank ") + QString::number(k.localRank),
+                          k.host.isEmpty() ? QStringLiteral("-") : k.host, toString(k.status),
+                          k.containerId.isEmpty() ? QStringLiteral("-") : k.containerId.left(12),
+                          portsText(k)});
+    }
+    QList<int> widths(6, 0);
+    for (const QStringList &row : std::as_const(cells))
+        for (int c = 0; c < row.size(); ++c)
+            widths[c] = std::max(widths[c], int(row.at(c).size()));
+    int next = 0;
+    for (int r = 0; r < roles.size(); ++r) {
+        const bool lastRole = r + 1 == roles.size();
+        const QList<KernelRecord> members = byRole.value(roles.at(r));
+        out << (lastRole ? "└─ " : "├─ ") << roles.at(r) << " (" << members.size() << ")\n";
+        for (int i = 0; i < members.size(); ++i, ++next) {
+            QString line = QString::fromUtf8(lastRole ? "   " : "│  ") +
+                           QString::fromUtf8(i + 1 == members.size() ? "└─ " : "├─ ");
+            const QStringList &row = cells.at(next);
+            for (int c = 0; c < row.size(); ++c)
+                line += c + 1 == row.size() ? row.at(c) : row.at(c).leftJustified(widths.at(c) + 2);
+            out << line << '\n';
+        }
+    }
+}
+
 void printSession(QTextStream &out, const SessionRecord &s, QList<KernelRecord> kernels)
 {
     std::sort(kernels.begin(), kernels.end(), [](const KernelRecord &a, const KernelRecord &b) {
@@ -206,17 +252,7 @@ void printSession(QTextStream &out, const SessionRecord &s, QList<KernelRecord> 
     if (!s.lastError.isEmpty())
         out << "error     " << s.lastError << '\n';
     out << '\n';
-    QList<QStringList> rows{{QStringLiteral("HOSTNAME"), QStringLiteral("ROLE"),
-                             QStringLiteral("RANK"), QStringLiteral("HOST"),
-                             QStringLiteral("STATUS"), QStringLiteral("CONTAINER"),
-                             QStringLiteral("PORTS")}};
-    for (const KernelRecord &k : std::as_const(kernels))
-        rows.append({k.hostname + (k.primary ? QStringLiteral("*") : QString()), k.role,
-                     QString::number(k.localRank), k.host.isEmpty() ? QStringLiteral("-") : k.host,
-                     toString(k.status),
-                     k.containerId.isEmpty() ? QStringLiteral("-") : k.containerId.left(12),
-                     portsText(k)});
-    printTable(out, rows);
+    printKernelTree(out, s, kernels);
 }
 
 int printSessionResult(Context &context, StateStore *store, const QString &sessionId, bool json)
