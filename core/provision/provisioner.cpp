@@ -170,14 +170,7 @@ Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
             auto info = (*client)->inspectImage(role.task.image, o);
             if (!info)
                 continue;
-            ImageDefaults d;
-            d.env = info->envMap();
-            d.labels = info->labels;
-            d.entrypoint = info->entrypoint;
-            d.command = info->cmd;
-            d.workingDir = info->workingDir;
-            d.user = info->user;
-            images.insert(role.task.image, d);
+            images.insert(role.task.image, imageDefaultsOf(*info));
             break;
         }
     }
@@ -274,6 +267,18 @@ Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
     if (auto ok = m_store->updateKernels(kernels); !ok)
         return fail(ok.error());
     return spec;
+}
+
+ImageDefaults Provisioner::imageDefaultsOf(const Docker::ImageInfo &info)
+{
+    ImageDefaults d;
+    d.env = info.envMap();
+    d.labels = info.labels;
+    d.entrypoint = info.entrypoint;
+    d.command = info.cmd;
+    d.workingDir = info.workingDir;
+    d.user = info.user;
+    return d;
 }
 
 Result<SessionSpec> Provisioner::specOf(const SessionRecord &session)

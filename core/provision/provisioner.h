@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "http/httptypes.h"
 #include "placement/placement.h"
+#include "plan/imagedefaults.h"
 #include "plan/launchoptions.h"
 #include "sessionspec.h"
 #include "store/records.h"
@@ -20,6 +21,7 @@ class StateStore;
 
 namespace Docker {
 struct ContainerSpec;
+struct ImageInfo;
 class TarArchiveBuilder;
 } // namespace Docker
 
@@ -81,6 +83,8 @@ public:
                                                   const QString &storeUrl);
     // The files a kernel gets before it starts (bootstrap, hostfile, keys) as one tar archive.
     static Docker::TarArchiveBuilder filesArchiveFor(const KernelSpec &kernel);
+    // What a plan takes from an image (ENV, labels such as service ports, entrypoint, cmd, user).
+    static ImageDefaults imageDefaultsOf(const Docker::ImageInfo &image);
     // A session spec from the store's record (SessionRecord::launchOptions["spec"]).
     static Result<SessionSpec> specOf(const SessionRecord &session);
 

@@ -35,6 +35,8 @@
 #include <cstdio>
 #include <functional>
 #include <mutex>
+#include <numeric>
+#include <random>
 #include <thread>
 
 using namespace ClusterDeck;
@@ -106,6 +108,13 @@ void parallelFor(int n, const std::function<void(int)> &fn)
         t.join();
 }
 
+Docker::CallOptions call()
+{
+    Docker::CallOptions o;
+    o.timeout = 120s;
+    return o;
+}
+
 // The recipe the raw runs follow: the plan and placement ClusterDeck would use, decided up front
 // (untimed), so that all three issue the same Engine API calls.
 struct Recipe
@@ -121,7 +130,19 @@ Recipe recipeFor(Lab &lab, const ClusterTemplate &t, const QString &name)
     opts.name = name;
     opts.counts = {{QStringLiteral("master"), 1}, {QStringLiteral("worker"), kWorkers}};
     opts.mode = ClusterMode::MultiNode;
-    auto plan = resolvePlan(t, opts, {});
+    // The image's defaults, as ClusterDeck takes them (its service-port label publishes a port on
+    // every kernel): the raw runs must create exactly the same containers.
+    ImageDefaultsMap images;
+    for (const RoleTemplate &role : t.roles) {
+        auto client = lab.registry->client(lab.hosts.first());
+        if (!client)
+            die(client.error().toString());
+        auto info = (*client)->inspectImage(role.task.image, call());
+        if (!info)
+            die(info.error().toString());
+        images.insert(role.task.image, Provisioner::imageDefaultsOf(*info));
+    }
+    auto plan = resolvePlan(t, opts, images);
     if (!plan)
         die(plan.error().toString());
     auto hosts = HostCapacities::survey(lab.registry.get());
@@ -147,13 +168,6 @@ void must(const Result<void> &ok, const QString &what)
 {
     if (!ok)
         die(what + QStringLiteral(": ") + ok.error().toString());
-}
-
-Docker::CallOptions call()
-{
-    Docker::CallOptions o;
-    o.timeout = 120s;
-    return o;
 }
 
 void rawNetwork(const Recipe &r)
@@ -212,20 +226,30 @@ void rawRemoveNetwork(const Recipe &r)
     }
 }
 
-// Containers and networks of a session left on any host.
-int leftovers(const Recipe &r, const QString &sessionId)
+// Containers and networks of a session left on any host, once worker nodes had a moment to drop
+// their copy of a removed overlay (they do so shortly after the manager).
+int leftovers(Lab &lab, const QString &sessionId)
 {
-    int n = 0;
     const QString label = ProvisionLabels::session() + u'=' + sessionId;
-    for (const auto &client : r.clients) {
-        Docker::ContainerListOptions list;
-        list.all = true;
-        list.labels = {label};
-        auto containers = client->listContainers(list, call());
-        auto networks = client->listNetworks({label}, call());
-        if (!containers || !networks)
-            die(QStringLiteral("listing leftovers failed"));
-        n += int(containers->size() + networks->size());
+    int n = 0;
+    for (int attempt = 0; attempt < 50; ++attempt) {
+        n = 0;
+        for (const QString &h : std::as_const(lab.hosts)) {
+            auto client = lab.registry->client(h);
+            if (!client)
+                die(client.error().toString());
+            Docker::ContainerListOptions list;
+            list.all = true;
+            list.labels = {label};
+            auto containers = (*client)->listContainers(list, call());
+            auto networks = (*client)->listNetworks({label}, call());
+            if (!containers || !networks)
+                die(QStringLiteral("listing leftovers on %1 failed").arg(h));
+            n += int(containers->size() + networks->size());
+        }
+        if (n == 0)
+            return 0;
+        std::this_thread::sleep_for(200ms);
     }
     return n;
 }
@@ -265,6 +289,8 @@ Times runClusterDeck(Lab &lab, const ClusterTemplate &t, const QString &source, 
     times.teardown = seconds(timer.nsecsElapsed());
     if (!gone)
         die(QStringLiteral("clusterdeck terminate: ") + gone.error().toString());
+    if (const int left = leftovers(lab, session->id))
+        die(QStringLiteral("%1 objects left behind by ClusterDeck's terminate").arg(left));
     return times;
 }
 
@@ -293,13 +319,7 @@ Times runRaw(Lab &lab, const ClusterTemplate &t, int round, bool parallel)
             rawRemoveKernel(r, k);
     rawRemoveNetwork(r);
     times.teardown = seconds(timer.nsecsElapsed());
-    // Worker nodes drop their copy of a removed overlay a moment after the manager did.
-    int left = leftovers(r, r.spec.plan.sessionId);
-    for (int i = 0; left > 0 && i < 50; ++i) {
-        std::this_thread::sleep_for(200ms);
-        left = leftovers(r, r.spec.plan.sessionId);
-    }
-    if (left > 0)
+    if (const int left = leftovers(lab, r.spec.plan.sessionId))
         die(QStringLiteral("%1 objects left behind by a raw run").arg(left));
     return times;
 }
@@ -354,10 +374,16 @@ int main(int argc, char **argv)
          {},
          {}},
     };
-    const int n = int(variants.size());
+    // A fresh order each round (fixed seed): no variant always runs right after the same other
+    // one, whose teardown the daemons may still be finishing in the background.
+    std::mt19937 shuffle(20261202);
+    QList<int> order(variants.size());
+    std::iota(order.begin(), order.end(), 0);
     for (int round = 1; round <= rounds; ++round) {
-        for (int slot = 0; slot < n; ++slot) {
-            Variant &v = variants[(round + slot) % n];
+        std::shuffle(order.begin(), order.end(), shuffle);
+        for (int index : std::as_const(order)) {
+            Variant &v = variants[index];
+            std::this_thread::sleep_for(1s); // let the daemons settle, the same for everyone
             const Times x = v.run(round);
             v.launch << x.launch;
             v.teardown << x.teardown;
