@@ -4,6 +4,7 @@
 #include "concurrent.h"
 #include "docker/dockerclient.h"
 #include "docker/tararchivebuilder.h"
+#include "eventlog.h"
 #include "host/hostregistry.h"
 #include "hostcapacities.h"
 #include "plan/planresolver.h"
@@ -859,15 +860,8 @@ void Provisioner::setSessionStatus(Run &run, SessionStatus status, const QString
 void Provisioner::logEvent(const QString &sessionId, const QString &kernelId, const QString &action,
                            const QString &detail)
 {
-    EventRecord e;
-    e.at = QDateTime::currentDateTimeUtc();
-    e.actor = m_actor.isEmpty() ? QStringLiteral("provisioner") : m_actor;
-    e.sessionId = sessionId;
-    e.kernelId = kernelId;
-    e.action = action;
-    e.detail = detail;
-    if (auto ok = m_store->appendEvent(e); !ok)
-        qCWarning(lcProvision) << "event log:" << ok.error().toString();
+    logLifecycleEvent(m_store, m_actor.isEmpty() ? QStringLiteral("provisioner") : m_actor,
+                      sessionId, kernelId, action, detail);
 }
 
 } // namespace ClusterDeck

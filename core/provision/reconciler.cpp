@@ -3,6 +3,7 @@
 #include "common/logging.h"
 #include "concurrent.h"
 #include "docker/dockerclient.h"
+#include "eventlog.h"
 #include "host/hostregistry.h"
 #include "provisioner.h"
 #include "provisionlabels.h"
@@ -125,13 +126,8 @@ Result<ReconcileReport> Reconciler::reconcile()
         report.changes.append(std::move(c));
     };
     auto logEvent = [&](const QString &sessionId, const QString &action, const QString &detail) {
-        EventRecord e;
-        e.at = QDateTime::currentDateTimeUtc();
-        e.actor = m_actor.isEmpty() ? QStringLiteral("reconciler") : m_actor;
-        e.sessionId = sessionId;
-        e.action = action;
-        e.detail = detail;
-        m_store->appendEvent(e);
+        logLifecycleEvent(m_store, m_actor.isEmpty() ? QStringLiteral("reconciler") : m_actor,
+                          sessionId, QString(), action, detail);
     };
 
     // 2. Orphans: objects of sessions this store does not know.

@@ -3,6 +3,7 @@
 #include "common/logging.h"
 #include "concurrent.h"
 #include "docker/dockerclient.h"
+#include "eventlog.h"
 #include "host/hostregistry.h"
 #include "provisioner.h"
 #include "provisionlabels.h"
@@ -518,15 +519,8 @@ void SessionController::setSessionStatus(SessionRecord &session, SessionStatus s
 void SessionController::logEvent(const QString &sessionId, const QString &kernelId,
                                  const QString &action, const QString &detail)
 {
-    EventRecord e;
-    e.at = QDateTime::currentDateTimeUtc();
-    e.actor = m_actor.isEmpty() ? QStringLiteral("controller") : m_actor;
-    e.sessionId = sessionId;
-    e.kernelId = kernelId;
-    e.action = action;
-    e.detail = detail;
-    if (auto ok = m_store->appendEvent(e); !ok)
-        qCWarning(lcProvision) << "event log:" << ok.error().toString();
+    logLifecycleEvent(m_store, m_actor.isEmpty() ? QStringLiteral("controller") : m_actor,
+                      sessionId, kernelId, action, detail);
 }
 
 } // namespace ClusterDeck

@@ -16,6 +16,7 @@
 #include "host/hostregistry.h"
 #include "placement/placement.h"
 #include "plan/planresolver.h"
+#include "provision/concurrent.h"
 #include "provision/hostcapacities.h"
 #include "provision/provisioner.h"
 #include "provision/provisionlabels.h"
@@ -96,16 +97,6 @@ double median(QList<double> values)
     std::sort(values.begin(), values.end());
     const qsizetype n = values.size();
     return n == 0 ? 0.0 : n % 2 ? values.at(n / 2) : (values.at(n / 2 - 1) + values.at(n / 2)) / 2;
-}
-
-void parallelFor(int n, const std::function<void(int)> &fn)
-{
-    std::vector<std::thread> threads;
-    threads.reserve(size_t(n));
-    for (int i = 0; i < n; ++i)
-        threads.emplace_back([&fn, i] { fn(i); });
-    for (std::thread &t : threads)
-        t.join();
 }
 
 Docker::CallOptions call()
@@ -306,14 +297,14 @@ Times runRaw(Lab &lab, const ClusterTemplate &t, int round, bool parallel)
     timer.start();
     rawNetwork(r);
     if (parallel)
-        parallelFor(int(kernels.size()), [&](int i) { rawKernel(r, kernels.at(i)); });
+        Concurrent::forEach(int(kernels.size()), [&](int i) { rawKernel(r, kernels.at(i)); });
     else
         for (const KernelSpec &k : kernels)
             rawKernel(r, k);
     times.launch = seconds(timer.nsecsElapsed());
     timer.restart();
     if (parallel)
-        parallelFor(int(kernels.size()), [&](int i) { rawRemoveKernel(r, kernels.at(i)); });
+        Concurrent::forEach(int(kernels.size()), [&](int i) { rawRemoveKernel(r, kernels.at(i)); });
     else
         for (const KernelSpec &k : kernels)
             rawRemoveKernel(r, k);

@@ -406,6 +406,11 @@ void TestHostRegistryLab::restoreSwarm()
 
 void TestHostRegistryLab::networkSetupRejoinsHosts()
 {
+    // Docker's overlay gossip sometimes does not take a rejoined node back (moby/moby#30314):
+    // kernels on it then stay unreachable by name from the other hosts until its daemon restarts.
+    // So this runs as its own ctest entry after every other lab test (tests/CMakeLists.txt).
+    if (qEnvironmentVariable("CLUSTERDECK_TEST_SWARM_REJOIN") != u"1")
+        QSKIP("runs last, as the ctest entry swarm_rejoin_last");
     // The lab is one swarm (h1 manager); h2 and h3 leave it, through the API, and their old
     // node entries are removed from the manager so the node list stays as the lab made it.
     const QString manager = m_hosts.first();
