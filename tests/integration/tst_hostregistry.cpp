@@ -411,6 +411,17 @@ void TestHostRegistryLab::networkSetupRejoinsHosts()
     // So this runs as its own ctest entry after every other lab test (tests/CMakeLists.txt).
     if (qEnvironmentVariable("CLUSTERDECK_TEST_SWARM_REJOIN") != u"1")
         QSKIP("runs last, as the ctest entry swarm_rejoin_last");
+    // Run alone, nothing registered the lab's hosts yet.
+    for (const QString &host : std::as_const(m_hosts)) {
+        if (m_unixRegistry->inspect(host))
+            continue;
+        HostRecord record;
+        record.name = host;
+        record.endpoint = labVar(host, "DOCKER");
+        record.publicAddress = labVar(host, "ADDR");
+        const auto added = m_unixRegistry->add(record);
+        QVERIFY2(added, why(added));
+    }
     // The lab is one swarm (h1 manager); h2 and h3 leave it, through the API, and their old
     // node entries are removed from the manager so the node list stays as the lab made it.
     const QString manager = m_hosts.first();
