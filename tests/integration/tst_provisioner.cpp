@@ -126,6 +126,8 @@ private Q_SLOTS:
     void crashRecovery_data();
     void crashRecovery();
     void crashDuringRm();
+    void cancelLaunch_data();
+    void cancelLaunch();
     void failurePolicy_data();
     void failurePolicy();
 
@@ -662,6 +664,61 @@ void TestProvisioner::crashDuringRm()
     } else {
         QCOMPARE(after.value(QStringLiteral("status")).toString(), QStringLiteral("TERMINATED"));
     }
+    expectGone(id);
+}
+
+void TestProvisioner::cancelLaunch_data()
+{
+    QTest::addColumn<int>("interruptAfterMs");
+    QTest::newRow("early") << 400;
+    QTest::newRow("kernels being created") << 1500;
+}
+
+void TestProvisioner::cancelLaunch()
+{
+    // Ctrl-C during a 14-kernel launch: the CLI rolls back everything it made on every host
+    // and the session ends CANCELLED; no reconcile needed.
+    QFETCH(int, interruptAfterMs);
+    const QString tag = QStringLiteral("provcancel%1").arg(interruptAfterMs);
+    const QString file = writeTemplate(tag, templateText(tag, QStringLiteral("terminate-session")));
+    QProcess launch;
+    launch.start(QStringLiteral(CLUSTERDECKCTL),
+                 {QStringLiteral("--store"), m_storeUrl, QStringLiteral("launch"), file,
+                  QStringLiteral("--mode"), QStringLiteral("multi-node"), QStringLiteral("--count"),
+                  QStringLiteral("master=2"), QStringLiteral("--count"),
+                  QStringLiteral("worker=12"), QStringLiteral("--json")});
+    QVERIFY(launch.waitForStarted());
+    QThread::msleep(interruptAfterMs);
+    ::kill(pid_t(launch.processId()), SIGINT);
+    QVERIFY(launch.waitForFinished(120000));
+    const QByteArray err = launch.readAllStandardError();
+    QVERIFY2(launch.exitStatus() != QProcess::NormalExit || launch.exitCode() != 0,
+             "an interrupted launch must not report success");
+
+    const QJsonArray sessions =
+        QJsonDocument::fromJson(cli({QStringLiteral("ls"), QStringLiteral("--json")}).out).array();
+    QString id;
+    for (const QJsonValue &v : sessions) {
+        const QJsonObject o = v.toObject();
+        if (o.value(QStringLiteral("template")).toString() != tag)
+            continue;
+        QVERIFY2(id.isEmpty(), "one launch, one session");
+        id = o.value(QStringLiteral("id")).toString();
+        QCOMPARE(o.value(QStringLiteral("status")).toString(), QStringLiteral("CANCELLED"));
+        QCOMPARE(o.value(QStringLiteral("desired")).toString(), QStringLiteral("terminated"));
+        for (const QJsonValue &k : o.value(QStringLiteral("kernels")).toArray())
+            QCOMPARE(k.toObject().value(QStringLiteral("status")).toString(),
+                     QStringLiteral("CANCELLED"));
+    }
+    if (id.isEmpty()) {
+        // Interrupted before the desired state was written: nothing may exist anywhere.
+        qInfo() << "interrupted after" << interruptAfterMs << "ms, before the session existed";
+        return;
+    }
+    qInfo() << "interrupted after" << interruptAfterMs << "ms:" << err.trimmed().right(120);
+    QVERIFY2(err.contains("cancel"), err.constData());
+    m_sessions.append(id);
+    QCOMPARE(count(containersOf(id)), 0); // at once: the rollback finished before the exit
     expectGone(id);
 }
 
