@@ -1,8 +1,10 @@
 // End to end against the lab (scripts/lab.sh env): launch lab-basic.yaml through the launch
 // dialog, see the session RUNNING with its kernels in the tree, terminate it from the context
-// menu, see it go. Fails (does not skip) when the lab is missing.
+// menu, see it go; and Cancel in the dialog mid-launch rolls everything back. Fails (does not skip)
+// when the lab is missing.
 
 #include "console/consolecontroller.h"
+#include "docker/dockerclient.h"
 #include "host/hostregistry.h"
 #include "launch/launchdialog.h"
 #include "mainwindow/mainwindow.h"
@@ -34,6 +36,7 @@ class TestConsoleE2E : public QObject
 private Q_SLOTS:
     void initTestCase();
     void launchSeeRunningTerminateSeeItGo();
+    void cancelInDialogRollsBack();
     void cleanupTestCase();
 
 private:
@@ -152,6 +155,68 @@ void TestConsoleE2E::launchSeeRunningTerminateSeeItGo()
         QStringLiteral("TERMINATED"), 120000);
     QTRY_VERIFY(!view->proxy()->mapFromSource(model->sessionIndex(m_sessionId)).isValid());
     m_sessionId.clear();
+}
+
+void TestConsoleE2E::cancelInDialogRollsBack()
+{
+    MainWindow window(m_controller.get());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.launchAction()->trigger();
+    auto *dialog = window.findChild<LaunchDialog *>();
+    QVERIFY(dialog);
+    const QString file = qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                         QStringLiteral("/templates/lab-basic.yaml");
+    dialog->addTemplateFile(file);
+    QVERIFY(dialog->selectTemplate(file));
+    QSpinBox *workers = dialog->countBox(QStringLiteral("worker"));
+    workers->selectAll();
+    QTest::keyClicks(workers, QStringLiteral("12"));
+    QCOMPARE(workers->value(), 12);
+    const QString name =
+        QStringLiteral("e2e-cancel-") + QUuid::createUuid().toString(QUuid::Id128).left(6);
+    QTest::keyClicks(dialog->nameEdit(), name);
+    QTRY_COMPARE(dialog->previewTree()->topLevelItemCount(), 13);
+
+    QSignalSpy launched(dialog, &LaunchDialog::launched);
+    QSignalSpy failed(dialog, &LaunchDialog::launchFailed);
+    QTest::mouseClick(dialog->launchButton(), Qt::LeftButton);
+    // Cancel once kernels are being made (lab-basic is in-order: the master first).
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            for (int i = 0; i < dialog->progressTree()->topLevelItemCount(); ++i)
+                if (dialog->progressTree()->topLevelItem(i)->text(2) == u"CREATING")
+                    return true;
+            return false;
+        }(),
+        60000);
+    QVERIFY(dialog->cancelButton()->isEnabled());
+    QTest::mouseClick(dialog->cancelButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(launched.size() + failed.size() > 0, 120000);
+    QVERIFY2(launched.isEmpty(), "a cancelled launch must not report success");
+    QVERIFY2(failed[0][0].toString().contains(QStringLiteral("cancel")),
+             qPrintable(failed[0][0].toString()));
+
+    // The session is CANCELLED, and nothing of it is left on any host.
+    StateStore *store = m_controller->store();
+    auto sessions = store->sessions();
+    QVERIFY(sessions);
+    QString id;
+    for (const SessionRecord &s : std::as_const(*sessions))
+        if (s.name == name)
+            id = s.id;
+    QVERIFY2(!id.isEmpty(), "the cancelled attempt is recorded");
+    QCOMPARE(toString(store->session(id)->status), QStringLiteral("CANCELLED"));
+    for (const HostRecord &h : m_controller->hosts()) {
+        auto client = m_controller->registry()->client(h.name);
+        QVERIFY(client);
+        Docker::ContainerListOptions list;
+        list.labels = {QStringLiteral("io.clusterdeck.session=") + id};
+        auto left = (*client)->listContainers(list);
+        QVERIFY(left);
+        QCOMPARE(left->size(), 0);
+    }
+    dialog->close();
 }
 
 void TestConsoleE2E::cleanupTestCase()
