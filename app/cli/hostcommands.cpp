@@ -1,5 +1,6 @@
 #include "hostcommands.h"
 
+#include "columns.h"
 #include "host/hostinspector.h"
 #include "host/hostregistry.h"
 #include "host/hoststatus.h"
@@ -229,16 +230,8 @@ int list(Context &context, const QStringList &args)
                          (s.reachable ? humanBytes(s.memTotal) : QStringLiteral("-")),
                      QString::number(s.allocated.kernels)});
     }
-    QList<qsizetype> widths(header.size(), 0);
-    for (const QStringList &row : std::as_const(rows))
-        for (qsizetype c = 0; c < row.size(); ++c)
-            widths[c] = std::max(widths[c], row.at(c).size());
-    for (const QStringList &row : std::as_const(rows)) {
-        QString line;
-        for (qsizetype c = 0; c < row.size(); ++c)
-            line += c + 1 == row.size() ? row.at(c) : row.at(c).leftJustified(widths[c] + 2);
+    for (const QString &line : alignColumns(rows))
         context.out() << line << '\n';
-    }
     // Why a host is unreachable belongs next to the table, not squeezed into it.
     for (const HostStatus &s : std::as_const(*statuses)) {
         if (!s.reachable)

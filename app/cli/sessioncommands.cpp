@@ -1,5 +1,6 @@
 #include "sessioncommands.h"
 
+#include "columns.h"
 #include "docker/dockerclient.h"
 #include "docker/dockereventstream.h"
 #include "host/hostregistry.h"
@@ -175,19 +176,8 @@ QString portsText(const KernelRecord &k)
 
 void printTable(QTextStream &out, const QList<QStringList> &rows)
 {
-    if (rows.isEmpty())
-        return;
-    QList<int> widths(rows.first().size(), 0);
-    for (const QStringList &row : rows) {
-        for (qsizetype c = 0; c < row.size() && c < widths.size(); ++c)
-            widths[c] = std::max(widths[c], int(row.at(c).size()));
-    }
-    for (const QStringList &row : rows) {
-        QString line;
-        for (qsizetype c = 0; c < row.size(); ++c)
-            line += c + 1 == row.size() ? row.at(c) : row.at(c).leftJustified(widths.at(c) + 2);
+    for (const QString &line : alignColumns(rows))
         out << line << '\n';
-    }
 }
 
 // The session as the console shows it: one branch per role, in template order, each kernel with
@@ -216,22 +206,15 @@ void printKernelTree(QTextStream &out, const SessionRecord &s, const QList<Kerne
                           k.containerId.isEmpty() ? QStringLiteral("-") : k.containerId.left(12),
                           portsText(k)});
     }
-    QList<int> widths(6, 0);
-    for (const QStringList &row : std::as_const(cells))
-        for (int c = 0; c < row.size(); ++c)
-            widths[c] = std::max(widths[c], int(row.at(c).size()));
+    const QStringList lines = alignColumns(cells);
     int next = 0;
     for (int r = 0; r < roles.size(); ++r) {
         const bool lastRole = r + 1 == roles.size();
         const QList<KernelRecord> members = byRole.value(roles.at(r));
         out << (lastRole ? "└─ " : "├─ ") << roles.at(r) << " (" << members.size() << ")\n";
         for (int i = 0; i < members.size(); ++i, ++next) {
-            QString line = QString::fromUtf8(lastRole ? "   " : "│  ") +
-                           QString::fromUtf8(i + 1 == members.size() ? "└─ " : "├─ ");
-            const QStringList &row = cells.at(next);
-            for (int c = 0; c < row.size(); ++c)
-                line += c + 1 == row.size() ? row.at(c) : row.at(c).leftJustified(widths.at(c) + 2);
-            out << line << '\n';
+            out << (lastRole ? "   " : "│  ") << (i + 1 == members.size() ? "└─ " : "├─ ")
+                << lines.at(next) << '\n';
         }
     }
 }

@@ -1,5 +1,6 @@
 #include "templatecommands.h"
 
+#include "columns.h"
 #include "plan/planjson.h"
 #include "plan/planresolver.h"
 #include "plan/presets.h"
@@ -67,11 +68,6 @@ int validate(const QStringList &files, QTextStream &out, QTextStream &err)
     return status;
 }
 
-QString cell(const QString &text, int width)
-{
-    return text.leftJustified(width) + QStringLiteral("  ");
-}
-
 void printTable(const ClusterPlan &plan, QTextStream &out)
 {
     const KernelSpec &primary = plan.kernels.first();
@@ -110,17 +106,8 @@ void printTable(const ClusterPlan &plan, QTextStream &out)
              k.resources.gpus ? QString::number(*k.resources.gpus) : QStringLiteral("-"),
              ports.isEmpty() ? QStringLiteral("-") : ports.join(QLatin1Char(','))});
     }
-    QList<int> widths(header.size(), 0);
-    for (const QStringList &row : rows) {
-        for (int c = 0; c < row.size(); ++c)
-            widths[c] = std::max(widths[c], int(row.at(c).size()));
-    }
-    for (const QStringList &row : rows) {
-        QString line;
-        for (int c = 0; c < row.size(); ++c)
-            line += c + 1 == row.size() ? row.at(c) : cell(row.at(c), widths.at(c));
+    for (const QString &line : alignColumns(rows))
         out << line << '\n';
-    }
     out << "(* = primary)\n";
 
     for (const KernelSpec &k : plan.kernels) {
