@@ -257,6 +257,22 @@ QString EtcdStore::where(const QByteArray &key) const
         .arg(m_client->currentEndpoint(), QString::fromUtf8(key));
 }
 
+template<typename Record>
+Result<QList<Record>> EtcdStore::parseAll(const QList<KeyValue> &kvs,
+                                          Result<Record> (*fromJson)(const QJsonObject &,
+                                                                     const QString &)) const
+{
+    QList<Record> list;
+    list.reserve(kvs.size());
+    for (const KeyValue &kv : kvs) {
+        auto record = RecordJson::parseRecord(kv.value, where(kv.key), fromJson);
+        if (!record)
+            return fail(record.error());
+        list.append(std::move(*record));
+    }
+    return list;
+}
+
 Error EtcdStore::txnFailed(const Error &error, const QString &what) const
 {
     return error.withContext(what);
@@ -291,17 +307,7 @@ Result<QList<HostRecord>> EtcdStore::hosts() const
     auto range = m_client->rangePrefix(m_prefix + "/hosts/");
     if (!range)
         return fail(range.error().withContext(QStringLiteral("listing hosts")));
-    QList<HostRecord> list;
-    for (const KeyValue &kv : std::as_const(range->kvs)) {
-        auto object = RecordJson::parseObject(kv.value, where(kv.key));
-        if (!object)
-            return fail(object.error());
-        auto h = RecordJson::hostFromJson(*object, where(kv.key));
-        if (!h)
-            return fail(h.error());
-        list.append(std::move(*h));
-    }
-    return list;
+    return parseAll(range->kvs, &RecordJson::hostFromJson);
 }
 
 Result<HostRecord> EtcdStore::host(const QString &name) const
@@ -313,10 +319,7 @@ Result<HostRecord> EtcdStore::host(const QString &name) const
     if (!*kv)
         return fail(Error::Kind::NotFound, QStringLiteral("host %1").arg(name),
                     QStringLiteral("no such host is registered"));
-    auto object = RecordJson::parseObject((*kv)->value, where(k));
-    if (!object)
-        return fail(object.error());
-    return RecordJson::hostFromJson(*object, where(k));
+    return RecordJson::parseRecord((*kv)->value, where(k), &RecordJson::hostFromJson);
 }
 
 // ---- sessions
@@ -421,20 +424,14 @@ Result<QList<SessionRecord>> EtcdStore::sessions() const
     auto range = m_client->rangePrefix(m_prefix + "/sessions/");
     if (!range)
         return fail(range.error().withContext(QStringLiteral("listing sessions")));
-    QList<SessionRecord> list;
-    for (const KeyValue &kv : std::as_const(range->kvs)) {
-        auto object = RecordJson::parseObject(kv.value, where(kv.key));
-        if (!object)
-            return fail(object.error());
-        auto s = RecordJson::sessionFromJson(*object, where(kv.key));
-        if (!s)
-            return fail(s.error());
-        list.append(std::move(*s));
-    }
+    auto list = parseAll(range->kvs, &RecordJson::sessionFromJson);
+    if (!list)
+        return fail(list.error());
     // The SQLite order: oldest first.
-    std::stable_sort(list.begin(), list.end(), [](const SessionRecord &a, const SessionRecord &b) {
-        return a.createdAt != b.createdAt ? a.createdAt < b.createdAt : a.id < b.id;
-    });
+    std::stable_sort(
+        list->begin(), list->end(), [](const SessionRecord &a, const SessionRecord &b) {
+            return a.createdAt != b.createdAt ? a.createdAt < b.createdAt : a.id < b.id;
+        });
     return list;
 }
 
@@ -447,10 +444,7 @@ Result<SessionRecord> EtcdStore::session(const QString &sessionId) const
     if (!*kv)
         return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(sessionId),
                     QStringLiteral("no such session"));
-    auto object = RecordJson::parseObject((*kv)->value, where(k));
-    if (!object)
-        return fail(object.error());
-    return RecordJson::sessionFromJson(*object, where(k));
+    return RecordJson::parseRecord((*kv)->value, where(k), &RecordJson::sessionFromJson);
 }
 
 // ---- kernels
@@ -527,10 +521,7 @@ Result<KernelRecord> EtcdStore::updateKernelStatus(const QString &sessionId,
         if (!*kv)
             return fail(Error::Kind::NotFound, QStringLiteral("kernel %1").arg(kernelId),
                         QStringLiteral("no such kernel in session %1").arg(sessionId));
-        auto object = RecordJson::parseObject((*kv)->value, where(k));
-        if (!object)
-            return fail(object.error());
-        auto record = RecordJson::kernelFromJson(*object, where(k));
+        auto record = RecordJson::parseRecord((*kv)->value, where(k), &RecordJson::kernelFromJson);
         if (!record)
             return fail(record.error());
         const QDateTime now = QDateTime::currentDateTimeUtc();
@@ -561,33 +552,8 @@ Result<KernelRecord> EtcdStore::kernel(const QString &sessionId, const QString &
     if (!*kv)
         return fail(Error::Kind::NotFound, QStringLiteral("kernel %1").arg(kernelId),
                     QStringLiteral("no such kernel in session %1").arg(sessionId));
-    auto object = RecordJson::parseObject((*kv)->value, where(k));
-    if (!object)
-        return fail(object.error());
-    return RecordJson::kernelFromJson(*object, where(k));
+    return RecordJson::parseRecord((*kv)->value, where(k), &RecordJson::kernelFromJson);
 }
-
-namespace {
-Result<QList<KernelRecord>> decodeKernels(const QList<KeyValue> &kvs,
-                                          const std::function<QString(const QByteArray &)> &where,
-                                          const QSet<QString> *liveSessions)
-{
-    QList<KernelRecord> list;
-    list.reserve(kvs.size());
-    for (const KeyValue &kv : kvs) {
-        auto object = RecordJson::parseObject(kv.value, where(kv.key));
-        if (!object)
-            return fail(object.error());
-        auto k = RecordJson::kernelFromJson(*object, where(kv.key));
-        if (!k)
-            return fail(k.error());
-        if (liveSessions && !liveSessions->contains(k->sessionId))
-            continue;
-        list.append(std::move(*k));
-    }
-    return list;
-}
-} // namespace
 
 Result<QList<KernelRecord>> EtcdStore::kernels(const QString &sessionId) const
 {
@@ -603,8 +569,7 @@ Result<QList<KernelRecord>> EtcdStore::kernels(const QString &sessionId) const
         return fail(owner.error());
     if (!*owner)
         return QList<KernelRecord>();
-    auto list = decodeKernels(
-        range->kvs, [this](const QByteArray &k) { return where(k); }, nullptr);
+    auto list = parseAll(range->kvs, &RecordJson::kernelFromJson);
     if (!list)
         return list;
     std::stable_sort(list->begin(), list->end(), [](const KernelRecord &a, const KernelRecord &b) {
@@ -631,10 +596,10 @@ Result<QList<KernelRecord>> EtcdStore::allKernels() const
     const int skip = int(m_prefix.size() + QByteArray("/sessions/").size());
     for (const KeyValue &kv : std::as_const(sessionKeys->kvs))
         live.insert(QString::fromUtf8(kv.key.mid(skip)));
-    auto list = decodeKernels(
-        range->kvs, [this](const QByteArray &k) { return where(k); }, &live);
+    auto list = parseAll(range->kvs, &RecordJson::kernelFromJson);
     if (!list)
         return list;
+    list->removeIf([&live](const KernelRecord &k) { return !live.contains(k.sessionId); });
     std::stable_sort(list->begin(), list->end(), [](const KernelRecord &a, const KernelRecord &b) {
         if (a.sessionId != b.sessionId)
             return a.sessionId < b.sessionId;
@@ -684,17 +649,7 @@ Result<QList<EventRecord>> EtcdStore::events(qint64 afterSeq, int limit) const
     auto range = m_client->range(eventKey(std::max<qint64>(afterSeq, 0) + 1), options);
     if (!range)
         return fail(range.error().withContext(QStringLiteral("reading events")));
-    QList<EventRecord> list;
-    for (const KeyValue &kv : std::as_const(range->kvs)) {
-        auto object = RecordJson::parseObject(kv.value, where(kv.key));
-        if (!object)
-            return fail(object.error());
-        auto e = RecordJson::eventFromJson(*object, where(kv.key));
-        if (!e)
-            return fail(e.error());
-        list.append(std::move(*e));
-    }
-    return list;
+    return parseAll(range->kvs, &RecordJson::eventFromJson);
 }
 
 // ---- locks

@@ -90,6 +90,11 @@ private:
     QByteArray kernelsPrefix(const QString &sessionId) const;
     QByteArray eventKey(qint64 seq) const;
     QString where(const QByteArray &key) const;
+    // Every value of a range as a record; a damaged one is an error naming its key.
+    template<typename Record>
+    Result<QList<Record>> parseAll(const QList<Etcd::KeyValue> &kvs,
+                                   Result<Record> (*fromJson)(const QJsonObject &,
+                                                              const QString &)) const;
     Error txnFailed(const Error &error, const QString &what) const;
 
     Result<void> putKernels(const QList<KernelRecord> &kernels,

@@ -38,4 +38,15 @@ QByteArray compact(const QJsonArray &array);
 Result<QJsonObject> parseObject(const QByteArray &bytes, const QString &where);
 Result<QJsonArray> parseArray(const QByteArray &bytes, const QString &where);
 
+// A stored value straight to its record: parseObject, then one of the *FromJson above.
+template<typename Record>
+Result<Record> parseRecord(const QByteArray &bytes, const QString &where,
+                           Result<Record> (*fromJson)(const QJsonObject &, const QString &))
+{
+    auto object = parseObject(bytes, where);
+    if (!object)
+        return fail(object.error());
+    return fromJson(*object, where);
+}
+
 } // namespace ClusterDeck::RecordJson
