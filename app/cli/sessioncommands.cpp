@@ -1,6 +1,8 @@
 #include "sessioncommands.h"
 
+#include "args.h"
 #include "columns.h"
+#include "commandsupport.h"
 #include "docker/dockerclient.h"
 #include "docker/dockereventstream.h"
 #include "host/hostregistry.h"
@@ -32,122 +34,6 @@ namespace ClusterDeck::Cli {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Ctrl-C cancels the running operation (launch rolls back, logs/watch stop).
-Http::CancelToken *g_interrupt = nullptr;
-
-extern "C" void onInterrupt(int)
-{
-    if (g_interrupt)
-        g_interrupt->cancel();
-}
-
-class InterruptScope
-{
-public:
-    InterruptScope()
-    {
-        g_interrupt = &m_token;
-        struct sigaction sa = {};
-        sa.sa_handler = onInterrupt;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &m_oldInt);
-        sigaction(SIGTERM, &sa, &m_oldTerm);
-    }
-    ~InterruptScope()
-    {
-        sigaction(SIGINT, &m_oldInt, nullptr);
-        sigaction(SIGTERM, &m_oldTerm, nullptr);
-        g_interrupt = nullptr;
-    }
-    const Http::CancelToken &token() const { return m_token; }
-
-private:
-    Http::CancelToken m_token;
-    struct sigaction m_oldInt = {};
-    struct sigaction m_oldTerm = {};
-};
-
-void quietLibraries()
-{
-    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
-        QLoggingCategory::setFilterRules(
-            QStringLiteral("clusterdeck.*.debug=false\nclusterdeck.*.info=false"));
-}
-
-QString actor()
-{
-    const QString user = qEnvironmentVariable("USER", QStringLiteral("admin"));
-    return user + QStringLiteral("@cli");
-}
-
-// Options: `--name X`, `--name=X`, flags. Positional arguments are collected in order.
-struct Args
-{
-    QStringList positional;
-    QMultiMap<QString, QString> values;
-    QSet<QString> flags;
-    QString error;
-
-    static Args parse(const QStringList &args, const QStringList &valued,
-                      const QStringList &flagNames)
-    {
-        Args a;
-        for (int i = 0; i < args.size(); ++i) {
-            QString arg = args.at(i);
-            if (!arg.startsWith(QLatin1String("--"))) {
-                a.positional.append(arg);
-                continue;
-            }
-            QString value;
-            bool hasValue = false;
-            if (arg.contains(QLatin1Char('='))) {
-                value = arg.section(QLatin1Char('='), 1);
-                arg = arg.section(QLatin1Char('='), 0, 0);
-                hasValue = true;
-            }
-            if (valued.contains(arg)) {
-                if (!hasValue) {
-                    if (i + 1 >= args.size()) {
-                        a.error = QStringLiteral("%1 needs a value").arg(arg);
-                        return a;
-                    }
-                    value = args.at(++i);
-                }
-                a.values.insert(arg, value);
-            } else if (flagNames.contains(arg) && !hasValue) {
-                a.flags.insert(arg);
-            } else {
-                a.error = QStringLiteral("unknown option '%1'").arg(arg);
-                return a;
-            }
-        }
-        return a;
-    }
-    QStringList all(const QString &key) const
-    {
-        QStringList list = values.values(key);
-        std::reverse(list.begin(), list.end()); // QMultiMap returns the newest first
-        return list;
-    }
-};
-
-struct Env
-{
-    StateStore *store = nullptr;
-    std::unique_ptr<HostRegistry> registry;
-};
-
-Result<Env> openEnv(Context &context)
-{
-    auto store = context.store();
-    if (!store)
-        return fail(store.error());
-    Env env;
-    env.store = *store;
-    env.registry = std::make_unique<HostRegistry>(*store);
-    return env;
-}
 
 // Mutating commands first repair what an earlier crash left behind.
 void reconcileFirst(Env &env, Context &context)

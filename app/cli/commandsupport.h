@@ -1,0 +1,50 @@
+#pragma once
+
+#include "clicontext.h"
+#include "http/httptypes.h"
+
+#include <QString>
+
+#include <csignal>
+#include <memory>
+
+namespace ClusterDeck {
+class HostRegistry;
+class StateStore;
+} // namespace ClusterDeck
+
+namespace ClusterDeck::Cli {
+
+// While alive, Ctrl-C and SIGTERM cancel `token()` (launch rolls back, logs/watch stop).
+class InterruptScope
+{
+public:
+    InterruptScope();
+    ~InterruptScope();
+    InterruptScope(const InterruptScope &) = delete;
+    InterruptScope &operator=(const InterruptScope &) = delete;
+
+    const Http::CancelToken &token() const { return m_token; }
+
+private:
+    Http::CancelToken m_token;
+    struct sigaction m_oldInt = {};
+    struct sigaction m_oldTerm = {};
+};
+
+// The CLI prints its own errors; the libraries' info and debug lines stay quiet unless
+// QT_LOGGING_RULES asks for them.
+void quietLibraries();
+
+// Who acts, for the event log: "$USER@cli".
+QString actor();
+
+// The store and the hosts registered in it, as most commands need them.
+struct Env
+{
+    StateStore *store = nullptr;
+    std::unique_ptr<HostRegistry> registry;
+};
+Result<Env> openEnv(Context &context);
+
+} // namespace ClusterDeck::Cli
