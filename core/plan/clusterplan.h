@@ -73,6 +73,8 @@ struct ClusterPlan
     ClusterMode mode = ClusterMode::Auto; // as requested; placement decides `auto`
     std::optional<int> mtu;
     FailurePolicy failurePolicy;
+    SuccessPolicy successPolicy;
+    std::optional<qint64> ttlAfterFinishedSeconds; // unset: keep until `rm`
     StartupOrder startupOrder = StartupOrder::Parallel;
     QStringList presets; // effective: `mpi` brings `ssh`
     QList<RoleCount> roles;

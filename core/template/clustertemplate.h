@@ -109,6 +109,23 @@ struct FailurePolicy
     friend bool operator==(const FailurePolicy &, const FailurePolicy &) = default;
 };
 
+// When a batch session has finished successfully (Kubeflow's / JobSet's success policy): a zero
+// exit of the named kernels makes the session COMPLETED, and the other kernels are stopped.
+struct SuccessPolicy
+{
+    enum class Kind {
+        None,         // no success: every exit is a failure for the failure policy
+        PrimaryExits, // the primary kernel exits with 0
+        AllExit,      // every kernel has exited with 0
+        RoleExits,    // every kernel of `role` has exited with 0
+    };
+
+    Kind kind = Kind::None;
+    QString role; // RoleExits only
+
+    friend bool operator==(const SuccessPolicy &, const SuccessPolicy &) = default;
+};
+
 struct ClusterTemplate
 {
     QString name;
@@ -116,6 +133,9 @@ struct ClusterTemplate
     ClusterMode mode = ClusterMode::Auto;
     std::optional<int> mtu;
     FailurePolicy failurePolicy;
+    SuccessPolicy successPolicy;
+    // How long a finished (COMPLETED) session keeps its stopped containers; unset: until `rm`.
+    std::optional<qint64> ttlAfterFinishedSeconds;
     StartupOrder startupOrder = StartupOrder::Parallel;
     QStringList presets;        // "pytorch", "tensorflow", "mpi", "ssh"
     QMap<QString, QString> env; // applies to every role
