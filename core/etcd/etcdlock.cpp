@@ -66,6 +66,12 @@ qint64 EtcdLock::leaseId() const
     return m_leaseId;
 }
 
+qint64 EtcdLock::createRevision() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_createRevision;
+}
+
 Result<std::optional<KeyValue>> EtcdLock::holder() const
 {
     RangeOptions options;

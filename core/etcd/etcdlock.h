@@ -44,6 +44,8 @@ public:
     QByteArray name() const { return m_name; }
     QByteArray key() const;
     qint64 leaseId() const;
+    // The create revision of our key while held: grows with every new holder (a fencing token).
+    qint64 createRevision() const;
     // The current holder's key and value, if anyone holds the lock.
     Result<std::optional<KeyValue>> holder() const;
 

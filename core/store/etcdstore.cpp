@@ -7,6 +7,7 @@
 #include "recordjson.h"
 
 #include <QCoreApplication>
+#include <QPointer>
 #include <QRandomGenerator>
 #include <QSet>
 #include <QSysInfo>
@@ -161,6 +162,7 @@ Result<void> EtcdStore::checkSchema(qint64 *revision)
         auto created = m_client->txn(txn);
         if (!created)
             return fail(created.error().withContext(QStringLiteral("writing the schema version")));
+
         if (created->succeeded) {
             *revision = created->header.revision;
             return {};
@@ -190,6 +192,8 @@ void EtcdStore::startWatch(qint64 fromRevision)
             if (m_watch)
                 m_watch->stop();
             startWatch(range ? range->header.revision + 1 : 0);
+            // Changes between the failure and now were not seen: readers re-read everything.
+            Q_EMIT changesLost();
         });
     });
     m_watch->start();
@@ -219,6 +223,10 @@ void EtcdStore::deliver(const QList<WatchEvent> &events)
                 Q_EMIT kernelChanged(QString::fromUtf8(parts[1]), QString::fromUtf8(parts[2]));
         } else if (kind == "events" && parts.size() == 2 && put) {
             Q_EMIT eventAppended(parts[1].toLongLong());
+        } else if (kind == "controller" && parts.value(1) == "requests") {
+            Q_EMIT controllerPassRequested();
+        } else if (kind == "controller") {
+            Q_EMIT controllerChanged();
         }
     }
 }
@@ -284,8 +292,10 @@ Result<void> EtcdStore::putHost(const HostRecord &h)
 {
     if (auto ok = checkId(QStringLiteral("host name"), h.name); !ok)
         return ok;
-    auto put = m_client->put(key(QStringLiteral("hosts"), h.name),
-                             RecordJson::compact(RecordJson::toJson(h)));
+    TxnRequest txn;
+    txn.success = {TxnOp::makePut(key(QStringLiteral("hosts"), h.name),
+                                  RecordJson::compact(RecordJson::toJson(h)))};
+    auto put = commit(txn);
     if (!put)
         return fail(txnFailed(put.error(), QStringLiteral("saving host %1").arg(h.name)));
     return {};
@@ -293,10 +303,14 @@ Result<void> EtcdStore::putHost(const HostRecord &h)
 
 Result<void> EtcdStore::removeHost(const QString &name)
 {
-    auto removed = m_client->remove(key(QStringLiteral("hosts"), name));
+    const QByteArray hostKey = key(QStringLiteral("hosts"), name);
+    TxnRequest txn;
+    txn.compare = {TxnCompare::version(hostKey, TxnCompare::Op::Greater, 0)};
+    txn.success = {TxnOp::makeDelete(hostKey)};
+    auto removed = commit(txn);
     if (!removed)
         return fail(txnFailed(removed.error(), QStringLiteral("removing host %1").arg(name)));
-    if (removed->deleted == 0)
+    if (!removed->succeeded)
         return fail(Error::Kind::NotFound, QStringLiteral("host %1").arg(name),
                     QStringLiteral("no such host is registered"));
     return {};
@@ -360,7 +374,7 @@ Result<void> EtcdStore::createSession(const SessionRecord &session,
         undo.compare = {TxnCompare::missing(sessionKey)};
         undo.success = {TxnOp::makeDelete(kernelsPrefix(session.id),
                                           DeleteOptions{prefixEnd(kernelsPrefix(session.id))})};
-        if (auto ok = m_client->txn(undo); !ok)
+        if (auto ok = commit(undo); !ok)
             qCWarning(lcStore) << "could not remove the kernels of the failed session" << session.id
                                << ":" << ok.error().toString() << "(they stay invisible)";
     };
@@ -370,7 +384,7 @@ Result<void> EtcdStore::createSession(const SessionRecord &session,
         for (qsizetype i = written; i < written + perTxn; ++i)
             txn.success.append(TxnOp::makePut(kernelKey(session.id, kernels[i].id),
                                               RecordJson::compact(RecordJson::toJson(kernels[i]))));
-        auto result = m_client->txn(txn);
+        auto result = commit(txn);
         if (!result) {
             cleanUp();
             return fail(txnFailed(result.error(), what));
@@ -386,7 +400,7 @@ Result<void> EtcdStore::createSession(const SessionRecord &session,
     for (qsizetype i = written; i < kernels.size(); ++i)
         txn.success.append(TxnOp::makePut(kernelKey(session.id, kernels[i].id),
                                           RecordJson::compact(RecordJson::toJson(kernels[i]))));
-    auto result = m_client->txn(txn);
+    auto result = commit(txn);
     if (!result) {
         cleanUp();
         return fail(txnFailed(result.error(), what));
@@ -409,7 +423,7 @@ Result<void> EtcdStore::removeSession(const QString &sessionId)
     txn.success = {TxnOp::makeDelete(sessionKey),
                    TxnOp::makeDelete(kernelsPrefix(sessionId),
                                      DeleteOptions{prefixEnd(kernelsPrefix(sessionId))})};
-    auto result = m_client->txn(txn);
+    auto result = commit(txn);
     if (!result)
         return fail(
             txnFailed(result.error(), QStringLiteral("removing session %1").arg(sessionId)));
@@ -476,7 +490,7 @@ Result<void> EtcdStore::putKernels(const QList<KernelRecord> &kernels,
         const QString what = session && kernels.isEmpty()
                                  ? QStringLiteral("updating session %1").arg(session->id)
                                  : QStringLiteral("updating %1 kernels").arg(kernels.size());
-        auto result = m_client->txn(txn);
+        auto result = commit(txn);
         if (!result)
             return fail(txnFailed(result.error(), what));
         if (!result->succeeded) {
@@ -531,7 +545,7 @@ Result<KernelRecord> EtcdStore::updateKernelStatus(const QString &sessionId,
         TxnRequest txn;
         txn.compare = {TxnCompare::modRevision(k, TxnCompare::Op::Equal, (*kv)->modRevision)};
         txn.success = {TxnOp::makePut(k, RecordJson::compact(RecordJson::toJson(*record)))};
-        auto result = m_client->txn(txn);
+        auto result = commit(txn);
         if (!result)
             return fail(txnFailed(result.error(),
                                   QStringLiteral("setting the status of kernel %1").arg(kernelId)));
@@ -629,7 +643,7 @@ Result<qint64> EtcdStore::appendEvent(const EventRecord &event)
                                 : TxnCompare::missing(counterKey)};
         txn.success = {TxnOp::makePut(counterKey, QByteArray::number(seq)),
                        TxnOp::makePut(eventKey(seq), RecordJson::compact(RecordJson::toJson(e)))};
-        auto result = m_client->txn(txn);
+        auto result = commit(txn);
         if (!result)
             return fail(txnFailed(result.error(), QStringLiteral("appending an event")));
         if (result->succeeded)
@@ -694,6 +708,293 @@ Result<std::unique_ptr<SessionLock>> EtcdStore::lockSession(const QString &sessi
     if (auto ok = m_client->put(lock->key(), holderValue(), put); !ok)
         qCDebug(lcStore) << "could not update the lock holder's time:" << ok.error().toString();
     return std::unique_ptr<SessionLock>(new EtcdSessionLock(m_client, std::move(lock)));
+}
+
+// ---- fencing and the controller's leadership
+
+std::shared_ptr<EtcdStore::Fence> EtcdStore::currentFence() const
+{
+    std::lock_guard lock(m_fenceMutex);
+    return m_fence;
+}
+
+Error EtcdStore::fenceLost(Fence &fence) const
+{
+    if (fence.held.exchange(false))
+        qCWarning(lcStore) << "the controller's leadership (revision" << fence.createRevision
+                           << ") is lost";
+    fence.lost.cancel();
+    return Error::make(Error::Kind::Conflict, where(fence.key),
+                       QStringLiteral("this controller is no longer the leader (its key of "
+                                      "revision %1 is gone); it writes nothing more")
+                           .arg(fence.createRevision));
+}
+
+Result<TxnResult> EtcdStore::commit(TxnRequest txn)
+{
+    const std::shared_ptr<Fence> fence = currentFence();
+    if (fence) {
+        if (!fence->held.load())
+            return fail(fenceLost(*fence));
+        txn.compare.append(
+            TxnCompare::createRevision(fence->key, TxnCompare::Op::Equal, fence->createRevision));
+    }
+    auto result = m_client->txn(txn);
+    if (result && !result->succeeded && fence) {
+        auto kv = m_client->get(fence->key);
+        if (kv && (!*kv || (*kv)->createRevision != fence->createRevision))
+            return fail(fenceLost(*fence));
+    }
+    return result;
+}
+
+// Holds the election key (an EtcdLock on <prefix>/controller/leader) while alive.
+class EtcdLeadership final : public Leadership
+{
+public:
+    EtcdLeadership(EtcdStore *store, std::shared_ptr<EtcdClient> client,
+                   std::unique_ptr<EtcdLock> lock, LeaderRecord record,
+                   std::shared_ptr<EtcdStore::Fence> fence)
+        : m_store(store)
+        , m_client(std::move(client))
+        , m_lock(std::move(lock))
+        , m_record(std::move(record))
+        , m_fence(std::move(fence))
+    {}
+    ~EtcdLeadership() override
+    {
+        if (m_store)
+            m_store->resign(m_fence);
+        if (auto ok = m_lock->unlock(); !ok)
+            qCWarning(lcStore) << "could not resign the controller's leadership:"
+                               << ok.error().toString() << "(it ends with its lease)";
+        m_lock.reset();
+    }
+    LeaderRecord record() const override { return m_record; }
+    bool isHeld() const override { return m_fence->held.load() && m_lock->isHeld(); }
+    Http::CancelToken lostToken() const override { return m_fence->lost; }
+
+private:
+    QPointer<EtcdStore> m_store;
+    std::shared_ptr<EtcdClient> m_client; // outlives the lock
+    std::unique_ptr<EtcdLock> m_lock;
+    const LeaderRecord m_record;
+    std::shared_ptr<EtcdStore::Fence> m_fence;
+};
+
+void EtcdStore::resign(const std::shared_ptr<Fence> &fence)
+{
+    {
+        std::lock_guard lock(m_fenceMutex);
+        if (m_fence == fence)
+            m_fence.reset();
+    }
+    fence->held.store(false);
+    fence->lost.cancel();
+}
+
+Result<std::unique_ptr<Leadership>> EtcdStore::campaign(const LeaderRecord &candidate,
+                                                        std::chrono::milliseconds wait,
+                                                        std::chrono::seconds ttl)
+{
+    if (candidate.ownerId.isEmpty() || ttl.count() <= 0)
+        return fail(Error::Kind::Invalid, m_url,
+                    QStringLiteral("a controller candidate needs an owner id and a TTL"));
+    LockOptions options;
+    options.ttlSeconds = ttl.count();
+    LeaderRecord won = candidate;
+    won.since = QDateTime::currentDateTimeUtc();
+    options.holder = RecordJson::compact(RecordJson::toJson(won));
+    auto lock = std::make_unique<EtcdLock>(*m_client, m_prefix + "/controller/leader", options);
+    auto taken = wait.count() <= 0 ? lock->tryLock() : lock->lock(wait);
+    if (!taken) {
+        const Error::Kind kind = taken.error().kind;
+        if (kind != Error::Kind::Timeout && kind != Error::Kind::Conflict)
+            return fail(
+                taken.error().withContext(QStringLiteral("campaigning for the controller")));
+        auto current = leader();
+        if (current && *current)
+            return fail(Error::Kind::Conflict, m_url,
+                        QStringLiteral("the controller of this store is %1 (pid %2 on %3), "
+                                       "leading since %4")
+                            .arg((*current)->actor)
+                            .arg((*current)->pid)
+                            .arg((*current)->hostname, (*current)->since.toLocalTime().toString(
+                                                           QStringLiteral("yyyy-MM-dd HH:mm:ss"))));
+        return fail(Error::Kind::Conflict, m_url,
+                    QStringLiteral("another controller leads this store"));
+    }
+    won.term = lock->createRevision();
+    won.since = QDateTime::currentDateTimeUtc();
+    auto fence = std::make_shared<Fence>();
+    fence->key = lock->key();
+    fence->createRevision = won.term;
+    // The lease keeper reports a lost lease on its own thread: cancel at once, no event loop.
+    connect(
+        lock.get(), &EtcdLock::lost, lock.get(),
+        [fence](const Error &reason) {
+            if (fence->held.exchange(false))
+                qCWarning(lcStore) << "the controller's leadership is lost:" << reason.toString();
+            fence->lost.cancel();
+        },
+        Qt::DirectConnection);
+    // The value names the leader with its term; a put keeps the key's create revision.
+    PutOptions put;
+    put.lease = lock->leaseId();
+    if (auto ok = m_client->put(lock->key(), RecordJson::compact(RecordJson::toJson(won)), put);
+        !ok)
+        qCWarning(lcStore) << "could not record the leader's term:" << ok.error().toString();
+    {
+        std::lock_guard guard(m_fenceMutex);
+        m_fence = fence;
+    }
+    qCInfo(lcStore) << "controller leadership taken, term" << won.term;
+    return std::unique_ptr<Leadership>(
+        new EtcdLeadership(this, m_client, std::move(lock), won, fence));
+}
+
+Result<std::optional<LeaderRecord>> EtcdStore::leader() const
+{
+    RangeOptions options;
+    options.rangeEnd = prefixEnd(leaderPrefix());
+    options.sortOrder = SortOrder::Ascend;
+    options.sortTarget = SortTarget::Create;
+    options.limit = 1;
+    auto range = m_client->range(leaderPrefix(), options);
+    if (!range)
+        return fail(range.error().withContext(QStringLiteral("reading the controller's leader")));
+    if (range->kvs.isEmpty())
+        return std::optional<LeaderRecord>();
+    const KeyValue &kv = range->kvs.constFirst();
+    auto object = RecordJson::parseObject(kv.value, where(kv.key));
+    if (!object)
+        return fail(object.error());
+    LeaderRecord l = RecordJson::leaderFromJson(*object);
+    l.term = kv.createRevision;
+    return std::optional<LeaderRecord>(l);
+}
+
+Result<void> EtcdStore::putControllerStatus(const ControllerStatus &status)
+{
+    TxnRequest txn;
+    txn.success = {TxnOp::makePut(m_prefix + "/controller/status",
+                                  RecordJson::compact(RecordJson::toJson(status)))};
+    auto result = commit(txn);
+    if (!result)
+        return fail(result.error().withContext(QStringLiteral("saving the controller's status")));
+    return {};
+}
+
+Result<std::optional<ControllerStatus>> EtcdStore::controllerStatus() const
+{
+    const QByteArray k = m_prefix + "/controller/status";
+    auto kv = m_client->get(k);
+    if (!kv)
+        return fail(kv.error().withContext(QStringLiteral("reading the controller's status")));
+    if (!*kv)
+        return std::optional<ControllerStatus>();
+    auto object = RecordJson::parseObject((*kv)->value, where(k));
+    if (!object)
+        return fail(object.error());
+    return std::optional<ControllerStatus>(RecordJson::controllerStatusFromJson(*object));
+}
+
+Result<qint64> EtcdStore::requestControllerPass()
+{
+    const QByteArray k = m_prefix + "/controller/requests";
+    for (int attempt = 0; attempt < kCasAttempts; ++attempt) {
+        backoff(attempt);
+        auto current = m_client->get(k);
+        if (!current)
+            return fail(current.error().withContext(QStringLiteral("asking for a pass")));
+        const qint64 next = (*current ? (*current)->value.toLongLong() : 0) + 1;
+        TxnRequest txn;
+        txn.compare = {
+            *current ? TxnCompare::modRevision(k, TxnCompare::Op::Equal, (*current)->modRevision)
+                     : TxnCompare::missing(k)};
+        txn.success = {TxnOp::makePut(k, QByteArray::number(next))};
+        auto result = commit(txn);
+        if (!result)
+            return fail(result.error().withContext(QStringLiteral("asking for a pass")));
+        if (result->succeeded)
+            return next;
+    }
+    return fail(Error::Kind::Conflict, where(k), QStringLiteral("too many concurrent requests"));
+}
+
+Result<qint64> EtcdStore::controllerPassRequests() const
+{
+    auto kv = m_client->get(m_prefix + "/controller/requests");
+    if (!kv)
+        return fail(kv.error().withContext(QStringLiteral("reading the pass requests")));
+    return *kv ? (*kv)->value.toLongLong() : qint64(0);
+}
+
+// ---- kernels, read-modify-write
+
+Result<QList<KernelRecord>> EtcdStore::modifyKernels(const QList<KernelRef> &refs,
+                                                     const KernelChange &change)
+{
+    // One session at a time: read its kernels in one range, change, write back with one
+    // mod-revision compare per key; a concurrent writer makes us read that session again.
+    QMap<QString, QSet<QString>> wanted;
+    for (const KernelRef &r : refs)
+        wanted[r.sessionId].insert(r.kernelId);
+    QList<KernelRecord> changed;
+    for (auto it = wanted.cbegin(); it != wanted.cend(); ++it) {
+        const QString &sessionId = it.key();
+        bool written = false;
+        bool contended = false;
+        for (int attempt = 0; attempt < kCasAttempts && !written; ++attempt) {
+            contended = false;
+            backoff(attempt);
+            auto range = m_client->rangePrefix(kernelsPrefix(sessionId));
+            if (!range)
+                return fail(range.error().withContext(
+                    QStringLiteral("reading the kernels of session %1").arg(sessionId)));
+            QList<KernelRecord> mine;
+            TxnRequest txn;
+            for (const KeyValue &kv : std::as_const(range->kvs)) {
+                const QString kernelId =
+                    QString::fromUtf8(kv.key.mid(kernelsPrefix(sessionId).size()));
+                if (!it->contains(kernelId))
+                    continue;
+                auto record =
+                    RecordJson::parseRecord(kv.value, where(kv.key), &RecordJson::kernelFromJson);
+                if (!record)
+                    return fail(record.error());
+                if (!change(*record))
+                    continue;
+                txn.compare.append(
+                    TxnCompare::modRevision(kv.key, TxnCompare::Op::Equal, kv.modRevision));
+                txn.success.append(
+                    TxnOp::makePut(kv.key, RecordJson::compact(RecordJson::toJson(*record))));
+                mine.append(std::move(*record));
+            }
+            if (txn.success.isEmpty())
+                break;
+            if (txn.success.size() >= kMaxTxnOps)
+                return fail(Error::Kind::Invalid, QStringLiteral("session %1").arg(sessionId),
+                            QStringLiteral("%1 kernels changed at once; at most %2 can be")
+                                .arg(txn.success.size())
+                                .arg(kMaxTxnOps - 1));
+            auto result = commit(txn);
+            if (!result)
+                return fail(result.error().withContext(
+                    QStringLiteral("updating the kernels of session %1").arg(sessionId)));
+            if (result->succeeded) {
+                changed.append(mine);
+                written = true;
+            } else {
+                contended = true;
+            }
+        }
+        if (contended)
+            return fail(Error::Kind::Conflict, QStringLiteral("session %1").arg(sessionId),
+                        QStringLiteral("its kernels kept changing under %1 attempts to update them")
+                            .arg(kCasAttempts));
+    }
+    return changed;
 }
 
 } // namespace ClusterDeck

@@ -3,7 +3,9 @@
 #include "etcd/etcdtypes.h"
 #include "statestore.h"
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 
 namespace ClusterDeck {
 
@@ -22,6 +24,10 @@ class EtcdWatch;
 //   <prefix>/kernels/<session id>/<id>      KernelRecord JSON, one key per container
 //   <prefix>/events/<seq, 20 digits>        EventRecord JSON, append-only
 //   <prefix>/locks/<session id>/<lease>     per-session locks (EtcdLock)
+//   <prefix>/controller/leader/<lease>      the controller's election (EtcdLock recipe); the
+//                                           holder's create revision is the fencing token
+//   <prefix>/controller/status              ControllerStatus JSON, written by the leader
+//   <prefix>/controller/requests            count of requested passes
 //
 // Every change is one etcd transaction, guarded by compares (exists / missing / mod revision).
 // etcd caps a transaction at 128 operations (--max-txn-ops), so a session with more kernels is
@@ -77,7 +83,28 @@ public:
     Result<std::unique_ptr<SessionLock>> lockSession(const QString &sessionId,
                                                      std::chrono::milliseconds wait) override;
 
+    Result<QList<KernelRecord>> modifyKernels(const QList<KernelRef> &kernels,
+                                              const KernelChange &change) override;
+    Result<std::unique_ptr<Leadership>> campaign(const LeaderRecord &candidate,
+                                                 std::chrono::milliseconds wait,
+                                                 std::chrono::seconds ttl) override;
+    Result<std::optional<LeaderRecord>> leader() const override;
+    Result<void> putControllerStatus(const ControllerStatus &status) override;
+    Result<std::optional<ControllerStatus>> controllerStatus() const override;
+    Result<qint64> requestControllerPass() override;
+    Result<qint64> controllerPassRequests() const override;
+
+    // The leadership this store's writes are fenced by: the leader key's create revision.
+    struct Fence
+    {
+        QByteArray key;
+        qint64 createRevision = 0;
+        Http::CancelToken lost;
+        mutable std::atomic_bool held{true};
+    };
+
 private:
+    friend class EtcdLeadership;
     EtcdStore(std::shared_ptr<Etcd::EtcdClient> client, QByteArray prefix, QString url,
               QObject *parent);
 
@@ -99,11 +126,21 @@ private:
 
     Result<void> putKernels(const QList<KernelRecord> &kernels,
                             const std::optional<SessionRecord> &session);
+    // Every write transaction goes through here: with a fence, the transaction also compares the
+    // leader key's create revision, and a failed compare caused by a lost leadership is reported
+    // as such (Conflict) rather than as the caller's own compare failing.
+    Result<Etcd::TxnResult> commit(Etcd::TxnRequest txn);
+    std::shared_ptr<Fence> currentFence() const;
+    Error fenceLost(Fence &fence) const;
+    void resign(const std::shared_ptr<Fence> &fence);
+    QByteArray leaderPrefix() const { return m_prefix + "/controller/leader/"; }
 
     std::shared_ptr<Etcd::EtcdClient> m_client;
     const QByteArray m_prefix; // "/clusterdeck", no trailing slash
     const QString m_url;
     std::unique_ptr<Etcd::EtcdWatch> m_watch;
+    mutable std::mutex m_fenceMutex;
+    std::shared_ptr<Fence> m_fence;
 };
 
 } // namespace ClusterDeck

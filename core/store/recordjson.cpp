@@ -121,8 +121,93 @@ QJsonObject toJson(const SessionRecord &s)
                        {QStringLiteral("network_id"), s.networkId},
                        {QStringLiteral("network_host"), s.networkHost},
                        {QStringLiteral("restart_count"), s.restartCount},
+                       {QStringLiteral("finished_at"), dateToText(s.finishedAt)},
                        {QStringLiteral("created_at"), dateToText(s.createdAt)},
                        {QStringLiteral("updated_at"), dateToText(s.updatedAt)}};
+}
+
+QJsonObject observationToJson(const KernelObservation &o)
+{
+    QJsonObject json;
+    if (!o.state.isEmpty())
+        json.insert(QStringLiteral("state"), o.state);
+    if (o.exitCode)
+        json.insert(QStringLiteral("exit_code"), *o.exitCode);
+    if (!o.containerId.isEmpty())
+        json.insert(QStringLiteral("container_id"), o.containerId);
+    if (o.startedAt.isValid())
+        json.insert(QStringLiteral("started_at"), dateToText(o.startedAt));
+    if (o.at.isValid())
+        json.insert(QStringLiteral("at"), dateToText(o.at));
+    return json;
+}
+
+KernelObservation observationFromJson(const QJsonObject &json)
+{
+    KernelObservation o;
+    o.state = json.value(QLatin1StringView("state")).toString();
+    if (json.contains(QLatin1StringView("exit_code")))
+        o.exitCode = json.value(QLatin1StringView("exit_code")).toInt();
+    o.containerId = json.value(QLatin1StringView("container_id")).toString();
+    o.startedAt = dateFromText(json.value(QLatin1StringView("started_at")).toString());
+    o.at = dateFromText(json.value(QLatin1StringView("at")).toString());
+    return o;
+}
+
+QJsonObject toJson(const LeaderRecord &l)
+{
+    return QJsonObject{{QStringLiteral("owner"), l.ownerId},
+                       {QStringLiteral("hostname"), l.hostname},
+                       {QStringLiteral("pid"), QString::number(l.pid)},
+                       {QStringLiteral("actor"), l.actor},
+                       {QStringLiteral("since"), dateToText(l.since)},
+                       {QStringLiteral("term"), QString::number(l.term)}};
+}
+
+LeaderRecord leaderFromJson(const QJsonObject &o)
+{
+    LeaderRecord l;
+    l.ownerId = o.value(QLatin1StringView("owner")).toString();
+    l.hostname = o.value(QLatin1StringView("hostname")).toString();
+    l.pid = o.value(QLatin1StringView("pid")).toString().toLongLong();
+    l.actor = o.value(QLatin1StringView("actor")).toString();
+    l.since = dateFromText(o.value(QLatin1StringView("since")).toString());
+    l.term = o.value(QLatin1StringView("term")).toString().toLongLong();
+    return l;
+}
+
+QJsonObject toJson(const ControllerStatus &c)
+{
+    QJsonObject hosts;
+    for (auto it = c.hosts.cbegin(); it != c.hosts.cend(); ++it)
+        hosts.insert(it.key(), QJsonObject{{QStringLiteral("up"), it->up},
+                                           {QStringLiteral("reason"), it->reason},
+                                           {QStringLiteral("since"), dateToText(it->since)}});
+    return QJsonObject{{QStringLiteral("owner"), c.ownerId},
+                       {QStringLiteral("actor"), c.actor},
+                       {QStringLiteral("passes"), QString::number(c.passes)},
+                       {QStringLiteral("last_pass_at"), dateToText(c.lastPassAt)},
+                       {QStringLiteral("last_report"), c.lastReport},
+                       {QStringLiteral("hosts"), hosts}};
+}
+
+ControllerStatus controllerStatusFromJson(const QJsonObject &o)
+{
+    ControllerStatus c;
+    c.ownerId = o.value(QLatin1StringView("owner")).toString();
+    c.actor = o.value(QLatin1StringView("actor")).toString();
+    c.passes = o.value(QLatin1StringView("passes")).toString().toLongLong();
+    c.lastPassAt = dateFromText(o.value(QLatin1StringView("last_pass_at")).toString());
+    c.lastReport = o.value(QLatin1StringView("last_report")).toObject();
+    const QJsonObject hosts = o.value(QLatin1StringView("hosts")).toObject();
+    for (auto it = hosts.constBegin(); it != hosts.constEnd(); ++it) {
+        const QJsonObject h = it.value().toObject();
+        c.hosts.insert(it.key(),
+                       HostHealth{h.value(QLatin1StringView("up")).toBool(),
+                                  h.value(QLatin1StringView("reason")).toString(),
+                                  dateFromText(h.value(QLatin1StringView("since")).toString())});
+    }
+    return c;
 }
 
 QJsonObject toJson(const KernelRecord &k)
@@ -141,6 +226,7 @@ QJsonObject toJson(const KernelRecord &k)
                   {QStringLiteral("desired"), toString(k.desired)},
                   {QStringLiteral("history"), historyToJson(k.history)},
                   {QStringLiteral("ports"), portsToJson(k.ports)},
+                  {QStringLiteral("observed"), observationToJson(k.observed)},
                   {QStringLiteral("created_at"), dateToText(k.createdAt)},
                   {QStringLiteral("updated_at"), dateToText(k.updatedAt)}};
     if (k.cpus)
@@ -201,6 +287,7 @@ Result<SessionRecord> sessionFromJson(const QJsonObject &o, const QString &where
     s.networkId = str(o, QLatin1StringView("network_id"));
     s.networkHost = str(o, QLatin1StringView("network_host"));
     s.restartCount = o.value(QLatin1StringView("restart_count")).toInt();
+    s.finishedAt = dateFromText(str(o, QLatin1StringView("finished_at")));
     s.createdAt = dateFromText(str(o, QLatin1StringView("created_at")));
     s.updatedAt = dateFromText(str(o, QLatin1StringView("updated_at")));
     return s;
@@ -235,6 +322,7 @@ Result<KernelRecord> kernelFromJson(const QJsonObject &o, const QString &where)
         k.cpus = o.value(QLatin1StringView("cpus")).toDouble();
     if (o.contains(QLatin1StringView("memory_bytes")))
         k.memoryBytes = str(o, QLatin1StringView("memory_bytes")).toLongLong();
+    k.observed = observationFromJson(o.value(QLatin1StringView("observed")).toObject());
     k.createdAt = dateFromText(str(o, QLatin1StringView("created_at")));
     k.updatedAt = dateFromText(str(o, QLatin1StringView("updated_at")));
     return k;

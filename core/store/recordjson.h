@@ -25,6 +25,13 @@ QJsonObject toJson(const HostRecord &host);
 QJsonObject toJson(const SessionRecord &session);
 QJsonObject toJson(const KernelRecord &kernel);
 QJsonObject toJson(const EventRecord &event);
+QJsonObject toJson(const LeaderRecord &leader);
+QJsonObject toJson(const ControllerStatus &status);
+QJsonObject observationToJson(const KernelObservation &observation);
+// These never fail: a missing field is empty (old records, or fields added later).
+KernelObservation observationFromJson(const QJsonObject &object);
+LeaderRecord leaderFromJson(const QJsonObject &object);
+ControllerStatus controllerStatusFromJson(const QJsonObject &object);
 
 // `where` names the key or row in errors ("etcd key /cd/sessions/…").
 Result<HostRecord> hostFromJson(const QJsonObject &object, const QString &where);

@@ -47,6 +47,17 @@ struct PortBinding
     friend bool operator==(const PortBinding &, const PortBinding &) = default;
 };
 
+// What the controller last saw of a kernel's container, from Docker events and listings.
+struct KernelObservation
+{
+    QString state; // Docker's: created, running, exited, dead, removed; "" = never seen
+    std::optional<int> exitCode; // of the last exit
+    QString containerId;         // the container the observation is about
+    QDateTime startedAt;         // when that container last started
+    QDateTime at;                // when Docker reported it
+    friend bool operator==(const KernelObservation &, const KernelObservation &) = default;
+};
+
 // One record per container; kernels of one session share sessionId.
 struct KernelRecord
 {
@@ -66,9 +77,18 @@ struct KernelRecord
     QList<PortBinding> ports;
     std::optional<double> cpus;
     std::optional<qint64> memoryBytes;
+    KernelObservation observed;
     QDateTime createdAt;
     QDateTime updatedAt;
     friend bool operator==(const KernelRecord &, const KernelRecord &) = default;
+};
+
+// Names one kernel of one session.
+struct KernelRef
+{
+    QString sessionId;
+    QString kernelId;
+    friend bool operator==(const KernelRef &, const KernelRef &) = default;
 };
 
 struct SessionRecord
@@ -87,9 +107,45 @@ struct SessionRecord
     QString networkId;
     QString networkHost; // host the network was created on (the manager, for overlays)
     int restartCount = 0;
+    QDateTime finishedAt; // when it became COMPLETED (ttlAfterFinished counts from here)
     QDateTime createdAt;
     QDateTime updatedAt;
     friend bool operator==(const SessionRecord &, const SessionRecord &) = default;
+};
+
+// The controller's leader (one per store). `term` is the fencing token: it grows with every new
+// leader (etcd: the create revision of the leader key; SQLite: a counter), and every write of the
+// leader is conditioned on it, so a deposed leader can never write.
+struct LeaderRecord
+{
+    QString ownerId; // random, one per controller instance (not a pid: PID namespaces)
+    QString hostname;
+    qint64 pid = 0;
+    QString actor; // "controller@host", for the event log and the status bar
+    QDateTime since;
+    qint64 term = 0;
+    friend bool operator==(const LeaderRecord &, const LeaderRecord &) = default;
+};
+
+// Reachability of one host, as the controller last saw it.
+struct HostHealth
+{
+    bool up = false;
+    QString reason; // why it is down
+    QDateTime since;
+    friend bool operator==(const HostHealth &, const HostHealth &) = default;
+};
+
+// What the leader publishes after each pass; `reconcile` and the console read it.
+struct ControllerStatus
+{
+    QString ownerId;
+    QString actor;
+    qint64 passes = 0;
+    QDateTime lastPassAt;
+    QJsonObject lastReport; // ReconcileReport::toJson() of the last pass
+    QMap<QString, HostHealth> hosts;
+    friend bool operator==(const ControllerStatus &, const ControllerStatus &) = default;
 };
 
 // Append-only event log entry: who did what to which session/kernel, when.

@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <thread>
 
@@ -79,15 +80,32 @@ CREATE TABLE locks (
     since TEXT, expires_ms INTEGER NOT NULL
 );
 )sql",
+    // 2: what the controller observes of each kernel, when a session finished, the controller's
+    // leader row (term = fencing token, kept across leaders so it only grows) and its status.
+    R"sql(
+ALTER TABLE kernels ADD COLUMN observed TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE sessions ADD COLUMN finished_at TEXT;
+CREATE TABLE leader (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    owner TEXT NOT NULL, record TEXT NOT NULL, term INTEGER NOT NULL, expires_ms INTEGER NOT NULL
+);
+CREATE TABLE controller (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    status TEXT, requests INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO controller(id, status, requests) VALUES (1, NULL, 0);
+)sql",
 };
 static_assert(std::size(kMigrations) == SqliteStore::kSchemaVersion);
 
 const char kKernelColumns[] =
     "id, session_id, role, role_idx, local_rank, is_primary, hostname, host, container_name, "
-    "container_id, status, desired, history, ports, cpus, memory_bytes, created_at, updated_at";
+    "container_id, status, desired, history, ports, cpus, memory_bytes, created_at, updated_at, "
+    "observed";
 const char kSessionColumns[] =
     "id, name, template_name, template_snapshot, launch_options, mode, desired, status, history, "
-    "last_error, network_name, network_id, network_host, restart_count, created_at, updated_at";
+    "last_error, network_name, network_id, network_host, restart_count, created_at, updated_at, "
+    "finished_at";
 
 qint64 nowMs()
 {
@@ -215,6 +233,8 @@ Result<KernelRecord> kernelFromRow(const Statement &s, const QString &where)
         k.memoryBytes = s.integer(15);
     k.createdAt = RecordJson::dateFromText(s.text(16));
     k.updatedAt = RecordJson::dateFromText(s.text(17));
+    if (auto observed = RecordJson::parseObject(s.bytes(18), where); observed)
+        k.observed = RecordJson::observationFromJson(*observed);
     return k;
 }
 
@@ -250,6 +270,7 @@ Result<SessionRecord> sessionFromRow(const Statement &s, const QString &where)
     r.restartCount = int(s.integer(13));
     r.createdAt = RecordJson::dateFromText(s.text(14));
     r.updatedAt = RecordJson::dateFromText(s.text(15));
+    r.finishedAt = RecordJson::dateFromText(s.text(16));
     return r;
 }
 
@@ -451,7 +472,8 @@ Result<void> SqliteStore::migrate()
     }
 }
 
-Result<void> SqliteStore::write(const QString &what, const std::function<Result<void>()> &body)
+Result<void> SqliteStore::write(const QString &what, const std::function<Result<void>()> &body,
+                                Fencing fencing)
 {
     const auto deadline = Clock::now() + kWriteDeadline;
     Result<void> outcome;
@@ -471,7 +493,10 @@ Result<void> SqliteStore::write(const QString &what, const std::function<Result<
                     continue;
                 break;
             }
-            outcome = body();
+            if (fencing == Fencing::Apply && m_fence)
+                outcome = checkFence(*m_fence);
+            if (outcome)
+                outcome = body();
             if (outcome) {
                 // Trim the change log now and then; readers only need the last few seconds.
                 if (++m_writes % 256 == 0) {
@@ -545,6 +570,10 @@ void SqliteStore::pollChanges()
             Q_EMIT kernelChanged(c.a, c.b);
         else if (c.kind == u"event")
             Q_EMIT eventAppended(c.a.toLongLong());
+        else if (c.kind == u"controller")
+            Q_EMIT controllerChanged();
+        else if (c.kind == u"controller-request")
+            Q_EMIT controllerPassRequested();
     }
 }
 
@@ -653,13 +682,13 @@ Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
 {
     const QByteArray sql =
         insert ? QByteArray(QByteArray("INSERT INTO sessions(") + kSessionColumns +
-                            ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                            ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                : QByteArray("UPDATE sessions SET name = ?2, template_name = ?3, "
                             "template_snapshot = ?4, launch_options = ?5, "
                             "mode = ?6, desired = ?7, status = ?8, history = ?9, "
                             "last_error = ?10, network_name = ?11, network_id = "
                             "?12, network_host = ?13, restart_count = ?14, "
-                            "created_at = ?15, updated_at = ?16 WHERE id = ?1");
+                            "created_at = ?15, updated_at = ?16, finished_at = ?17 WHERE id = ?1");
     Statement s(m_db, sql.constData());
     s.bind(1, r.id)
         .bind(2, r.name)
@@ -676,7 +705,8 @@ Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
         .bind(13, r.networkHost)
         .bind(14, r.restartCount)
         .bind(15, RecordJson::dateToText(r.createdAt))
-        .bind(16, RecordJson::dateToText(r.updatedAt));
+        .bind(16, RecordJson::dateToText(r.updatedAt))
+        .bind(17, RecordJson::dateToText(r.finishedAt));
     const int rc = s.step();
     if (rc != SQLITE_DONE) {
         Error e = sqlError(rc, QStringLiteral("saving session %1").arg(r.id));
@@ -710,14 +740,16 @@ static void bindKernel(Statement &s, const KernelRecord &k)
         .bind(15, k.cpus)
         .bind(16, k.memoryBytes)
         .bind(17, RecordJson::dateToText(k.createdAt))
-        .bind(18, RecordJson::dateToText(k.updatedAt));
+        .bind(18, RecordJson::dateToText(k.updatedAt))
+        .bind(19, RecordJson::compact(RecordJson::observationToJson(k.observed)));
 }
 
 Result<void> SqliteStore::insertKernel(const KernelRecord &k)
 {
-    Statement s(m_db, QByteArray(QByteArray("INSERT INTO kernels(") + kKernelColumns +
-                                 ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-                          .constData());
+    Statement s(m_db,
+                QByteArray(QByteArray("INSERT INTO kernels(") + kKernelColumns +
+                           ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                    .constData());
     bindKernel(s, k);
     const int rc = s.step();
     if (rc != SQLITE_DONE) {
@@ -735,7 +767,7 @@ Result<void> SqliteStore::writeKernel(const KernelRecord &k)
                       "is_primary = ?6, hostname = ?7, host = ?8, container_name = ?9, "
                       "container_id = ?10, status = ?11, desired = ?12, history = ?13, "
                       "ports = ?14, cpus = ?15, memory_bytes = ?16, created_at = ?17, "
-                      "updated_at = ?18 WHERE id = ?1 AND session_id = ?2");
+                      "updated_at = ?18, observed = ?19 WHERE id = ?1 AND session_id = ?2");
     bindKernel(s, k);
     if (const int rc = s.step(); rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("saving kernel %1").arg(k.id)));
@@ -1085,6 +1117,314 @@ Result<std::unique_ptr<SessionLock>> SqliteStore::lockSession(const QString &ses
                 QStringLiteral("session %1 is busy: locked by %2 since %3")
                     .arg(sessionId, holder.owner,
                          since.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))));
+}
+
+// ---- kernels, read-modify-write
+
+Result<QList<KernelRecord>> SqliteStore::modifyKernels(const QList<KernelRef> &refs,
+                                                       const KernelChange &change)
+{
+    QList<KernelRecord> changed;
+    auto ok = write(QStringLiteral("updating %1 kernels").arg(refs.size()), [&]() -> Result<void> {
+        changed.clear();
+        for (const KernelRef &ref : refs) {
+            auto current = readKernel(ref.sessionId, ref.kernelId);
+            if (!current)
+                return fail(current.error());
+            if (!*current)
+                continue;
+            KernelRecord k = std::move(**current);
+            if (!change(k))
+                continue;
+            if (auto written = writeKernel(k); !written)
+                return written;
+            changed.append(std::move(k));
+        }
+        return {};
+    });
+    if (!ok)
+        return fail(ok.error());
+    return changed;
+}
+
+// ---- the controller's leadership
+
+// Held while alive: a thread renews the row's expiry every third of the TTL; a renewal that
+// finds the row expired or taken marks the fence lost (cancelling its token) and stops.
+class SqliteLeadership final : public Leadership
+{
+public:
+    SqliteLeadership(SqliteStore *store, LeaderRecord record, std::chrono::seconds ttl,
+                     std::shared_ptr<SqliteStore::Fence> fence)
+        : m_store(store)
+        , m_record(std::move(record))
+        , m_fence(std::move(fence))
+    {
+        const auto period = std::max<std::chrono::milliseconds>(
+            100ms, std::chrono::duration_cast<std::chrono::milliseconds>(ttl) / 3);
+        m_thread = std::thread([this, ttl, period] {
+            std::unique_lock lock(m_mutex);
+            while (!m_stop) {
+                if (m_wake.wait_for(lock, period, [this] { return m_stop; }))
+                    break;
+                lock.unlock();
+                const bool held = m_store && m_store->renewLeadership(m_fence, ttl);
+                lock.lock();
+                if (!held)
+                    break;
+            }
+        });
+    }
+    ~SqliteLeadership() override
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_wake.notify_all();
+        m_thread.join();
+        if (m_store)
+            m_store->resign(m_fence);
+    }
+
+    LeaderRecord record() const override { return m_record; }
+    bool isHeld() const override { return m_fence->held.load(); }
+    Http::CancelToken lostToken() const override { return m_fence->lost; }
+
+private:
+    QPointer<SqliteStore> m_store;
+    const LeaderRecord m_record;
+    std::shared_ptr<SqliteStore::Fence> m_fence;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_stop = false;
+    std::thread m_thread;
+};
+
+Result<void> SqliteStore::checkFence(const Fence &fence)
+{
+    Statement s(m_db, "SELECT owner, term, expires_ms FROM leader WHERE id = 1");
+    const int rc = s.step();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("checking the controller's leadership")));
+    const bool current = rc == SQLITE_ROW && s.text(0) == fence.owner &&
+                         s.integer(1) == fence.term && s.integer(2) > nowMs();
+    if (current && fence.held.load())
+        return {};
+    if (fence.held.exchange(false))
+        qCWarning(lcStore) << "the controller's leadership (term" << fence.term << ") is lost";
+    fence.lost.cancel();
+    return fail(Error::Kind::Conflict, QStringLiteral("state store %1").arg(m_path),
+                QStringLiteral("this controller is no longer the leader (term %1 ended); it "
+                               "writes nothing more")
+                    .arg(fence.term));
+}
+
+bool SqliteStore::renewLeadership(const std::shared_ptr<Fence> &fence, std::chrono::seconds ttl)
+{
+    if (!fence->held.load())
+        return false;
+    bool renewed = false;
+    auto ok = write(
+        QStringLiteral("renewing the controller's leadership"),
+        [&]() -> Result<void> {
+            Statement s(m_db, "UPDATE leader SET expires_ms = ? WHERE id = 1 AND owner = ? AND "
+                              "term = ? AND expires_ms > ?");
+            s.bind(1, nowMs() + qint64(ttl.count()) * 1000)
+                .bind(2, fence->owner)
+                .bind(3, fence->term)
+                .bind(4, nowMs());
+            if (const int rc = s.step(); rc != SQLITE_DONE)
+                return fail(sqlError(rc, QStringLiteral("renewing the leadership")));
+            renewed = sqlite3_changes(m_db) == 1;
+            return {};
+        },
+        Fencing::Skip);
+    if (!ok) {
+        // A busy file is not a lost leadership; the next renewal (or the fence) decides.
+        qCWarning(lcStore) << ok.error().toString();
+        return true;
+    }
+    if (!renewed) {
+        if (fence->held.exchange(false))
+            qCWarning(lcStore) << "the controller's leadership (term" << fence->term
+                               << ") expired or was taken over";
+        fence->lost.cancel();
+    }
+    return renewed;
+}
+
+void SqliteStore::resign(const std::shared_ptr<Fence> &fence)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_fence == fence)
+            m_fence.reset();
+    }
+    const bool held = fence->held.exchange(false);
+    fence->lost.cancel();
+    if (!held)
+        return;
+    auto ok = write(
+        QStringLiteral("resigning the controller's leadership"),
+        [&]() -> Result<void> {
+            Statement s(m_db, "UPDATE leader SET expires_ms = 0 WHERE id = 1 AND owner = ? AND "
+                              "term = ?");
+            s.bind(1, fence->owner).bind(2, fence->term);
+            if (const int rc = s.step(); rc != SQLITE_DONE)
+                return fail(sqlError(rc, QStringLiteral("resigning")));
+            return logChange(QStringLiteral("controller"), QString());
+        },
+        Fencing::Skip);
+    if (!ok)
+        qCWarning(lcStore) << ok.error().toString();
+}
+
+Result<std::unique_ptr<Leadership>> SqliteStore::campaign(const LeaderRecord &candidate,
+                                                          std::chrono::milliseconds wait,
+                                                          std::chrono::seconds ttl)
+{
+    if (candidate.ownerId.isEmpty() || ttl.count() <= 0)
+        return fail(Error::Kind::Invalid, QStringLiteral("state store %1").arg(m_path),
+                    QStringLiteral("a controller candidate needs an owner id and a TTL"));
+    const auto deadline = Clock::now() + wait;
+    for (;;) {
+        LeaderRecord won = candidate;
+        std::optional<LeaderRecord> holder;
+        auto ok = write(
+            QStringLiteral("campaigning for the controller's leadership"),
+            [&]() -> Result<void> {
+                holder.reset();
+                Statement get(m_db, "SELECT owner, record, term, expires_ms FROM leader "
+                                    "WHERE id = 1");
+                const int rc = get.step();
+                if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+                    return fail(sqlError(rc, QStringLiteral("reading the leader")));
+                qint64 term = 0;
+                if (rc == SQLITE_ROW) {
+                    term = get.integer(2);
+                    if (get.integer(3) > nowMs() && get.text(0) != candidate.ownerId) {
+                        auto object = RecordJson::parseObject(get.bytes(1), QString());
+                        holder = object ? RecordJson::leaderFromJson(*object) : LeaderRecord{};
+                        holder->term = term;
+                        return {};
+                    }
+                }
+                won.term = term + 1;
+                won.since = QDateTime::currentDateTimeUtc();
+                Statement put(m_db, "INSERT OR REPLACE INTO leader(id, owner, record, term, "
+                                    "expires_ms) VALUES(1, ?, ?, ?, ?)");
+                put.bind(1, won.ownerId)
+                    .bind(2, RecordJson::compact(RecordJson::toJson(won)))
+                    .bind(3, won.term)
+                    .bind(4, nowMs() + qint64(ttl.count()) * 1000);
+                if (const int prc = put.step(); prc != SQLITE_DONE)
+                    return fail(sqlError(prc, QStringLiteral("taking the leadership")));
+                return logChange(QStringLiteral("controller"), QString());
+            },
+            Fencing::Skip);
+        if (!ok)
+            return fail(ok.error());
+        if (!holder) {
+            auto fence = std::make_shared<Fence>();
+            fence->owner = won.ownerId;
+            fence->term = won.term;
+            {
+                std::lock_guard lock(m_mutex);
+                m_fence = fence;
+            }
+            qCInfo(lcStore) << "controller leadership taken, term" << won.term;
+            return std::unique_ptr<Leadership>(new SqliteLeadership(this, won, ttl, fence));
+        }
+        if (Clock::now() >= deadline)
+            return fail(Error::Kind::Conflict, QStringLiteral("state store %1").arg(m_path),
+                        QStringLiteral("the controller of this store is %1 (pid %2 on %3), "
+                                       "leading since %4")
+                            .arg(holder->actor)
+                            .arg(holder->pid)
+                            .arg(holder->hostname, holder->since.toLocalTime().toString(
+                                                       QStringLiteral("yyyy-MM-dd HH:mm:ss"))));
+        std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
+            100ms,
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()) + 1ms));
+    }
+}
+
+Result<std::optional<LeaderRecord>> SqliteStore::leader() const
+{
+    std::lock_guard lock(m_mutex);
+    Statement s(m_db, "SELECT record, term, expires_ms FROM leader WHERE id = 1");
+    const int rc = s.step();
+    if (rc == SQLITE_DONE)
+        return std::optional<LeaderRecord>();
+    if (rc != SQLITE_ROW)
+        return fail(sqlError(rc, QStringLiteral("reading the controller's leader")));
+    if (s.integer(2) <= nowMs())
+        return std::optional<LeaderRecord>();
+    auto object = RecordJson::parseObject(s.bytes(0), QStringLiteral("state store %1, table "
+                                                                     "leader")
+                                                          .arg(m_path));
+    if (!object)
+        return fail(object.error());
+    LeaderRecord l = RecordJson::leaderFromJson(*object);
+    l.term = s.integer(1);
+    return std::optional<LeaderRecord>(l);
+}
+
+Result<void> SqliteStore::putControllerStatus(const ControllerStatus &status)
+{
+    return write(QStringLiteral("saving the controller's status"), [&]() -> Result<void> {
+        Statement s(m_db, "UPDATE controller SET status = ? WHERE id = 1");
+        s.bind(1, RecordJson::compact(RecordJson::toJson(status)));
+        if (const int rc = s.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, QStringLiteral("saving the controller's status")));
+        return logChange(QStringLiteral("controller"), QString());
+    });
+}
+
+Result<std::optional<ControllerStatus>> SqliteStore::controllerStatus() const
+{
+    std::lock_guard lock(m_mutex);
+    Statement s(m_db, "SELECT status FROM controller WHERE id = 1");
+    const int rc = s.step();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("reading the controller's status")));
+    if (rc == SQLITE_DONE || s.isNull(0))
+        return std::optional<ControllerStatus>();
+    auto object = RecordJson::parseObject(
+        s.bytes(0), QStringLiteral("state store %1, table controller").arg(m_path));
+    if (!object)
+        return fail(object.error());
+    return std::optional<ControllerStatus>(RecordJson::controllerStatusFromJson(*object));
+}
+
+Result<qint64> SqliteStore::requestControllerPass()
+{
+    qint64 requests = 0;
+    auto ok = write(QStringLiteral("asking the controller for a pass"), [&]() -> Result<void> {
+        Statement s(m_db, "UPDATE controller SET requests = requests + 1 WHERE id = 1");
+        if (const int rc = s.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, QStringLiteral("asking the controller for a pass")));
+        Statement get(m_db, "SELECT requests FROM controller WHERE id = 1");
+        if (get.step() == SQLITE_ROW)
+            requests = get.integer(0);
+        return logChange(QStringLiteral("controller-request"), QString::number(requests));
+    });
+    if (!ok)
+        return fail(ok.error());
+    return requests;
+}
+
+Result<qint64> SqliteStore::controllerPassRequests() const
+{
+    std::lock_guard lock(m_mutex);
+    Statement s(m_db, "SELECT requests FROM controller WHERE id = 1");
+    const int rc = s.step();
+    if (rc == SQLITE_ROW)
+        return s.integer(0);
+    if (rc == SQLITE_DONE)
+        return qint64(0);
+    return fail(sqlError(rc, QStringLiteral("reading the controller's requests")));
 }
 
 } // namespace ClusterDeck

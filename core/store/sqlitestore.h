@@ -4,6 +4,8 @@
 
 #include <QSet>
 
+#include <atomic>
+
 #include <chrono>
 #include <functional>
 #include <mutex>
@@ -25,7 +27,7 @@ class SqliteStore : public StateStore
     Q_OBJECT
 
 public:
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2;
 
     // Opens the file (creating it, its folder and the schema when missing) and migrates an older
     // schema; a file written by a newer ClusterDeck is refused.
@@ -70,8 +72,29 @@ public:
     Result<std::unique_ptr<SessionLock>> lockSession(const QString &sessionId,
                                                      std::chrono::milliseconds wait) override;
 
+    Result<QList<KernelRecord>> modifyKernels(const QList<KernelRef> &kernels,
+                                              const KernelChange &change) override;
+    Result<std::unique_ptr<Leadership>> campaign(const LeaderRecord &candidate,
+                                                 std::chrono::milliseconds wait,
+                                                 std::chrono::seconds ttl) override;
+    Result<std::optional<LeaderRecord>> leader() const override;
+    Result<void> putControllerStatus(const ControllerStatus &status) override;
+    Result<std::optional<ControllerStatus>> controllerStatus() const override;
+    Result<qint64> requestControllerPass() override;
+    Result<qint64> controllerPassRequests() const override;
+
+    // The leadership this store's writes are fenced by (shared with the Leadership object).
+    struct Fence
+    {
+        QString owner;
+        qint64 term = 0;
+        Http::CancelToken lost;
+        mutable std::atomic_bool held{true};
+    };
+
 private:
     friend class SqliteSessionLock;
+    friend class SqliteLeadership;
     struct Change
     {
         qint64 seq = 0;
@@ -90,7 +113,14 @@ private:
     Result<void> migrate();
     // Runs `body` in one BEGIN IMMEDIATE … COMMIT, retrying the whole transaction while another
     // process holds the write lock; emits the resulting signals after the commit.
-    Result<void> write(const QString &what, const std::function<Result<void>()> &body);
+    // Writes of a store that granted a Leadership check it inside the transaction (the fence);
+    // the leadership's own renewals and resignation must not.
+    enum class Fencing { Apply, Skip };
+    Result<void> write(const QString &what, const std::function<Result<void>()> &body,
+                       Fencing fencing = Fencing::Apply);
+    Result<void> checkFence(const Fence &fence);
+    bool renewLeadership(const std::shared_ptr<Fence> &fence, std::chrono::seconds ttl);
+    void resign(const std::shared_ptr<Fence> &fence);
     Result<void> exec(const char *sql, const QString &what) const;
     Result<void> logChange(const QString &kind, const QString &a, const QString &b = {});
     Error sqlError(int rc, const QString &what) const;
@@ -115,7 +145,8 @@ private:
     QSet<QString> m_heldLocks; // "session\ntoken", refreshed while held
     std::chrono::steady_clock::time_point m_lastRefresh;
     QTimer *m_timer = nullptr;
-    mutable bool m_busy = false; // the last sqlite error was SQLITE_BUSY / SQLITE_LOCKED
+    mutable bool m_busy = false;    // the last sqlite error was SQLITE_BUSY / SQLITE_LOCKED
+    std::shared_ptr<Fence> m_fence; // guarded by m_mutex
 };
 
 } // namespace ClusterDeck

@@ -1,12 +1,15 @@
 #pragma once
 
 #include "common/error.h"
+#include "http/httptypes.h"
 #include "records.h"
 
 #include <QObject>
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <optional>
 
 namespace ClusterDeck {
 
@@ -16,6 +19,20 @@ class SessionLock
 {
 public:
     virtual ~SessionLock() = default;
+};
+
+// The controller's leadership of one store, held while this object lives (destruction resigns,
+// so the next candidate leads at once instead of after the TTL). While it is alive, every write
+// through the store object that granted it is fenced: conditioned, inside the store's own
+// transaction, on this leadership still being the current one. Once lost, those writes fail
+// with Error::Kind::Conflict and lostToken() is cancelled, so side effects stop too.
+class Leadership
+{
+public:
+    virtual ~Leadership() = default;
+    virtual LeaderRecord record() const = 0;
+    virtual bool isHeld() const = 0;
+    virtual Http::CancelToken lostToken() const = 0;
 };
 
 // Where ClusterDeck remembers hosts, sessions (desired + actual), kernels and its event log.
@@ -61,6 +78,12 @@ public:
                                         const QString &kernelId) const = 0;
     virtual Result<QList<KernelRecord>> kernels(const QString &sessionId) const = 0;
     virtual Result<QList<KernelRecord>> allKernels() const = 0;
+    // Read-modify-write of several kernels in one transaction: `change` gets each current record
+    // and returns whether it changed it. Kernels that do not exist are skipped. Returns the
+    // records that were changed, as written. Writers in other processes never lose updates.
+    using KernelChange = std::function<bool(KernelRecord &kernel)>;
+    virtual Result<QList<KernelRecord>> modifyKernels(const QList<KernelRef> &kernels,
+                                                      const KernelChange &change) = 0;
 
     // Event log
     virtual Result<qint64> appendEvent(const EventRecord &event) = 0;
@@ -70,7 +93,27 @@ public:
     virtual Result<std::unique_ptr<SessionLock>> lockSession(const QString &sessionId,
                                                              std::chrono::milliseconds wait) = 0;
 
+    // The controller's leader election (one leader per store). Waits up to `wait` (0: one try);
+    // fails with Kind::Conflict naming the current leader. `ttl`: how long a leader that stops
+    // renewing (crashed, frozen, cut off) keeps the leadership.
+    virtual Result<std::unique_ptr<Leadership>> campaign(const LeaderRecord &candidate,
+                                                         std::chrono::milliseconds wait,
+                                                         std::chrono::seconds ttl) = 0;
+    // The current leader, if any.
+    virtual Result<std::optional<LeaderRecord>> leader() const = 0;
+    // Written by the leader after each pass (fenced); read by `reconcile`, `host ls`, the console.
+    virtual Result<void> putControllerStatus(const ControllerStatus &status) = 0;
+    virtual Result<std::optional<ControllerStatus>> controllerStatus() const = 0;
+    // Anyone may ask the leader for a pass soon; returns the number of requests so far.
+    virtual Result<qint64> requestControllerPass() = 0;
+    virtual Result<qint64> controllerPassRequests() const = 0;
+
 Q_SIGNALS:
+    // The change feed had a gap (an etcd watch was compacted): re-read everything.
+    void changesLost();
+    // The leader or its published status changed; someone asked the leader for a pass.
+    void controllerChanged();
+    void controllerPassRequested();
     void hostChanged(const QString &name);
     void hostRemoved(const QString &name);
     void sessionAdded(const QString &sessionId);

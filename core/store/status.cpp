@@ -8,11 +8,17 @@ namespace ClusterDeck {
 namespace {
 
 constexpr std::array kKernelNames{
-    std::pair{KernelStatus::Pending, "PENDING"},       std::pair{KernelStatus::Scheduled, "SCHEDULED"},
-    std::pair{KernelStatus::Preparing, "PREPARING"},   std::pair{KernelStatus::Creating, "CREATING"},
-    std::pair{KernelStatus::Running, "RUNNING"},       std::pair{KernelStatus::Restarting, "RESTARTING"},
-    std::pair{KernelStatus::Terminating, "TERMINATING"}, std::pair{KernelStatus::Terminated, "TERMINATED"},
-    std::pair{KernelStatus::Error, "ERROR"},           std::pair{KernelStatus::Cancelled, "CANCELLED"},
+    std::pair{KernelStatus::Pending, "PENDING"},
+    std::pair{KernelStatus::Scheduled, "SCHEDULED"},
+    std::pair{KernelStatus::Preparing, "PREPARING"},
+    std::pair{KernelStatus::Creating, "CREATING"},
+    std::pair{KernelStatus::Running, "RUNNING"},
+    std::pair{KernelStatus::Restarting, "RESTARTING"},
+    std::pair{KernelStatus::Terminating, "TERMINATING"},
+    std::pair{KernelStatus::Terminated, "TERMINATED"},
+    std::pair{KernelStatus::Error, "ERROR"},
+    std::pair{KernelStatus::Cancelled, "CANCELLED"},
+    std::pair{KernelStatus::Unknown, "UNKNOWN"},
 };
 
 constexpr std::array kSessionNames{
@@ -25,6 +31,7 @@ constexpr std::array kSessionNames{
     std::pair{SessionStatus::Terminated, "TERMINATED"},
     std::pair{SessionStatus::Error, "ERROR"},
     std::pair{SessionStatus::Cancelled, "CANCELLED"},
+    std::pair{SessionStatus::Completed, "COMPLETED"},
 };
 
 template<typename Enum, typename Table>
@@ -62,7 +69,8 @@ QString toString(SessionStatus status)
 
 QString toString(DesiredState state)
 {
-    return state == DesiredState::Running ? QStringLiteral("running") : QStringLiteral("terminated");
+    return state == DesiredState::Running ? QStringLiteral("running")
+                                          : QStringLiteral("terminated");
 }
 
 std::optional<KernelStatus> kernelStatusFromString(const QString &text)
@@ -87,14 +95,14 @@ std::optional<DesiredState> desiredStateFromString(const QString &text)
 
 bool isFinal(KernelStatus status)
 {
-    return status == KernelStatus::Terminated || status == KernelStatus::Error
-           || status == KernelStatus::Cancelled;
+    return status == KernelStatus::Terminated || status == KernelStatus::Error ||
+           status == KernelStatus::Cancelled;
 }
 
 bool isFinal(SessionStatus status)
 {
-    return status == SessionStatus::Terminated || status == SessionStatus::Error
-           || status == SessionStatus::Cancelled;
+    return status == SessionStatus::Terminated || status == SessionStatus::Error ||
+           status == SessionStatus::Cancelled || status == SessionStatus::Completed;
 }
 
 SessionStatus deriveSessionStatus(const QList<KernelStatus> &kernels)
@@ -105,16 +113,31 @@ SessionStatus deriveSessionStatus(const QList<KernelStatus> &kernels)
         early = 0;
     for (KernelStatus s : kernels) {
         switch (s) {
-        case KernelStatus::Running: ++running; break;
-        case KernelStatus::Error: ++failed; break;
-        case KernelStatus::Terminated: ++terminated; break;
-        case KernelStatus::Cancelled: ++cancelled; break;
-        case KernelStatus::Terminating: ++terminating; break;
-        case KernelStatus::Restarting: ++restarting; break;
+        case KernelStatus::Running:
+        case KernelStatus::Unknown:
+            ++running;
+            break; // not known to have failed: as it was
+        case KernelStatus::Error:
+            ++failed;
+            break;
+        case KernelStatus::Terminated:
+            ++terminated;
+            break;
+        case KernelStatus::Cancelled:
+            ++cancelled;
+            break;
+        case KernelStatus::Terminating:
+            ++terminating;
+            break;
+        case KernelStatus::Restarting:
+            ++restarting;
+            break;
         case KernelStatus::Pending:
         case KernelStatus::Scheduled:
         case KernelStatus::Preparing:
-        case KernelStatus::Creating: ++early; break;
+        case KernelStatus::Creating:
+            ++early;
+            break;
         }
     }
     const int n = int(kernels.size());

@@ -8,7 +8,8 @@
 namespace ClusterDeck {
 
 // Kernel lifecycle of DESIGN.md: PENDING → SCHEDULED → PREPARING → CREATING → RUNNING →
-// (RESTARTING → RUNNING)* → TERMINATING → TERMINATED, or ERROR / CANCELLED.
+// (RESTARTING → RUNNING)* → TERMINATING → TERMINATED, or ERROR / CANCELLED. UNKNOWN: the kernel's
+// host does not answer, so nobody can say (it returns to what the host reports once it answers).
 enum class KernelStatus {
     Pending,
     Scheduled,
@@ -20,9 +21,11 @@ enum class KernelStatus {
     Terminated,
     Error,
     Cancelled,
+    Unknown,
 };
 
-// Session status is derived from its kernels; Degraded = some run, others failed.
+// Session status is derived from its kernels; Degraded = some run, others failed. Completed: a
+// batch session whose success policy was met (a zero exit), final like Terminated.
 enum class SessionStatus {
     Pending,
     Provisioning,
@@ -33,6 +36,7 @@ enum class SessionStatus {
     Terminated,
     Error,
     Cancelled,
+    Completed,
 };
 
 // What the admin asked for; the reconciler converges the hosts towards it.
