@@ -376,6 +376,11 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
         });
     }
 
+    if (!run.aborted() && !run.userCancel.isCancelled()) {
+        if (auto ok = settle(run); !ok)
+            qCInfo(lcProvision) << "settle:" << ok.error().toString();
+    }
+
     const bool cancelled = run.userCancel.isCancelled() && !run.firstError;
     if (!run.aborted() && !cancelled) {
         setSessionStatus(run, SessionStatus::Running);
@@ -716,6 +721,94 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         return {};
     setKernelStatus(run, k.hostname, KernelStatus::Running,
                     adopted ? QStringLiteral("adopted the running container") : QString());
+    return {};
+}
+
+Result<void> Provisioner::settle(Run &run)
+{
+    if (m_settle.count() <= 0)
+        return {};
+    // Wait (cancellably), then look at every kernel once: a container that already stopped did
+    // not start well, whatever `start` said.
+    const auto until = std::chrono::steady_clock::now() + m_settle;
+    while (std::chrono::steady_clock::now() < until) {
+        if (run.aborted() || run.userCancel.isCancelled())
+            return {};
+        std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
+            50ms, std::chrono::duration_cast<std::chrono::milliseconds>(
+                      until - std::chrono::steady_clock::now()) +
+                      1ms));
+    }
+    const SuccessPolicy &success = run.spec.plan.successPolicy;
+    auto countsAsSuccess = [&](const KernelSpec &k) {
+        switch (success.kind) {
+        case SuccessPolicy::Kind::None:
+            return false;
+        case SuccessPolicy::Kind::PrimaryExits:
+            return k.primary;
+        case SuccessPolicy::Kind::AllExit:
+            return true;
+        case SuccessPolicy::Kind::RoleExits:
+            return k.role == success.role;
+        }
+        return false;
+    };
+    std::mutex mutex;
+    std::optional<Error> failure;
+    QString failedHostname;
+    const QList<KernelSpec> &kernels = run.spec.plan.kernels;
+    Concurrent::forEach(int(kernels.size()), [&](int i) {
+        const KernelSpec &k = kernels.at(i);
+        const QString host = run.spec.placement.hostOf.value(k.hostname);
+        QString id;
+        {
+            std::lock_guard lock(run.mutex);
+            id = run.records.value(k.hostname).containerId;
+        }
+        const auto client = run.clients.value(host);
+        if (!client || id.isEmpty())
+            return;
+        auto info = client->inspectContainer(id, run.call());
+        Error problem;
+        if (!info) {
+            problem = info.error().withContext(
+                QStringLiteral("checking %1 on host %2 after its start").arg(k.hostname, host));
+        } else if (info->state.running) {
+            return;
+        } else if (info->state.exitCode == 0 && countsAsSuccess(k)) {
+            return; // finished already: the success policy's business (the controller's)
+        } else {
+            // Its last words say why, which is what the admin needs to fix the template.
+            Docker::LogOptions logs;
+            logs.tail = QStringLiteral("10");
+            Docker::CallOptions call = run.call();
+            call.timeout = 5s;
+            QString lines;
+            if (auto out = client->containerLogs(id, logs, call)) {
+                QByteArray all;
+                for (const Docker::LogFrame &f : std::as_const(out->frames))
+                    all += f.data;
+                lines = QString::fromUtf8(all).trimmed();
+            }
+            problem = Error::make(
+                Error::Kind::Invalid, QStringLiteral("host %1").arg(host),
+                QStringLiteral("%1 on host %2 exited with code %3 within %4 s of its start%5")
+                    .arg(k.hostname, host)
+                    .arg(info->state.exitCode)
+                    .arg(double(m_settle.count()) / 1000.0)
+                    .arg(lines.isEmpty() ? QString()
+                                         : QStringLiteral("; its last lines:\n") + lines));
+        }
+        std::lock_guard lock(mutex);
+        if (!failure) {
+            failure = problem;
+            failedHostname = k.hostname;
+        }
+    });
+    if (failure) {
+        run.failWith(*failure, failedHostname);
+        return fail(*failure);
+    }
     return {};
 }
 

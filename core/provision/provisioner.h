@@ -56,6 +56,11 @@ public:
     void setPerHostConcurrency(int limit) { m_perHostLimit = limit; }
     int perHostConcurrency() const { return m_perHostLimit; }
     void setCallTimeout(std::chrono::milliseconds timeout) { m_callTimeout = timeout; }
+    // A session is RUNNING once every kernel has stayed up this long after the last start (a
+    // bootstrap that fails in its first second fails the launch, with its exit code and last
+    // lines). 0 turns the check off.
+    void setSettlePeriod(std::chrono::milliseconds period) { m_settle = period; }
+    std::chrono::milliseconds settlePeriod() const { return m_settle; }
     void setProgressCallback(ProgressCallback callback) { m_progress = std::move(callback); }
     void setActor(const QString &actor) { m_actor = actor; }
 
@@ -98,6 +103,7 @@ private:
     Result<SessionRecord> doProvision(Run &run);
     Result<void> prepareHosts(Run &run);
     Result<void> createKernel(Run &run, const KernelSpec &kernel);
+    Result<void> settle(Run &run);
     void setKernelStatus(Run &run, const QString &hostname, KernelStatus status,
                          const QString &reason = {});
     void setSessionStatus(Run &run, SessionStatus status, const QString &reason = {});
@@ -108,6 +114,7 @@ private:
     HostRegistry *m_registry;
     int m_perHostLimit = 8;
     std::chrono::milliseconds m_callTimeout{60000};
+    std::chrono::milliseconds m_settle{2000};
     ProgressCallback m_progress;
     QString m_actor;
 };

@@ -8,7 +8,6 @@
 #include "provisioner.h"
 #include "provisionlabels.h"
 #include "store/statestore.h"
-#include "template/templatevalues.h"
 
 #include <QDateTime>
 
@@ -407,103 +406,6 @@ Result<void> SessionController::logs(const QString &sessionId, const QString &ho
     if (firstError)
         return fail(*firstError);
     return {};
-}
-
-Result<std::optional<SessionController::PolicyDecision>>
-SessionController::handleKernelExit(const Docker::DockerEvent &event, const QString &host)
-{
-    using Decision = std::optional<PolicyDecision>;
-    if (event.type != QLatin1String("container") || event.action != QLatin1String("die"))
-        return Decision{};
-    const QString sessionId = event.attributes.value(ProvisionLabels::session());
-    const QString hostname = event.attributes.value(ProvisionLabels::hostname());
-    if (sessionId.isEmpty() || hostname.isEmpty())
-        return Decision{};
-    auto session = m_store->session(sessionId);
-    if (!session)
-        return Decision{}; // not a session of this store
-    if (session->desired != DesiredState::Running || isFinal(session->status))
-        return Decision{};
-
-    // An exit is expected while we restart or terminate; the lock tells, and so does the
-    // container running again by the time we look.
-    auto lock = m_store->lockSession(sessionId, 2s);
-    if (!lock)
-        return Decision{};
-    session = m_store->session(sessionId);
-    auto kernels = m_store->kernels(sessionId);
-    if (!session || !kernels)
-        return Decision{};
-    if (session->desired != DesiredState::Running || isFinal(session->status) ||
-        session->status == SessionStatus::Provisioning)
-        return Decision{};
-    const KernelRecord *kernel = nullptr;
-    for (const KernelRecord &k : std::as_const(*kernels)) {
-        if (k.hostname == hostname)
-            kernel = &k;
-    }
-    if (!kernel || kernel->status != KernelStatus::Running || kernel->host != host ||
-        (!kernel->containerId.isEmpty() && kernel->containerId != event.actorId))
-        return Decision{};
-    auto client = m_registry->client(host);
-    if (client) {
-        Docker::CallOptions call;
-        call.timeout = 10s;
-        auto info = (*client)->inspectContainer(event.actorId, call);
-        if (info && info->state.running)
-            return Decision{}; // restarted meanwhile (by us or someone else)
-    }
-
-    const QString exitCode = event.attributes.value(QStringLiteral("exitCode"));
-    auto spec = Provisioner::specOf(*session);
-    const FailurePolicy policy = spec ? spec->plan.failurePolicy : FailurePolicy{};
-    PolicyDecision d;
-    d.sessionId = sessionId;
-    d.hostname = hostname;
-    d.action = TemplateValues::failureActionName(policy.action);
-    const QString what =
-        QStringLiteral("%1 exited unexpectedly (code %2) on host %3").arg(hostname, exitCode, host);
-
-    switch (policy.action) {
-    case FailurePolicy::Action::Ignore: {
-        m_store->updateKernelStatus(sessionId, kernel->id, KernelStatus::Error, what);
-        Q_EMIT kernelStatusChanged(sessionId, kernel->id, hostname, toString(KernelStatus::Error));
-        d.detail = what + QStringLiteral(": ignore, session degraded");
-        logEvent(sessionId, kernel->id, QStringLiteral("policy"), d.detail);
-        SessionRecord s = *session;
-        s.lastError = what;
-        setSessionStatus(s, SessionStatus::Degraded, what);
-        break;
-    }
-    case FailurePolicy::Action::RestartSession:
-        if (session->restartCount < policy.maxRestarts) {
-            SessionRecord s = *session;
-            s.restartCount += 1;
-            m_store->updateSession(s);
-            d.detail = what + QStringLiteral(": restart-session (%1 of %2)")
-                                  .arg(s.restartCount)
-                                  .arg(policy.maxRestarts);
-            logEvent(sessionId, kernel->id, QStringLiteral("policy"), d.detail);
-            if (auto ok = restartLocked(sessionId, d.detail); !ok) {
-                d.detail += QStringLiteral("; restart failed: ") + ok.error().toString();
-                logEvent(sessionId, {}, QStringLiteral("policy"), d.detail);
-            }
-            break;
-        }
-        d.action = QStringLiteral("terminate-session");
-        d.detail = what + QStringLiteral(": restart limit (%1) reached, terminate-session")
-                              .arg(policy.maxRestarts);
-        logEvent(sessionId, kernel->id, QStringLiteral("policy"), d.detail);
-        terminateLocked(sessionId, d.detail);
-        break;
-    case FailurePolicy::Action::TerminateSession:
-        d.detail = what + QStringLiteral(": terminate-session");
-        logEvent(sessionId, kernel->id, QStringLiteral("policy"), d.detail);
-        terminateLocked(sessionId, d.detail);
-        break;
-    }
-    Q_EMIT policyApplied(sessionId, d.action, d.detail);
-    return Decision{d};
 }
 
 void SessionController::setSessionStatus(SessionRecord &session, SessionStatus status,

@@ -18,20 +18,14 @@ class StateStore;
 
 // Whole-session operations of DESIGN.md: restart and terminate act on every kernel of a session
 // concurrently and return when all are done (asking for one kernel acts on the whole session);
-// logs of one or all kernels; and the failure policy applied when a kernel exits unexpectedly.
+// logs of one or all kernels. (What happens when a kernel exits on its own is the controller's:
+// core/control.)
 // Blocking: call from a worker thread (or the CLI's main thread).
 class SessionController : public QObject
 {
     Q_OBJECT
 
 public:
-    struct PolicyDecision
-    {
-        QString sessionId;
-        QString hostname;
-        QString action; // "terminate-session", "restart-session", "ignore"
-        QString detail;
-    };
     // hostname, one line of output without its newline, from stderr?
     using LogSink = std::function<void(const QString &hostname, const QByteArray &line, bool err)>;
 
@@ -49,22 +43,17 @@ public:
 
     Result<SessionRecord> restart(const QString &sessionId, const QString &reason = {});
     Result<SessionRecord> terminate(const QString &sessionId, const QString &reason = {});
+    // The same, for a caller that holds the session's lock already (the controller's policies).
+    Result<SessionRecord> restartLocked(const QString &sessionId, const QString &reason);
+    Result<SessionRecord> terminateLocked(const QString &sessionId, const QString &reason);
     Result<void> logs(const QString &sessionId, const QString &hostname, bool follow,
                       const LogSink &sink, const Http::CancelToken &cancel = {});
-
-    // A `die` event of a container carrying io.clusterdeck.session, seen on `host`. Applies the
-    // session's failure policy if the exit was not expected; returns what was decided.
-    Result<std::optional<PolicyDecision>> handleKernelExit(const Docker::DockerEvent &event,
-                                                           const QString &host);
 
 Q_SIGNALS:
     void kernelStatusChanged(const QString &sessionId, const QString &kernelId,
                              const QString &hostname, const QString &status);
-    void policyApplied(const QString &sessionId, const QString &action, const QString &detail);
 
 private:
-    Result<SessionRecord> restartLocked(const QString &sessionId, const QString &reason);
-    Result<SessionRecord> terminateLocked(const QString &sessionId, const QString &reason);
     void setSessionStatus(SessionRecord &session, SessionStatus status, const QString &reason);
     void logEvent(const QString &sessionId, const QString &kernelId, const QString &action,
                   const QString &detail);

@@ -8,7 +8,6 @@
 #include "host/hostregistry.h"
 #include "labaddress.h"
 #include "provision/provisioner.h"
-#include "provision/reconciler.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
 #include "template/templateloader.h"
@@ -752,18 +751,20 @@ void TestProvisioner::failurePolicy()
             victim = k.value(QStringLiteral("container_name")).toString();
         }
     }
-    QProcess watch;
-    watch.start(QStringLiteral(CLUSTERDECKCTL),
-                {QStringLiteral("--store"), m_storeUrl, QStringLiteral("watch")});
-    QVERIFY(watch.waitForStarted());
-    QByteArray watchOut;
+    // The policies have one owner: a controller, which must lead before the kill.
+    QProcess controller;
+    controller.start(QStringLiteral(CLUSTERDECKCTL),
+                     {QStringLiteral("--store"), m_storeUrl, QStringLiteral("controller"),
+                      QStringLiteral("--lease-ttl"), QStringLiteral("3")});
+    QVERIFY(controller.waitForStarted());
+    QByteArray controllerErr;
     QElapsedTimer waited;
     waited.start();
-    while (!watchOut.contains("watching") && waited.elapsed() < 30000) {
-        watch.waitForReadyRead(500);
-        watchOut += watch.readAllStandardOutput();
+    while (!controllerErr.contains(" leads") && waited.elapsed() < 30000) {
+        controller.waitForReadyRead(500);
+        controllerErr += controller.readAllStandardError();
     }
-    QVERIFY2(watchOut.contains("watching"), watch.readAllStandardError().constData());
+    QVERIFY2(controllerErr.contains(" leads"), controllerErr.constData());
     QThread::msleep(500);
     // The worker's main process dies (SIGKILL from the host: PID 1 ignores it from inside).
     QCOMPARE(docker(victimHost, {QStringLiteral("kill"), victim}).exitCode, 0);
@@ -819,8 +820,8 @@ void TestProvisioner::failurePolicy()
             QJsonDocument::fromJson(shown.out).object().value(QStringLiteral("status")).toString(),
             QStringLiteral("TERMINATED"));
     }
-    ::kill(pid_t(watch.processId()), SIGINT);
-    QVERIFY(watch.waitForFinished(10000));
+    ::kill(pid_t(controller.processId()), SIGTERM);
+    QVERIFY(controller.waitForFinished(15000));
     bool logged = false;
     auto events = m_store->events(0, 10000);
     QVERIFY(events);

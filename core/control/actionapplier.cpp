@@ -1,0 +1,646 @@
+#include "actionapplier.h"
+
+#include "common/logging.h"
+#include "docker/dockerclient.h"
+#include "host/hostregistry.h"
+#include "provision/concurrent.h"
+#include "provision/eventlog.h"
+#include "provision/provisioner.h"
+#include "provision/provisionlabels.h"
+#include "provision/sessioncontroller.h"
+#include "store/statestore.h"
+
+#include <QDateTime>
+#include <QSet>
+
+#include <mutex>
+#include <thread>
+
+namespace ClusterDeck {
+
+using namespace std::chrono_literals;
+using Kind = ReconcileAction::Kind;
+
+namespace {
+
+bool isGone(const Error &e)
+{
+    return e.kind == Error::Kind::NotFound || e.httpStatus == 404;
+}
+
+// Does a fresh plan still call for `a`? Same kind on the same object.
+bool stillPlanned(const ReconcileAction &a, const ReconcilePlan &fresh, ReconcileAction *match)
+{
+    for (const ReconcileAction &f : fresh.actions) {
+        if (f.kind != a.kind || f.sessionId != a.sessionId || f.kernelId != a.kernelId)
+            continue;
+        const bool byObject = a.kind == Kind::RemoveOrphanContainer ||
+                              a.kind == Kind::RemoveOrphanNetwork ||
+                              a.kind == Kind::RemoveStrayContainer;
+        if (byObject && (f.objectId != a.objectId || f.host != a.host))
+            continue;
+        *match = f;
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
+ActionApplier::ActionApplier(StateStore *store, HostRegistry *registry, QString storeId,
+                             QString actor)
+    : m_store(store)
+    , m_registry(registry)
+    , m_storeId(std::move(storeId))
+    , m_actor(std::move(actor))
+{}
+
+void ActionApplier::logEvent(const QString &sessionId, const QString &kernelId,
+                             const QString &action, const QString &detail) const
+{
+    logLifecycleEvent(m_store, m_actor, sessionId, kernelId, action, detail);
+}
+
+bool ActionApplier::mayAct(QString *why) const
+{
+    if (m_cancel.isCancelled() || (m_stillLeading && !m_stillLeading())) {
+        *why = QStringLiteral("not done: this controller is no longer the leader");
+        return false;
+    }
+    return true;
+}
+
+Result<Observed> ActionApplier::observe(const QList<HostRecord> &hosts,
+                                        std::chrono::milliseconds timeout) const
+{
+    Observed o;
+    o.listedAt = QDateTime::currentDateTimeUtc();
+    const QString label = ProvisionLabels::session();
+    QList<HostListing> listings(hosts.size());
+    Concurrent::forEach(int(hosts.size()), [&](int i) {
+        HostListing &l = listings[i];
+        auto client = m_registry->client(hosts.at(i));
+        if (!client) {
+            l.error = client.error().message;
+            return;
+        }
+        Docker::CallOptions call;
+        call.timeout = timeout;
+        call.cancel = m_cancel;
+        Docker::ContainerListOptions list;
+        list.all = true;
+        list.labels = {label};
+        auto containers = (*client)->listContainers(list, call);
+        if (!containers) {
+            l.error = containers.error().message;
+            return;
+        }
+        auto networks = (*client)->listNetworks({label}, call);
+        if (!networks) {
+            l.error = networks.error().message;
+            return;
+        }
+        l.reachable = true;
+        l.containers = *containers;
+        l.networks = *networks;
+    });
+    for (qsizetype i = 0; i < hosts.size(); ++i)
+        o.hosts.insert(hosts.at(i).name, listings.at(i));
+    // The store after the hosts (see Observed).
+    auto sessions = m_store->sessions();
+    if (!sessions)
+        return fail(sessions.error());
+    auto kernels = m_store->allKernels();
+    if (!kernels)
+        return fail(kernels.error());
+    o.sessions = *sessions;
+    for (const KernelRecord &k : std::as_const(*kernels))
+        o.kernels[k.sessionId].append(k);
+    o.now = QDateTime::currentDateTimeUtc();
+    return o;
+}
+
+Observed ActionApplier::observeSession(const QString &sessionId,
+                                       const QList<HostRecord> &hosts) const
+{
+    Observed o;
+    o.listedAt = QDateTime::currentDateTimeUtc();
+    const QString label = ProvisionLabels::session() + QLatin1Char('=') + sessionId;
+    QList<HostListing> listings(hosts.size());
+    Concurrent::forEach(int(hosts.size()), [&](int i) {
+        HostListing &l = listings[i];
+        auto client = m_registry->client(hosts.at(i));
+        if (!client) {
+            l.error = client.error().message;
+            return;
+        }
+        Docker::CallOptions call;
+        call.timeout = 10s;
+        call.cancel = m_cancel;
+        Docker::ContainerListOptions list;
+        list.all = true;
+        list.labels = {label};
+        auto containers = (*client)->listContainers(list, call);
+        auto networks = containers ? (*client)->listNetworks({label}, call)
+                                   : Result<QList<Docker::NetworkInfo>>(fail(containers.error()));
+        if (!containers || !networks) {
+            l.error = (!containers ? containers.error() : networks.error()).message;
+            return;
+        }
+        l.reachable = true;
+        l.containers = *containers;
+        l.networks = *networks;
+    });
+    for (qsizetype i = 0; i < hosts.size(); ++i)
+        o.hosts.insert(hosts.at(i).name, listings.at(i));
+    if (auto s = m_store->session(sessionId); s) {
+        o.sessions = {*s};
+        if (auto k = m_store->kernels(sessionId); k)
+            o.kernels.insert(sessionId, *k);
+    }
+    o.now = QDateTime::currentDateTimeUtc();
+    return o;
+}
+
+ReconcileReport ActionApplier::apply(const ReconcilePlan &plan, const QList<HostRecord> &hosts)
+{
+    ReconcileReport report;
+    report.notes = plan.notes;
+    // Keep the plan's order, grouped by session.
+    QStringList order;
+    QHash<QString, QList<ReconcileAction>> bySession;
+    for (const ReconcileAction &a : plan.actions) {
+        if (!bySession.contains(a.sessionId))
+            order.append(a.sessionId);
+        bySession[a.sessionId].append(a);
+    }
+    for (const QString &sid : std::as_const(order)) {
+        const QList<ReconcileAction> actions = bySession.value(sid);
+        auto skipAll = [&](const QString &why) {
+            for (const ReconcileAction &a : actions)
+                report.applied.append({a, false, why});
+        };
+        QString why;
+        if (!mayAct(&why)) {
+            skipAll(why);
+            continue;
+        }
+        auto lock = m_store->lockSession(sid, 200ms);
+        if (!lock) {
+            skipAll(QStringLiteral("busy: ") + lock.error().message);
+            continue;
+        }
+        const Observed fresh = observeSession(sid, hosts);
+        const ReconcilePlan again = planReconcile(fresh, m_storeId, m_grace);
+        for (const ReconcileAction &a : actions) {
+            ReconcileAction current;
+            if (!stillPlanned(a, again, &current)) {
+                report.applied.append({a, false, QStringLiteral("no longer needed")});
+                continue;
+            }
+            if (!mayAct(&why)) {
+                report.applied.append({a, false, why});
+                continue;
+            }
+            const Outcome out = execute(current, fresh);
+            qCInfo(lcControl).noquote()
+                << ReconcileAction::name(a.kind) << a.objectName << ":" << out.text;
+            report.applied.append({current, out.done, out.text});
+            if (!out.done)
+                report.warnings.append(
+                    QStringLiteral("%1 %2: %3")
+                        .arg(ReconcileAction::name(a.kind), a.objectName, out.text));
+        }
+    }
+    return report;
+}
+
+ActionApplier::Outcome ActionApplier::execute(const ReconcileAction &a, const Observed &fresh)
+{
+    switch (a.kind) {
+    case Kind::RemoveOrphanContainer:
+        return removeContainer(a, false);
+    case Kind::RemoveStrayContainer:
+        return removeContainer(a, true);
+    case Kind::RemoveOrphanNetwork:
+        return removeNetwork(a);
+    case Kind::RemoveSessionObjects:
+        return removeSessionObjects(a, fresh);
+    case Kind::MarkTerminated: {
+        const QList<KernelRecord> kernels = fresh.kernels.value(a.sessionId);
+        QList<KernelRef> refs;
+        for (const KernelRecord &k : kernels)
+            refs.append({k.sessionId, k.id});
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        auto marked = m_store->modifyKernels(refs, [&](KernelRecord &k) {
+            if (isFinal(k.status))
+                return false;
+            k.status = KernelStatus::Terminated;
+            k.history.append({toString(k.status), now, a.why});
+            k.updatedAt = now;
+            return true;
+        });
+        if (!marked)
+            return {false, marked.error().toString()};
+        const Outcome out = markSession(a.sessionId, SessionStatus::Terminated, a.why);
+        if (out.done)
+            logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
+                     QStringLiteral("terminated: ") + a.why);
+        return out;
+    }
+    case Kind::MarkTerminating:
+        return markSession(a.sessionId, SessionStatus::Terminating, a.why);
+    case Kind::MarkUnknown:
+        return markKernel(a.sessionId, a.kernelId, KernelStatus::Unknown, a.why);
+    case Kind::MarkRecovered:
+        return markKernel(a.sessionId, a.kernelId, KernelStatus::Running, a.why);
+    case Kind::KernelExited:
+    case Kind::KernelVanished: {
+        const SessionRecord s = fresh.sessions.value(0);
+        KernelExit exit;
+        exit.kernelId = a.kernelId;
+        exit.containerId = a.objectId;
+        exit.exitCode = a.exitCode;
+        exit.vanished = a.kind == Kind::KernelVanished;
+        exit.host = a.host;
+        auto decided = decideAndAct(s, fresh.kernels.value(a.sessionId), exit);
+        if (!decided)
+            return {false, decided.error().toString()};
+        return {true,
+                ExitDecision::name(decided->outcome) + QStringLiteral(": ") + decided->reason};
+    }
+    case Kind::CompleteSession:
+        return completeSession(a);
+    }
+    return {false, QStringLiteral("unknown action")};
+}
+
+ActionApplier::Outcome ActionApplier::removeContainer(const ReconcileAction &a, bool checkKernel)
+{
+    auto client = m_registry->client(a.host);
+    if (!client)
+        return {false, client.error().toString()};
+    Docker::CallOptions call;
+    call.timeout = 30s;
+    call.cancel = m_cancel;
+    // By id, and only after the labels say it is this store's object of this session.
+    auto info = (*client)->inspectContainer(a.objectId, call);
+    if (!info)
+        return isGone(info.error()) ? Outcome{true, QStringLiteral("already gone")}
+                                    : Outcome{false, info.error().toString()};
+    if (info->labels.value(ProvisionLabels::store()) != m_storeId ||
+        info->labels.value(ProvisionLabels::session()) != a.sessionId ||
+        (checkKernel && info->labels.value(ProvisionLabels::kernel()) != a.kernelId))
+        return {false, QStringLiteral("left alone: its labels changed")};
+    Docker::RemoveContainerOptions rm;
+    rm.force = true;
+    auto removed = (*client)->removeContainer(info->id, rm, call);
+    if (!removed && !isGone(removed.error()))
+        return {false, removed.error().toString()};
+    logEvent(
+        a.sessionId, a.kernelId, QStringLiteral("reconcile"),
+        QStringLiteral("removed container %1 on host %2: %3").arg(a.objectName, a.host, a.why));
+    return {true, QStringLiteral("removed")};
+}
+
+ActionApplier::Outcome ActionApplier::removeNetwork(const ReconcileAction &a)
+{
+    auto client = m_registry->client(a.host);
+    if (!client)
+        return {false, client.error().toString()};
+    Docker::CallOptions call;
+    call.timeout = 30s;
+    call.cancel = m_cancel;
+    auto info = (*client)->inspectNetwork(a.objectId, call);
+    if (!info)
+        return isGone(info.error()) ? Outcome{true, QStringLiteral("already gone")}
+                                    : Outcome{false, info.error().toString()};
+    if (info->labels.value(ProvisionLabels::store()) != m_storeId ||
+        info->labels.value(ProvisionLabels::session()) != a.sessionId)
+        return {false, QStringLiteral("left alone: its labels changed")};
+    auto removed = (*client)->removeNetwork(info->id, call);
+    if (!removed && !isGone(removed.error()))
+        return {false, removed.error().toString()};
+    logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
+             QStringLiteral("removed network %1 on host %2: %3").arg(a.objectName, a.host, a.why));
+    return {true, QStringLiteral("removed")};
+}
+
+ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction &a,
+                                                           const Observed &fresh)
+{
+    std::mutex mutex;
+    QStringList failures;
+    int removed = 0;
+    const QStringList hosts = fresh.hosts.keys();
+    Concurrent::forEach(int(hosts.size()), [&](int i) {
+        const QString host = hosts.at(i);
+        const HostListing listing = fresh.hosts.value(host);
+        if (!listing.reachable)
+            return;
+        auto client = m_registry->client(host);
+        if (!client) {
+            std::lock_guard lock(mutex);
+            failures.append(client.error().toString());
+            return;
+        }
+        Docker::CallOptions call;
+        call.timeout = 30s;
+        call.cancel = m_cancel;
+        for (const Docker::ContainerSummary &c : listing.containers) {
+            if (c.labels.value(ProvisionLabels::session()) != a.sessionId ||
+                c.labels.value(ProvisionLabels::store()) != m_storeId)
+                continue;
+            Docker::RemoveContainerOptions rm;
+            rm.force = true;
+            auto ok = (*client)->removeContainer(c.id, rm, call);
+            std::lock_guard lock(mutex);
+            if (ok || isGone(ok.error()))
+                ++removed;
+            else
+                failures.append(
+                    ok.error().withContext(QStringLiteral("host %1").arg(host)).toString());
+        }
+        for (const Docker::NetworkInfo &n : listing.networks) {
+            if (n.labels.value(ProvisionLabels::session()) != a.sessionId ||
+                n.labels.value(ProvisionLabels::store()) != m_storeId)
+                continue;
+            // An overlay keeps its endpoints for a moment after the last container left.
+            Result<void> ok;
+            for (int attempt = 0; attempt < 8; ++attempt) {
+                ok = (*client)->removeNetwork(n.id, call);
+                if (ok || isGone(ok.error()) || m_cancel.isCancelled())
+                    break;
+                std::this_thread::sleep_for(250ms);
+            }
+            std::lock_guard lock(mutex);
+            if (ok || isGone(ok.error()))
+                ++removed;
+            else
+                failures.append(
+                    ok.error().withContext(QStringLiteral("host %1").arg(host)).toString());
+        }
+    });
+    logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
+             QStringLiteral("removed %1 object(s): %2%3")
+                 .arg(removed)
+                 .arg(a.why, failures.isEmpty() ? QString()
+                                                : QStringLiteral("; failed: ") +
+                                                      failures.join(QStringLiteral("; "))));
+    if (!failures.isEmpty())
+        return {false, failures.join(QStringLiteral("; "))};
+    return {true, QStringLiteral("removed %1 object(s)").arg(removed)};
+}
+
+ActionApplier::Outcome ActionApplier::markSession(const QString &sessionId, SessionStatus status,
+                                                  const QString &why)
+{
+    auto session = m_store->session(sessionId);
+    if (!session)
+        return {false, session.error().toString()};
+    SessionRecord s = *session;
+    if (s.status == status)
+        return {true, QStringLiteral("already %1").arg(toString(status))};
+    s.status = status;
+    s.updatedAt = QDateTime::currentDateTimeUtc();
+    s.history.append({toString(status), s.updatedAt, why});
+    if (auto ok = m_store->updateSession(s); !ok)
+        return {false, ok.error().toString()};
+    return {true, toString(status)};
+}
+
+ActionApplier::Outcome ActionApplier::markKernel(const QString &sessionId, const QString &kernelId,
+                                                 KernelStatus status, const QString &why)
+{
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    auto changed = m_store->modifyKernels({{sessionId, kernelId}}, [&](KernelRecord &k) {
+        if (k.status == status)
+            return false;
+        k.status = status;
+        k.history.append({toString(status), now, why});
+        k.updatedAt = now;
+        return true;
+    });
+    if (!changed)
+        return {false, changed.error().toString()};
+    if (!changed->isEmpty())
+        logEvent(sessionId, kernelId, QStringLiteral("kernel-status"),
+                 QStringLiteral("%1: %2").arg(toString(status), why));
+    return {true, toString(status)};
+}
+
+ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
+{
+    auto session = m_store->session(a.sessionId);
+    if (!session)
+        return {false, session.error().toString()};
+    auto spec = Provisioner::specOf(*session);
+    if (!spec)
+        return {false, spec.error().toString()};
+    Provisioner provisioner(m_store, m_registry);
+    provisioner.setActor(m_actor);
+    auto done = provisioner.provision(*spec, m_cancel);
+    if (!done) {
+        logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
+                 QStringLiteral("could not complete (rolled back): ") + done.error().toString());
+        return {false, QStringLiteral("rolled back: ") + done.error().toString()};
+    }
+    logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
+             QStringLiteral("completed the interrupted %1").arg(a.why));
+    return {true, QStringLiteral("all %1 kernels running").arg(spec->plan.kernels.size())};
+}
+
+QString ActionApplier::lastLines(const QString &host, const QString &containerId) const
+{
+    if (containerId.isEmpty())
+        return {};
+    auto client = m_registry->client(host);
+    if (!client)
+        return {};
+    Docker::LogOptions options;
+    options.tail = QStringLiteral("10");
+    Docker::CallOptions call;
+    call.timeout = 3s;
+    auto logs = (*client)->containerLogs(containerId, options, call);
+    if (!logs)
+        return {};
+    QByteArray all;
+    for (const Docker::LogFrame &f : std::as_const(logs->frames))
+        all += f.data;
+    QStringList lines = QString::fromUtf8(all).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    while (lines.size() > 10)
+        lines.removeFirst();
+    return lines.join(QStringLiteral(" | "));
+}
+
+Result<std::optional<ExitDecision>> ActionApplier::handleExit(const QString &sessionId,
+                                                              const KernelExit &exit)
+{
+    using Decision = std::optional<ExitDecision>;
+    // A command holding the lock is restarting or terminating the session: its exits are
+    // expected, and a real failure is found by the next pass anyway.
+    auto lock = m_store->lockSession(sessionId, 2s);
+    if (!lock)
+        return Decision{};
+    auto session = m_store->session(sessionId);
+    if (!session)
+        return isGone(session.error()) ? Result<Decision>(Decision{})
+                                       : Result<Decision>(fail(session.error()));
+    auto kernels = m_store->kernels(sessionId);
+    if (!kernels)
+        return fail(kernels.error());
+    KernelExit checked = exit;
+    // Running again by now (restarted by someone)? Then there is nothing to decide.
+    if (!exit.containerId.isEmpty()) {
+        if (auto client = m_registry->client(exit.host); client) {
+            Docker::CallOptions call;
+            call.timeout = 10s;
+            auto info = (*client)->inspectContainer(exit.containerId, call);
+            if (info && info->state.running)
+                return Decision{};
+            if (info && !checked.exitCode)
+                checked.exitCode = info->state.exitCode;
+            if (!info && isGone(info.error()) && !checked.exitCode)
+                checked.vanished = true;
+        }
+    }
+    auto decided = decideAndAct(*session, *kernels, checked);
+    if (!decided)
+        return fail(decided.error());
+    if (decided->outcome == ExitDecision::Outcome::Expected)
+        return Decision{};
+    return Decision{*decided};
+}
+
+Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
+                                                 const QList<KernelRecord> &kernels,
+                                                 const KernelExit &exit)
+{
+    using Outcome = ExitDecision::Outcome;
+    const SessionPolicies policies = SessionPolicies::of(session);
+    ExitDecision d = decideExit(session, kernels, policies, exit);
+    if (d.outcome == Outcome::Expected)
+        return d;
+    const QString lines = exit.vanished ? QString() : lastLines(exit.host, exit.containerId);
+    const QString detail =
+        lines.isEmpty() ? d.reason : d.reason + QStringLiteral("; last lines: ") + lines;
+    const bool succeeded =
+        d.outcome == Outcome::KernelSucceeded || d.outcome == Outcome::SessionCompleted;
+
+    // The kernel's new status first: a fenced write, so a deposed leader stops right here.
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    auto marked = m_store->modifyKernels({{session.id, exit.kernelId}}, [&](KernelRecord &k) {
+        k.status = succeeded ? KernelStatus::Terminated : KernelStatus::Error;
+        k.history.append({toString(k.status), now, exit.describe(k.hostname)});
+        k.updatedAt = now;
+        if (exit.exitCode)
+            k.observed.exitCode = exit.exitCode;
+        return true;
+    });
+    if (!marked)
+        return fail(marked.error());
+    logEvent(session.id, exit.kernelId, QStringLiteral("kernel-exit"), detail);
+    QString why;
+    if (!mayAct(&why))
+        return fail(Error::Kind::Cancelled, QString(), why);
+
+    SessionController sessions(m_store, m_registry);
+    sessions.setActor(m_actor);
+    sessions.setStopTimeout(m_stopTimeout);
+    switch (d.outcome) {
+    case Outcome::Expected:
+    case Outcome::KernelSucceeded:
+        break;
+    case Outcome::SessionCompleted: {
+        // Stop (not remove) the others: their logs stay until ttlAfterFinished or `rm`.
+        QList<KernelRecord> others;
+        for (const KernelRecord &k : kernels) {
+            if (k.id != exit.kernelId && !isFinal(k.status))
+                others.append(k);
+        }
+        Concurrent::forEach(int(others.size()), [&](int i) {
+            const KernelRecord &k = others.at(i);
+            auto client = m_registry->client(k.host);
+            if (!client || k.containerId.isEmpty())
+                return;
+            Docker::CallOptions call;
+            call.timeout = std::chrono::seconds(m_stopTimeout + 30);
+            if (auto ok = (*client)->stopContainer(k.containerId, m_stopTimeout, call);
+                !ok && !isGone(ok.error()))
+                qCWarning(lcControl) << "stopping" << k.hostname << ":" << ok.error().toString();
+        });
+        QList<KernelRef> refs;
+        for (const KernelRecord &k : std::as_const(others))
+            refs.append({k.sessionId, k.id});
+        auto stopped = m_store->modifyKernels(refs, [&](KernelRecord &k) {
+            if (isFinal(k.status))
+                return false;
+            k.status = KernelStatus::Terminated;
+            k.history.append({toString(k.status), now, QStringLiteral("the session completed")});
+            k.updatedAt = now;
+            return true;
+        });
+        if (!stopped)
+            return fail(stopped.error());
+        auto fresh = m_store->session(session.id);
+        if (!fresh)
+            return fail(fresh.error());
+        SessionRecord s = *fresh;
+        s.status = SessionStatus::Completed;
+        s.finishedAt = QDateTime::currentDateTimeUtc();
+        s.updatedAt = s.finishedAt;
+        s.history.append({toString(s.status), s.finishedAt, d.reason});
+        if (auto ok = m_store->updateSession(s); !ok)
+            return fail(ok.error());
+        logEvent(session.id, {}, QStringLiteral("completed"), d.reason);
+        break;
+    }
+    case Outcome::Ignore: {
+        auto fresh = m_store->session(session.id);
+        if (!fresh)
+            return fail(fresh.error());
+        SessionRecord s = *fresh;
+        s.status = SessionStatus::Degraded;
+        s.lastError = detail;
+        s.updatedAt = QDateTime::currentDateTimeUtc();
+        s.history.append({toString(s.status), s.updatedAt, detail});
+        if (auto ok = m_store->updateSession(s); !ok)
+            return fail(ok.error());
+        logEvent(session.id, exit.kernelId, QStringLiteral("policy"), d.reason);
+        break;
+    }
+    case Outcome::RestartSession: {
+        auto fresh = m_store->session(session.id);
+        if (!fresh)
+            return fail(fresh.error());
+        SessionRecord s = *fresh;
+        s.restartCount += 1;
+        s.lastError = detail;
+        if (auto ok = m_store->updateSession(s); !ok)
+            return fail(ok.error());
+        logEvent(session.id, exit.kernelId, QStringLiteral("policy"), d.reason);
+        if (auto ok = sessions.restartLocked(session.id, d.reason); !ok) {
+            d.reason += QStringLiteral("; the restart failed: ") + ok.error().toString();
+            logEvent(session.id, {}, QStringLiteral("policy"), d.reason);
+        }
+        break;
+    }
+    case Outcome::TerminateSession: {
+        logEvent(session.id, exit.kernelId, QStringLiteral("policy"), d.reason);
+        if (auto fresh = m_store->session(session.id); fresh) {
+            SessionRecord s = *fresh;
+            s.lastError = detail;
+            if (auto ok = m_store->updateSession(s); !ok)
+                return fail(ok.error());
+        }
+        if (auto ok = sessions.terminateLocked(session.id, detail); !ok) {
+            d.reason += QStringLiteral("; the terminate is incomplete: ") + ok.error().toString();
+            logEvent(session.id, {}, QStringLiteral("policy"), d.reason);
+        }
+        break;
+    }
+    }
+    return d;
+}
+
+} // namespace ClusterDeck

@@ -1,0 +1,82 @@
+#pragma once
+
+#include "common/error.h"
+#include "exitpolicy.h"
+#include "http/httptypes.h"
+#include "reconcilereport.h"
+#include "store/records.h"
+
+#include <QString>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+
+namespace ClusterDeck {
+
+class HostRegistry;
+class StateStore;
+
+// The controller's hands: takes the snapshot a pass plans from, and carries out what the planner
+// and the exit policy decide — each under the session's lock, after looking at that session again
+// (so a command that finished meanwhile is never undone). Blocking; one thread at a time.
+class ActionApplier
+{
+public:
+    ActionApplier(StateStore *store, HostRegistry *registry, QString storeId, QString actor);
+
+    void setOrphanGrace(std::chrono::seconds grace) { m_grace = grace; }
+    void setStopTimeout(int seconds) { m_stopTimeout = seconds; }
+    // Before every side effect on a host: false stops the work (a deposed leader acts no more).
+    void setStillLeading(std::function<bool()> check) { m_stillLeading = std::move(check); }
+    void setCancel(const Http::CancelToken &cancel) { m_cancel = cancel; }
+
+    const QString &storeId() const { return m_storeId; }
+    std::chrono::seconds orphanGrace() const { return m_grace; }
+
+    // Host listings first (all hosts at once, bounded by `timeout` each), then the store.
+    Result<Observed> observe(const QList<HostRecord> &hosts,
+                             std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
+
+    // Session by session under its lock: plans the session again from a fresh look and carries
+    // out the actions that are still planned.
+    ReconcileReport apply(const ReconcilePlan &plan, const QList<HostRecord> &hosts);
+
+    // A kernel's container stopped (a Docker `die`/`destroy` event): under the session's lock,
+    // check again and apply the session's policies. Empty when there was nothing to decide.
+    Result<std::optional<ExitDecision>> handleExit(const QString &sessionId,
+                                                   const KernelExit &exit);
+
+private:
+    struct Outcome
+    {
+        bool done = false;
+        QString text;
+    };
+    Observed observeSession(const QString &sessionId, const QList<HostRecord> &hosts) const;
+    Outcome execute(const ReconcileAction &action, const Observed &fresh);
+    Result<ExitDecision> decideAndAct(const SessionRecord &session,
+                                      const QList<KernelRecord> &kernels, const KernelExit &exit);
+    Outcome removeContainer(const ReconcileAction &action, bool checkKernel);
+    Outcome removeNetwork(const ReconcileAction &action);
+    Outcome removeSessionObjects(const ReconcileAction &action, const Observed &fresh);
+    Outcome markSession(const QString &sessionId, SessionStatus status, const QString &why);
+    Outcome markKernel(const QString &sessionId, const QString &kernelId, KernelStatus status,
+                       const QString &why);
+    Outcome completeSession(const ReconcileAction &action);
+    QString lastLines(const QString &host, const QString &containerId) const;
+    bool mayAct(QString *why) const;
+    void logEvent(const QString &sessionId, const QString &kernelId, const QString &action,
+                  const QString &detail) const;
+
+    StateStore *m_store;
+    HostRegistry *m_registry;
+    const QString m_storeId;
+    const QString m_actor;
+    std::chrono::seconds m_grace{60};
+    int m_stopTimeout = 5;
+    std::function<bool()> m_stillLeading;
+    Http::CancelToken m_cancel;
+};
+
+} // namespace ClusterDeck

@@ -1,0 +1,122 @@
+#pragma once
+
+#include "common/error.h"
+#include "reconcilereport.h"
+#include "store/records.h"
+
+#include <QObject>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace ClusterDeck {
+
+class ActionApplier;
+class HostRegistry;
+class Leadership;
+class StateStore;
+struct KernelExit;
+
+namespace Docker {
+class DockerEventStream;
+struct DockerEvent;
+} // namespace Docker
+
+struct ControllerOptions
+{
+    std::chrono::seconds leaseTtl{10};               // a silent leader is replaced after this
+    std::chrono::milliseconds resyncInterval{30000}; // full passes besides the events
+    std::chrono::seconds orphanGrace{60};            // min. age of an orphan before removal
+    std::chrono::milliseconds campaignRetry{1000};
+    QString actor; // for the event log; default "controller@HOST (pid N)"
+};
+
+// The one actor per store that works when nobody runs a command (DESIGN.md, "The controller"):
+// elected through the store, fenced (every write it makes is conditioned on still leading),
+// it follows every host's Docker events, writes what it observes to the store, applies failure
+// and success policies, and reconciles the store's desired state with the hosts in full passes
+// (observe → pure plan → apply under the session lock) every resyncInterval, after an event gap,
+// and when someone asks (`clusterdeckctl reconcile`).
+//
+// `store` is the controller's own store object: while it leads, every write through it is fenced.
+// start() runs everything on background threads; signals come from them (connect queued).
+class Controller : public QObject
+{
+    Q_OBJECT
+
+public:
+    Controller(StateStore *store, HostRegistry *registry, ControllerOptions options = {},
+               QObject *parent = nullptr);
+    ~Controller() override;
+
+    const ControllerOptions &options() const { return m_options; }
+    LeaderRecord candidate() const { return m_candidate; }
+
+    // Campaigns in the background; leads while elected; campaigns again after losing.
+    void start();
+    // Resigns (the next candidate leads at once) and stops every thread.
+    void stop();
+    bool isLeading() const { return m_leading.load(); }
+    // Ask the running controller for a pass soon.
+    void requestPass();
+
+    // One pass now, on the calling thread, if this process can lead at once (CLI `reconcile`
+    // with no controller running); Conflict naming the leader otherwise. Resigns afterwards.
+    Result<ReconcileReport> runOnce();
+
+Q_SIGNALS:
+    void leadershipChanged(bool leading);
+    void passFinished(int changes, int warnings);
+    void policyApplied(const QString &sessionId, const QString &outcome, const QString &detail);
+
+private:
+    struct Intake
+    {
+        QString host;
+        std::shared_ptr<Docker::DockerEvent> event;
+    };
+    struct PendingExit
+    {
+        QString sessionId;
+        std::shared_ptr<KernelExit> exit;
+    };
+
+    void run();
+    void lead(Leadership &leadership);
+    ReconcileReport pass(Leadership &leadership);
+    void syncStreams(const QList<HostRecord> &hosts);
+    void stopStreams();
+    void intakeLoop();
+    void record(const QList<Intake> &batch);
+    void updateHealth(const Observed &observed);
+    void waitFor(std::chrono::milliseconds timeout);
+
+    StateStore *m_store;
+    HostRegistry *m_registry;
+    const ControllerOptions m_options;
+    LeaderRecord m_candidate;
+    std::unique_ptr<ActionApplier> m_applier;
+
+    std::thread m_thread;
+    std::thread m_intakeThread;
+    std::atomic_bool m_stopping{false};
+    std::atomic_bool m_leading{false};
+
+    std::mutex m_mutex; // guards everything below
+    std::condition_variable m_wake;
+    bool m_passRequested = false;
+    std::deque<PendingExit> m_exits;
+    std::deque<Intake> m_intake;
+    std::condition_variable m_intakeWake;
+    bool m_intakeRunning = false;
+    QHash<QString, std::shared_ptr<Docker::DockerEventStream>> m_streams; // host → stream
+    QMap<QString, HostHealth> m_health;
+    qint64 m_passes = 0;
+};
+
+} // namespace ClusterDeck
