@@ -2,6 +2,7 @@
 
 #include "clicontext.h"
 #include "common/version.h"
+#include "controllercommands.h"
 #include "hostcommands.h"
 #include "networkcommands.h"
 #include "sessioncommands.h"
@@ -34,8 +35,12 @@ Commands:
   restart SESSION [--kernel HOSTNAME] always the whole session
   rm SESSION [--kernel HOSTNAME]      terminate: always the whole session
   logs SESSION [--kernel HOSTNAME] [--follow]
-  reconcile [--json]
-  watch                               follow events, apply failure policies
+  reconcile [--json] [--timeout S]    one controller pass: here if no controller leads,
+                                      else by the leader (waits for its report)
+  controller [--resync S] [--lease-ttl S] [--grace S]
+                                      run the controller in the foreground (leader election;
+                                      SIGTERM resigns and exits)
+  watch                               follow the store's changes (statuses, events, leader)
 
 Options:
   --store URL     sqlite:///path/state.db or etcd://host:2379[,host2:2379]/prefix
@@ -64,6 +69,7 @@ const CommandEntry kCommands[] = {
     {"rm", rmCommand},
     {"logs", logsCommand},
     {"reconcile", reconcileCommand},
+    {"controller", controllerCommand},
     {"watch", watchCommand},
 };
 

@@ -8,7 +8,6 @@
 #include "host/hostregistry.h"
 #include "provision/provisioner.h"
 #include "provision/provisionlabels.h"
-#include "provision/reconciler.h"
 #include "provision/sessioncontroller.h"
 #include "provision/sessionjson.h"
 #include "store/statestore.h"
@@ -34,20 +33,6 @@ namespace ClusterDeck::Cli {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Mutating commands first repair what an earlier crash left behind.
-void reconcileFirst(Env &env, Context &context)
-{
-    Reconciler reconciler(env.store, env.registry.get());
-    reconciler.setActor(actor());
-    auto report = reconciler.reconcile();
-    if (!report) {
-        context.err() << "warning: reconcile: " << report.error().toString() << '\n';
-    } else if (!report->changes.isEmpty()) {
-        context.err() << "reconciled " << report->changes.size() << " change(s) first\n";
-    }
-    context.err().flush();
-}
 
 QString portsText(const KernelRecord &k)
 {
@@ -245,7 +230,6 @@ int launchCommand(Context &context, const QStringList &args)
     auto env = openEnv(context);
     if (!env)
         return context.fail(env.error());
-    reconcileFirst(*env, context);
 
     Provisioner provisioner(env->store, env->registry.get());
     provisioner.setActor(actor());
@@ -383,7 +367,6 @@ int restartCommand(Context &context, const QStringList &args)
     auto s = findWithKernel(env->store, a, QStringLiteral("restart"));
     if (!s)
         return context.fail(s.error());
-    reconcileFirst(*env, context);
     SessionController controller(env->store, env->registry.get());
     controller.setActor(actor());
     const QString kernel = a.values.value(QStringLiteral("--kernel"));
@@ -460,125 +443,6 @@ int logsCommand(Context &context, const QStringList &args)
         interrupt.token());
     if (!ok)
         return context.fail(ok.error());
-    return 0;
-}
-
-int reconcileCommand(Context &context, const QStringList &args)
-{
-    quietLibraries();
-    const Args a = Args::parse(args, {}, {QStringLiteral("--json")});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
-    auto env = openEnv(context);
-    if (!env)
-        return context.fail(env.error());
-    Reconciler reconciler(env->store, env->registry.get());
-    reconciler.setActor(actor());
-    auto report = reconciler.reconcile();
-    if (!report)
-        return context.fail(report.error());
-    if (a.flags.contains(QStringLiteral("--json"))) {
-        context.out() << QJsonDocument(report->toJson()).toJson(QJsonDocument::Indented);
-        return 0;
-    }
-    for (const ReconcileChange &c : std::as_const(report->changes))
-        context.out() << c.action << ' ' << c.object
-                      << (c.host.isEmpty() ? QString() : QStringLiteral(" on ") + c.host) << ": "
-                      << c.detail << '\n';
-    for (const QString &w : std::as_const(report->warnings))
-        context.err() << "warning: " << w << '\n';
-    if (report->changes.isEmpty())
-        context.out() << "nothing to do: the hosts match the store\n";
-    return 0;
-}
-
-int watchCommand(Context &context, const QStringList &args)
-{
-    quietLibraries();
-    const Args a = Args::parse(args, {}, {});
-    if (!a.error.isEmpty() || !a.positional.isEmpty())
-        return context.usage(a.error.isEmpty() ? QStringLiteral("watch takes no arguments")
-                                               : a.error);
-    auto env = openEnv(context);
-    if (!env)
-        return context.fail(env.error());
-    auto hosts = env->store->hosts();
-    if (!hosts)
-        return context.fail(hosts.error());
-    reconcileFirst(*env, context);
-
-    struct Item
-    {
-        QString host;
-        Docker::DockerEvent event;
-    };
-    std::mutex mutex;
-    std::condition_variable wake;
-    std::deque<Item> queue;
-    std::vector<std::unique_ptr<Docker::DockerEventStream>> streams;
-    Docker::EventFilter filter;
-    filter.types = {QStringLiteral("container")};
-    filter.labels = {ProvisionLabels::session()};
-    filter.events = {QStringLiteral("start"), QStringLiteral("die"), QStringLiteral("oom"),
-                     QStringLiteral("destroy")};
-    for (const HostRecord &h : std::as_const(*hosts)) {
-        auto client = env->registry->client(h.name);
-        if (!client) {
-            context.err() << "warning: " << client.error().toString() << '\n';
-            continue;
-        }
-        auto stream = std::make_unique<Docker::DockerEventStream>(*client, filter);
-        const QString name = h.name;
-        stream->setCallback([&, name](const Docker::DockerEvent &e) {
-            {
-                std::lock_guard lock(mutex);
-                queue.push_back({name, e});
-            }
-            wake.notify_one();
-        });
-        stream->start();
-        streams.push_back(std::move(stream));
-    }
-    context.out() << "watching " << streams.size() << " host(s); Ctrl-C to stop\n";
-    context.out().flush();
-
-    SessionController controller(env->store, env->registry.get());
-    controller.setActor(QStringLiteral("watch"));
-    InterruptScope interrupt;
-    while (!interrupt.token().isCancelled()) {
-        Item item;
-        {
-            std::unique_lock lock(mutex);
-            if (!wake.wait_for(lock, 200ms, [&] { return !queue.empty(); }))
-                continue;
-            item = queue.front();
-            queue.pop_front();
-        }
-        const Docker::DockerEvent &e = item.event;
-        const QString when = QDateTime::fromSecsSinceEpoch(e.time).toLocalTime().toString(
-            QStringLiteral("HH:mm:ss"));
-        QString line =
-            QStringLiteral("%1 %2 %3 %4")
-                .arg(when, item.host, e.attributes.value(QStringLiteral("name")), e.action);
-        if (e.action == QLatin1String("die"))
-            line +=
-                QStringLiteral(" (exit %1)").arg(e.attributes.value(QStringLiteral("exitCode")));
-        context.out() << line << '\n';
-        context.out().flush();
-        if (e.action != QLatin1String("die"))
-            continue;
-        auto decision = controller.handleKernelExit(e, item.host);
-        if (!decision) {
-            context.err() << "warning: " << decision.error().toString() << '\n';
-            context.err().flush();
-        } else if (*decision) {
-            context.out() << "  policy " << (*decision)->action << ": " << (*decision)->detail
-                          << '\n';
-            context.out().flush();
-        }
-    }
-    for (auto &stream : streams)
-        stream->stop();
     return 0;
 }
 

@@ -25,20 +25,21 @@ int main(int argc, char *argv[])
         QStringLiteral("State store URL (default: $CLUSTERDECK_STORE, the config file, "
                        "then sqlite://$XDG_DATA_HOME/clusterdeck/state.db)."),
         QStringLiteral("URL"));
-    const QCommandLineOption noReconcile(QStringLiteral("no-reconcile"),
-                                         QStringLiteral("Do not reconcile the hosts at start."));
+    // --no-reconcile is the older name of --no-controller.
+    const QCommandLineOption noController(
+        {QStringLiteral("no-controller"), QStringLiteral("no-reconcile")},
+        QStringLiteral("Do not run the embedded controller (policies then wait for another "
+                       "console or `clusterdeckctl controller`)."));
     const QCommandLineOption screenshots(
         QStringLiteral("screenshot-dir"),
         QStringLiteral("Save PNGs of each view into DIR, then quit (scripts/screenshots.sh)."),
         QStringLiteral("DIR"));
-    parser.addOptions({storeOption, noReconcile, screenshots});
+    parser.addOptions({storeOption, noController, screenshots});
     parser.process(app);
 
     ClusterDeck::Ui::ConsoleController controller;
     ClusterDeck::Ui::MainWindow window(&controller);
-    if (!parser.isSet(noReconcile))
-        QObject::connect(&controller, &ClusterDeck::Ui::ConsoleController::storeOpened, &controller,
-                         &ClusterDeck::Ui::ConsoleController::reconcile, Qt::SingleShotConnection);
+    controller.setEmbeddedControllerEnabled(!parser.isSet(noController));
     if (!parser.isSet(screenshots))
         new ClusterDeck::Ui::LocalDockerOffer(&controller, &window); // owned by the controller
     controller.openStore(parser.value(storeOption)); // in the background; the window shows now

@@ -1,8 +1,8 @@
 #include "consolecontroller.h"
 
+#include "control/controller.h"
 #include "host/hostinspector.h"
 #include "host/hostregistry.h"
-#include "provision/reconciler.h"
 #include "provision/sessioncontroller.h"
 #include "sessions/sessiontreemodel.h"
 #include "store/statestore.h"
@@ -41,6 +41,7 @@ ConsoleController::ConsoleController(QObject *parent)
     , m_sessionModel(new SessionTreeModel(this))
     , m_syncTimer(new QTimer(this))
     , m_hostTimer(new QTimer(this))
+    , m_leaderTimer(new QTimer(this))
 {
     // The global pool has one thread per core; long Docker calls must not starve each other.
     m_pool.setMaxThreadCount(std::max(8, QThread::idealThreadCount()));
@@ -50,6 +51,9 @@ ConsoleController::ConsoleController(QObject *parent)
     connect(m_syncTimer, &QTimer::timeout, this, &ConsoleController::startSync);
     m_hostTimer->setInterval(20000);
     connect(m_hostTimer, &QTimer::timeout, this, &ConsoleController::refreshHosts);
+    // A leader that dies only expires: look again now and then, not only on store changes.
+    m_leaderTimer->setInterval(3000);
+    connect(m_leaderTimer, &QTimer::timeout, this, &ConsoleController::refreshControllerStatus);
 
     const QString user = qEnvironmentVariable("USER", QStringLiteral("admin"));
     m_actor = user + u'@' + QSysInfo::machineHostName();
@@ -59,6 +63,10 @@ ConsoleController::~ConsoleController()
 {
     m_syncTimer->stop();
     m_hostTimer->stop();
+    m_leaderTimer->stop();
+    // Resign first: another console or `clusterdeckctl controller` leads at once.
+    if (m_controller)
+        m_controller->stop();
     // Background work holds raw pointers to the store and the registry: let it finish first.
     m_pool.waitForDone();
 }
@@ -68,8 +76,10 @@ void ConsoleController::openStore(const QString &url)
     QThread *guiThread = thread();
     // unique_ptr is not copyable, QFuture results must be: carry it in a shared holder.
     using Holder = std::shared_ptr<std::unique_ptr<StateStore>>;
+    const bool embedded = m_embeddedEnabled;
+    using Pair = std::pair<Holder, Holder>; // the console's store, the controller's own
     runInBackground(
-        [url, guiThread]() -> Result<Holder> {
+        [url, guiThread, embedded]() -> Result<Pair> {
             auto resolved = StoreUrl::resolve(url);
             if (!resolved)
                 return std::unexpected(resolved.error());
@@ -78,9 +88,21 @@ void ConsoleController::openStore(const QString &url)
                 return std::unexpected(store.error());
             // Opened here, lives on the GUI thread (its signals and timers belong there).
             (*store)->moveToThread(guiThread);
-            return std::make_shared<std::unique_ptr<StateStore>>(std::move(*store));
+            Holder own;
+            if (embedded) {
+                auto second = ClusterDeck::openStore(*resolved);
+                if (second) {
+                    (*second)->moveToThread(guiThread);
+                    own = std::make_shared<std::unique_ptr<StateStore>>(std::move(*second));
+                } else {
+                    qCWarning(lcConsole) << "no embedded controller:" << second.error().toString();
+                }
+            }
+            return Pair{std::make_shared<std::unique_ptr<StateStore>>(std::move(*store)), own};
         },
-        [this](const Result<Holder> &result) {
+        [this](const Result<Pair> &opened) {
+            const Result<Holder> result = opened ? Result<Holder>(opened->first)
+                                                 : Result<Holder>(std::unexpected(opened.error()));
             if (!result) {
                 qCWarning(lcConsole) << "cannot open store:" << result.error().toString();
                 m_connected = false;
@@ -91,7 +113,69 @@ void ConsoleController::openStore(const QString &url)
             m_store = std::move(**result);
             attachStore();
             Q_EMIT storeOpened(storeDescription());
+            if (opened->second && *opened->second)
+                startController(std::move(*opened->second));
         });
+}
+
+void ConsoleController::startController(std::unique_ptr<StateStore> ownStore)
+{
+    if (m_controller || !ownStore)
+        return;
+    m_controllerStore = std::move(ownStore);
+    m_controllerRegistry = std::make_unique<HostRegistry>(m_controllerStore.get());
+    ControllerOptions options;
+    options.actor = QStringLiteral("controller@%1 (console pid %2)")
+                        .arg(QSysInfo::machineHostName())
+                        .arg(QCoreApplication::applicationPid());
+    m_controller =
+        std::make_unique<Controller>(m_controllerStore.get(), m_controllerRegistry.get(), options);
+    connect(m_controller.get(), &Controller::leadershipChanged, this,
+            &ConsoleController::refreshControllerStatus, Qt::QueuedConnection);
+    connect(
+        m_controller.get(), &Controller::passFinished, this,
+        [this](int changes, int) {
+            if (changes > 0)
+                Q_EMIT operationFinished(tr("Controller pass"), true,
+                                         tr("%n change(s)", nullptr, changes));
+        },
+        Qt::QueuedConnection);
+    m_controller->start();
+}
+
+void ConsoleController::refreshControllerStatus()
+{
+    if (!m_store || m_leaderFetchInFlight)
+        return;
+    m_leaderFetchInFlight = true;
+    StateStore *store = m_store.get();
+    const QString mine = m_controller ? m_controller->candidate().ownerId : QString();
+    runInBackground([store]() { return store->leader(); },
+                    [this, mine](const Result<std::optional<LeaderRecord>> &leader) {
+                        m_leaderFetchInFlight = false;
+                        QString text;
+                        bool active = false;
+                        if (!leader) {
+                            text = tr("controller: unknown (%1)").arg(leader.error().message);
+                        } else if (!*leader) {
+                            text = tr("no controller — policies paused");
+                        } else if (!mine.isEmpty() && (*leader)->ownerId == mine) {
+                            text = tr("controller: this console");
+                            active = true;
+                        } else {
+                            text = tr("controller: %1 (pid %2) since %3")
+                                       .arg((*leader)->hostname)
+                                       .arg((*leader)->pid)
+                                       .arg((*leader)->since.toLocalTime().toString(
+                                           QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+                            active = true;
+                        }
+                        if (text == m_controllerText && active == m_policiesActive)
+                            return;
+                        m_controllerText = text;
+                        m_policiesActive = active;
+                        Q_EMIT controllerStatusChanged(text, active);
+                    });
 }
 
 void ConsoleController::setStore(std::unique_ptr<StateStore> store)
@@ -147,8 +231,12 @@ void ConsoleController::attachStore()
         m_pending.events = true;
         scheduleSync();
     });
+    connect(s, &StateStore::controllerChanged, this, &ConsoleController::refreshControllerStatus);
+    connect(s, &StateStore::changesLost, this, &ConsoleController::refresh);
     refresh();
     refreshHosts();
+    refreshControllerStatus();
+    m_leaderTimer->start();
     if (m_hostTimer->interval() > 0)
         m_hostTimer->start();
 }
@@ -381,16 +469,34 @@ void ConsoleController::reconcile()
 {
     if (!m_store)
         return;
+    if (m_controller && m_controller->isLeading()) {
+        m_controller->requestPass();
+        Q_EMIT operationFinished(tr("Reconcile"), true,
+                                 tr("this console's controller makes a pass now"));
+        return;
+    }
+    // Another leader: ask it. Nobody leads: one pass here, on the controller's own store object
+    // when there is one (a pass fences the writes of the store it runs on).
     StateStore *store = m_store.get();
-    HostRegistry *registry = m_registry.get();
+    StateStore *passStore = m_controllerStore ? m_controllerStore.get() : m_store.get();
+    HostRegistry *registry = m_controllerRegistry ? m_controllerRegistry.get() : m_registry.get();
     const QString actor = m_actor + QStringLiteral(" (console reconcile)");
-    runOperation(tr("Reconcile"), [store, registry, actor]() -> Result<QString> {
-        Reconciler reconciler(store, registry);
-        reconciler.setActor(actor);
-        auto report = reconciler.reconcile();
+    runOperation(tr("Reconcile"), [store, passStore, registry, actor]() -> Result<QString> {
+        auto leader = store->leader();
+        if (!leader)
+            return std::unexpected(leader.error());
+        if (*leader) {
+            if (auto asked = store->requestControllerPass(); !asked)
+                return std::unexpected(asked.error());
+            return tr("asked the controller (%1) for a pass").arg((*leader)->actor);
+        }
+        ControllerOptions options;
+        options.actor = actor;
+        Controller once(passStore, registry, options);
+        auto report = once.runOnce();
         if (!report)
             return std::unexpected(report.error());
-        QString summary = tr("%n change(s)", nullptr, int(report->changes.size()));
+        QString summary = tr("%n change(s)", nullptr, report->changes());
         if (!report->warnings.isEmpty())
             summary += u'\n' + report->warnings.join(u'\n');
         return summary;

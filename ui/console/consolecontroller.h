@@ -17,6 +17,7 @@
 class QTimer;
 
 namespace ClusterDeck {
+class Controller;
 class HostRegistry;
 class SessionController;
 class SessionTreeModel;
@@ -67,8 +68,22 @@ public:
     void refresh();
     // Ask every registered host how it is (reachability, versions, swarm, capacity).
     void refreshHosts();
-    // Converge the hosts towards the store in the background.
+    // A controller pass soon: by the console's own controller when it leads, else by the leader;
+    // with no controller anywhere, one pass here.
     void reconcile();
+
+    // The console embeds a controller (DESIGN.md) that campaigns once the store is open and
+    // resigns when the console quits. Off: only commands; policies wait for another controller.
+    void setEmbeddedControllerEnabled(bool enabled) { m_embeddedEnabled = enabled; }
+    // Starts the embedded controller on its own store object (tests give one; openStore() opens
+    // a second connection to the same store by itself).
+    void startController(std::unique_ptr<StateStore> ownStore);
+    Controller *embeddedController() const { return m_controller.get(); }
+    // "controller: this console", "controller: HOST (pid N) since …", "no controller — …".
+    QString controllerText() const { return m_controllerText; }
+    bool policiesActive() const { return m_policiesActive; }
+    // Reads who leads now (in the background); controllerStatusChanged() follows.
+    void refreshControllerStatus();
 
     // Whole-session operations (asking for one kernel acts on its session).
     void restartSession(const QString &sessionId);
@@ -97,6 +112,8 @@ Q_SIGNALS:
     // Long operations (restart, terminate, reconcile, …): started and finished with their outcome.
     void operationStarted(const QString &what);
     void operationFinished(const QString &what, bool ok, const QString &message);
+    // Who leads the store's controller changed (text as controllerText()).
+    void controllerStatusChanged(const QString &text, bool policiesActive);
 
 private:
     struct SyncRequest
@@ -120,11 +137,22 @@ private:
 
     std::unique_ptr<StateStore> m_store;
     std::unique_ptr<HostRegistry> m_registry;
+    // The embedded controller, with a store object and registry of its own (its writes are
+    // fenced while it leads); declared after the store so it is destroyed first.
+    std::unique_ptr<StateStore> m_controllerStore;
+    std::unique_ptr<HostRegistry> m_controllerRegistry;
+    std::unique_ptr<Controller> m_controller;
+    bool m_embeddedEnabled = true;
+    QString m_storeUrl;
+    QString m_controllerText;
+    bool m_policiesActive = false;
+    bool m_leaderFetchInFlight = false;
     std::unique_ptr<SessionController> m_sessions;
     SessionTreeModel *m_sessionModel = nullptr;
     QThreadPool m_pool;
     QTimer *m_syncTimer = nullptr;
     QTimer *m_hostTimer = nullptr;
+    QTimer *m_leaderTimer = nullptr;
     SyncRequest m_pending;
     bool m_syncInFlight = false;
     bool m_hostRefreshInFlight = false;

@@ -143,7 +143,13 @@ void MainWindow::setupStatusBar()
     m_hostsLabel = new QLabel(tr("Hosts: —"));
     m_hostsLabel->setObjectName(QStringLiteral("hostsLabel"));
     m_busyLabel = new QLabel;
+    m_controllerLabel = new QLabel(tr("controller: …"));
+    m_controllerLabel->setObjectName(QStringLiteral("controllerLabel"));
+    m_controllerLabel->setToolTip(
+        tr("The controller applies failure and success policies and repairs what crashes leave "
+           "behind. One console or `clusterdeckctl controller` leads per store."));
     statusBar()->addPermanentWidget(m_busyLabel);
+    statusBar()->addPermanentWidget(m_controllerLabel);
     statusBar()->addPermanentWidget(m_hostsLabel);
     statusBar()->addPermanentWidget(m_storeLabel);
     if (m_controller->hasStore())
@@ -167,6 +173,12 @@ void MainWindow::setupStatusBar()
                 m_hostsLabel->setText(tr("Hosts: %1/%2 reachable").arg(reachable).arg(total));
                 m_hostsLabel->setStyleSheet(reachable < total ? QStringLiteral("color: #cc3333;")
                                                               : QString());
+            });
+    connect(m_controller, &ConsoleController::controllerStatusChanged, this,
+            [this](const QString &text, bool active) {
+                m_controllerLabel->setText(text);
+                m_controllerLabel->setStyleSheet(active ? QString()
+                                                        : QStringLiteral("color: #cc3333;"));
             });
     connect(m_controller, &ConsoleController::busyChanged, this,
             [this](bool busy) { m_busyLabel->setText(busy ? tr("Working…") : QString()); });

@@ -58,6 +58,7 @@ private:
     QLabel *m_storeLabel = nullptr;
     QLabel *m_hostsLabel = nullptr;
     QLabel *m_busyLabel = nullptr;
+    QLabel *m_controllerLabel = nullptr;
 };
 
 } // namespace ClusterDeck::Ui

@@ -107,7 +107,8 @@ bool SessionFilterProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex 
         if (!m_statuses.isEmpty() && !m_statuses.contains(status, Qt::CaseInsensitive))
             return false;
         if (!m_showFinished && (status == toString(SessionStatus::Terminated) ||
-                                status == toString(SessionStatus::Cancelled)))
+                                status == toString(SessionStatus::Cancelled) ||
+                                status == toString(SessionStatus::Completed)))
             return false;
     }
     for (const Term &term : m_terms)

@@ -62,6 +62,8 @@ QColor statusColor(const QString &status)
         {QStringLiteral("TERMINATING"), QColor(0xd9, 0x9a, 0x1c)},
         {QStringLiteral("TERMINATED"), QColor(0x8a, 0x8a, 0x8a)},
         {QStringLiteral("CANCELLED"), QColor(0x8a, 0x8a, 0x8a)},
+        {QStringLiteral("COMPLETED"), QColor(0x1f, 0x6f, 0x3a)},
+        {QStringLiteral("UNKNOWN"), QColor(0x9b, 0x59, 0xb6)},
     };
     return colors.value(status, QColor(0x3b, 0x82, 0xc4)); // pending / provisioning: blue
 }
