@@ -4,11 +4,14 @@
 // (endpoints from `scripts/lab.sh env`), and looking at what a session left on them.
 
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QMap>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+
+#include <csignal>
 
 struct Proc
 {
@@ -131,3 +134,54 @@ inline bool writeTextFile(const QString &path, const QString &text)
     QFile f(path);
     return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text.toUtf8()) >= 0;
 }
+
+// A controller process; its stderr is collected so the test can wait for what it says.
+class ControllerProcess
+{
+public:
+    explicit ControllerProcess(const QString &clusterdeckctl)
+        : m_program(clusterdeckctl)
+    {}
+    void start(const QString &storeUrl, const QStringList &extra)
+    {
+        m_process.setProcessChannelMode(QProcess::SeparateChannels);
+        m_process.start(
+            m_program,
+            QStringList{QStringLiteral("--store"), storeUrl, QStringLiteral("controller")} + extra);
+    }
+    bool waitFor(const QByteArray &text, int timeoutMs)
+    {
+        QElapsedTimer t;
+        t.start();
+        while (!m_err.contains(text) && t.elapsed() < timeoutMs) {
+            m_process.waitForReadyRead(100);
+            m_err += m_process.readAllStandardError();
+        }
+        return m_err.contains(text);
+    }
+    QByteArray err()
+    {
+        m_err += m_process.readAllStandardError();
+        return m_err;
+    }
+    qint64 pid() const { return m_process.processId(); }
+    void signal(int sig) { ::kill(pid_t(m_process.processId()), sig); }
+    bool stop()
+    {
+        if (m_process.state() == QProcess::NotRunning)
+            return true;
+        signal(SIGCONT);
+        signal(SIGTERM);
+        if (m_process.waitForFinished(20000))
+            return true;
+        m_process.kill();
+        m_process.waitForFinished();
+        return false;
+    }
+    ~ControllerProcess() { stop(); }
+
+private:
+    QString m_program;
+    QProcess m_process;
+    QByteArray m_err;
+};

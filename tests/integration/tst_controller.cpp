@@ -63,53 +63,6 @@ roles:
                  : QString());
 }
 
-// A controller process; its stderr is collected so the test can wait for what it says.
-class ControllerProcess
-{
-public:
-    void start(const QString &storeUrl, const QStringList &extra)
-    {
-        m_process.setProcessChannelMode(QProcess::SeparateChannels);
-        m_process.start(
-            QStringLiteral(CLUSTERDECKCTL),
-            QStringList{QStringLiteral("--store"), storeUrl, QStringLiteral("controller")} + extra);
-    }
-    bool waitFor(const QByteArray &text, int timeoutMs)
-    {
-        QElapsedTimer t;
-        t.start();
-        while (!m_err.contains(text) && t.elapsed() < timeoutMs) {
-            m_process.waitForReadyRead(100);
-            m_err += m_process.readAllStandardError();
-        }
-        return m_err.contains(text);
-    }
-    QByteArray err()
-    {
-        m_err += m_process.readAllStandardError();
-        return m_err;
-    }
-    qint64 pid() const { return m_process.processId(); }
-    void signal(int sig) { ::kill(pid_t(m_process.processId()), sig); }
-    bool stop()
-    {
-        if (m_process.state() == QProcess::NotRunning)
-            return true;
-        signal(SIGCONT);
-        signal(SIGTERM);
-        if (m_process.waitForFinished(20000))
-            return true;
-        m_process.kill();
-        m_process.waitForFinished();
-        return false;
-    }
-    ~ControllerProcess() { stop(); }
-
-private:
-    QProcess m_process;
-    QByteArray m_err;
-};
-
 } // namespace
 
 class TestController : public QObject
@@ -299,7 +252,7 @@ void TestController::policyAfterKill()
     for (auto it = before.cbegin(); it != before.cend(); ++it)
         startedBefore.insert(it.key(), m_lab.startedAt(it.value(), it.key()));
 
-    ControllerProcess controller;
+    ControllerProcess controller(QStringLiteral(CLUSTERDECKCTL));
     controller.start(m_storeUrl, {QStringLiteral("--lease-ttl"), QStringLiteral("5")});
     QVERIFY2(controller.waitFor(" leads", 20000), controller.err().constData());
     const qint64 seq = lastSeq();
@@ -356,7 +309,7 @@ void TestController::restartLimitTerminates()
     const QJsonObject s = launch(QStringLiteral("ctllimit"), QStringLiteral("restart-session"), 1);
     const QString id = s.value(QStringLiteral("id")).toString();
     QVERIFY(!id.isEmpty());
-    ControllerProcess controller;
+    ControllerProcess controller(QStringLiteral(CLUSTERDECKCTL));
     controller.start(m_storeUrl, {});
     QVERIFY2(controller.waitFor(" leads", 20000), controller.err().constData());
     auto killWorker = [&](const QJsonObject &session) {
@@ -398,7 +351,7 @@ void TestController::vanishedKernelIsAFailure()
     const QJsonObject s = launch(QStringLiteral("ctlvanish"), QStringLiteral("ignore"), 0);
     const QString id = s.value(QStringLiteral("id")).toString();
     QVERIFY(!id.isEmpty());
-    ControllerProcess controller;
+    ControllerProcess controller(QStringLiteral(CLUSTERDECKCTL));
     controller.start(m_storeUrl, {QStringLiteral("--resync"), QStringLiteral("2")});
     QVERIFY2(controller.waitFor(" leads", 20000), controller.err().constData());
     QString victim, host;
@@ -426,12 +379,12 @@ void TestController::failoverAfterKill9()
     useStore(QStringLiteral("etcd"));
     const int ttl = 3;
     const QStringList args{QStringLiteral("--lease-ttl"), QString::number(ttl)};
-    auto a = std::make_unique<ControllerProcess>();
+    auto a = std::make_unique<ControllerProcess>(QStringLiteral(CLUSTERDECKCTL));
     a->start(m_storeUrl, args);
     QVERIFY2(a->waitFor(" leads", 20000), a->err().constData());
     QList<qint64> failovers;
     for (int round = 0; round < 5; ++round) {
-        auto b = std::make_unique<ControllerProcess>();
+        auto b = std::make_unique<ControllerProcess>(QStringLiteral(CLUSTERDECKCTL));
         b->start(m_storeUrl, args);
         QVERIFY2(b->waitFor("campaigning", 20000), b->err().constData());
         const auto before = leader();
@@ -475,7 +428,7 @@ void TestController::pausedLeaderIsFenced()
     const int ttl = 3;
     const QStringList args{QStringLiteral("--lease-ttl"), QString::number(ttl),
                            QStringLiteral("--resync"), QStringLiteral("1")};
-    ControllerProcess a, b;
+    ControllerProcess a(QStringLiteral(CLUSTERDECKCTL)), b(QStringLiteral(CLUSTERDECKCTL));
     a.start(m_storeUrl, args);
     QVERIFY2(a.waitFor(" leads", 20000), a.err().constData());
     b.start(m_storeUrl, args);
@@ -572,7 +525,7 @@ void TestController::launchRemoveRace()
     const QString file = m_dir.filePath(QStringLiteral("race.yaml"));
     QVERIFY(writeTextFile(file,
                           policyTemplate(QStringLiteral("ctlrace"), QStringLiteral("ignore"), 0)));
-    ControllerProcess controller;
+    ControllerProcess controller(QStringLiteral(CLUSTERDECKCTL));
     controller.start(m_storeUrl, {QStringLiteral("--resync"), QStringLiteral("1"),
                                   QStringLiteral("--grace"), QStringLiteral("1")});
     QVERIFY2(controller.waitFor(" leads", 20000), controller.err().constData());

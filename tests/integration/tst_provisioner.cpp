@@ -631,6 +631,7 @@ void TestProvisioner::crashDuringRm()
     rm.waitForFinished();
     const Proc rec = cli({QStringLiteral("reconcile"), QStringLiteral("--json")});
     QVERIFY2(rec.exitCode == 0, rec.err.constData());
+    qInfo().noquote() << "reconcile:" << rec.out.left(1500);
     const Proc shown = cli({QStringLiteral("show"), id, QStringLiteral("--json")});
     const QJsonObject after = QJsonDocument::fromJson(shown.out).object();
     if (after.value(QStringLiteral("desired")).toString() == QLatin1String("running")) {
