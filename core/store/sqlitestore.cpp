@@ -440,7 +440,7 @@ Result<void> SqliteStore::migrate()
                                 .arg(version)
                                 .arg(kSchemaVersion));
             for (int v = version; v < kSchemaVersion; ++v) {
-                if (v > 0)
+                if (version > 0) // a new file is simply created at the current schema
                     qCInfo(lcStore) << "migrating" << m_path << "from schema" << v << "to" << v + 1;
                 if (auto ok = exec(
                         kMigrations[v],
