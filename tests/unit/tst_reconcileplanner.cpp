@@ -330,6 +330,18 @@ void TestReconcilePlanner::plan_data()
                         .removeContainer(h2, cid(s1, w1))
                         .container(h2, s1, w1, "exited", "Exited (137) 3 seconds ago"))
         << QStringList{act(Kind::KernelExited, s1, kid(s1, w1), h2, cid(s1, w1), 137)} << "";
+    QTest::newRow("another store's container with a kernel's labels is not its container")
+        << Observed(World()
+                        .healthy(s1)
+                        .removeContainer(h2, cid(s1, w1))
+                        .container(h2, s1, w1, "running", "Up 1 hour", 3600, kOtherStore,
+                                   QStringLiteral("c-foreign")))
+        << QStringList{act(Kind::KernelVanished, s1, kid(s1, w1), h2, cid(s1, w1))}
+        << "other stores or without a store label";
+    QTest::newRow("an unlabelled exited container with a kernel's labels is not its container")
+        << Observed(World().healthy(s1).container(h2, s1, w1, "exited", "Exited (1) 1 hour ago",
+                                                  7200, {}, QStringLiteral("c-unlabelled")))
+        << QStringList{} << "other stores or without a store label";
     QTest::newRow("the primary exited with 0")
         << Observed(World()
                         .healthy(s1)
