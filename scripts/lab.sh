@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The lab: turns this one machine into N Docker hosts plus etcd, for tests and the demo.
 #
-#   scripts/lab.sh up [--hosts N] [--no-swarm]
+#   scripts/lab.sh up [--hosts N] [--no-swarm] [--etcd-members 1|3|5]
 #                                   start (cleaning whatever a killed earlier run left behind);
-#                                   --no-swarm leaves the hosts out of any swarm
+#                                   --no-swarm leaves the hosts out of any swarm; --etcd-members
+#                                   makes the plain etcd a cluster of that many members on loopback
+#   scripts/lab.sh etcd-member kill|start|leader [I]
+#                                   kill -9 / restart member I of that cluster; `leader` prints
+#                                   the number of the member that leads
 #   scripts/lab.sh down             remove everything `up` made
 #   scripts/lab.sh status           report each host and etcd
 #   scripts/lab.sh env              print `export …` lines for the endpoints (eval "$(lab.sh env)")
@@ -111,6 +115,10 @@ cmd_down() {
         stop_pidfile "$pidfile"
     done
     stop_pidfile "$LAB_RUN/etcd.pid"
+    for pidfile in "$LAB_RUN"/etcd-m*.pid; do
+        [[ -e $pidfile ]] || continue
+        stop_pidfile "$pidfile"
+    done
     stop_pidfile "$LAB_RUN/etcd-auth.pid"
     stop_pidfile "$LAB_RUN/registry.pid"
     rm -rf "$CERTS_D"
@@ -222,17 +230,41 @@ wait_for() {
     die "$what did not come up (see logs under $LAB_RUN)"
 }
 
+etcd_members() { cat "$LAB_RUN/etcd-members" 2>/dev/null || echo 1; }
+# Member 1 keeps the lab's etcd port; members 2.. listen 20 ports above it, two ports apart.
+etcd_client_port() { if [[ $1 -eq 1 ]]; then echo "$ETCD_PORT"; else echo $((ETCD_PORT + 16 + 2 * $1)); fi; }
+etcd_peer_port() { if [[ $1 -eq 1 ]]; then echo "$ETCD_PEER_PORT"; else echo $((ETCD_PORT + 17 + 2 * $1)); fi; }
+etcd_pidfile() { if [[ $1 -eq 1 ]]; then echo "$LAB_RUN/etcd.pid"; else echo "$LAB_RUN/etcd-m$1.pid"; fi; }
+etcd_name() { if [[ $1 -eq 1 ]]; then echo cdlab; else echo "cdlab-m$1"; fi; }
+etcd_endpoints() {
+    local i urls=""
+    for i in $(seq 1 "$(etcd_members)"); do urls+="http://127.0.0.1:$(etcd_client_port "$i"),"; done
+    echo "${urls%,}"
+}
+
+# Starts member I of the plain etcd (the cluster's shape is in $LAB_RUN/etcd-members); `existing`
+# when it rejoins a running cluster after `etcd-member kill`.
+start_etcd_member() {
+    local i=$1 state=${2:-new} cluster="" j
+    for j in $(seq 1 "$(etcd_members)"); do
+        cluster+="$(etcd_name "$j")=http://127.0.0.1:$(etcd_peer_port "$j"),"
+    done
+    mkdir -p "$LAB_DATA/etcd-m$i"
+    setsid etcd --name "$(etcd_name "$i")" --data-dir "$LAB_DATA/etcd-m$i" \
+        --listen-client-urls "http://127.0.0.1:$(etcd_client_port "$i")" \
+        --advertise-client-urls "http://127.0.0.1:$(etcd_client_port "$i")" \
+        --listen-peer-urls "http://127.0.0.1:$(etcd_peer_port "$i")" \
+        --initial-advertise-peer-urls "http://127.0.0.1:$(etcd_peer_port "$i")" \
+        --initial-cluster "${cluster%,}" --initial-cluster-state "$state" \
+        --initial-cluster-token "cdlab$suffix" \
+        --log-level warn >>"$LAB_RUN/etcd-m$i.log" 2>&1 &
+    echo $! >"$(etcd_pidfile "$i")"
+}
+
 start_etcd() {
-    local pki=$LAB_RUN/pki
-    mkdir -p "$LAB_DATA/etcd" "$LAB_DATA/etcd-auth"
-    setsid etcd --name cdlab --data-dir "$LAB_DATA/etcd" \
-        --listen-client-urls "http://127.0.0.1:$ETCD_PORT" \
-        --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-        --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-        --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-        --initial-cluster "cdlab=http://127.0.0.1:$ETCD_PEER_PORT" \
-        --log-level warn >"$LAB_RUN/etcd.log" 2>&1 &
-    echo $! >"$LAB_RUN/etcd.pid"
+    local pki=$LAB_RUN/pki i
+    mkdir -p "$LAB_DATA/etcd-auth"
+    for i in $(seq 1 "$(etcd_members)"); do start_etcd_member "$i"; done
     # The second etcd speaks TLS (lab CA) and has authentication enabled.
     setsid etcd --name cdlab-auth --data-dir "$LAB_DATA/etcd-auth" \
         --listen-client-urls "https://127.0.0.1:$ETCD_AUTH_PORT" \
@@ -244,7 +276,7 @@ start_etcd() {
         --trusted-ca-file "$pki/ca.pem" \
         --log-level warn >"$LAB_RUN/etcd-auth.log" 2>&1 &
     echo $! >"$LAB_RUN/etcd-auth.pid"
-    wait_for "etcd" 100 etcdctl --endpoints "http://127.0.0.1:$ETCD_PORT" endpoint health
+    wait_for "etcd" 100 etcdctl --endpoints "$(etcd_endpoints)" endpoint health
     local tls=(--endpoints "https://127.0.0.1:$ETCD_AUTH_PORT" --cacert "$pki/ca.pem"
                --cert "$pki/cert.pem" --key "$pki/key.pem")
     wait_for "etcd (auth)" 100 etcdctl "${tls[@]}" endpoint health
@@ -375,16 +407,19 @@ make_swarm() {
 }
 
 cmd_up() {
-    local n=3 i tar start=$SECONDS swarm=1
+    local n=3 i tar start=$SECONDS swarm=1 members=1
     while [[ $# -gt 0 ]]; do
         case $1 in
         --hosts) n=${2:?--hosts needs a number}; shift 2 ;;
         --hosts=*) n=${1#*=}; shift ;;
         --no-swarm) swarm=0; shift ;;
+        --etcd-members) members=${2:?--etcd-members needs a number}; shift 2 ;;
+        --etcd-members=*) members=${1#*=}; shift ;;
         *) die "unknown option $1" ;;
         esac
     done
     [[ $n =~ ^[1-9]$ ]] || die "--hosts must be between 1 and 9"
+    [[ $members =~ ^[135]$ ]] || die "--etcd-members must be 1, 3 or 5"
     [[ $EUID -eq 0 ]] || die "the lab needs root (network namespaces, dockerd)"
     for tool in dockerd docker etcd etcdctl nsenter ip iptables openssl busybox dropbear docker-registry htpasswd curl; do
         command -v "$tool" >/dev/null || die "$tool is missing: run scripts/setup.sh"
@@ -395,10 +430,11 @@ cmd_up() {
     fi
     mkdir -p "$LAB_RUN" "$LAB_DATA"
     echo "$n" >"$LAB_RUN/hosts"
+    echo "$members" >"$LAB_RUN/etcd-members"
     log "making pki, bridge and $n namespaces"
     make_pki "$n"
     make_network "$n"
-    log "starting $n dockerd and 2 etcd"
+    log "starting $n dockerd, etcd ($members member(s)) and etcd with TLS+auth"
     for i in $(seq 1 "$n"); do start_dockerd "$i"; done
     start_etcd
     for i in $(seq 1 "$n"); do
@@ -443,6 +479,7 @@ cmd_env() {
     echo "export CLUSTERDECK_LAB_TLS_WRONG_CA='$LAB_RUN/pki/wrong-ca.pem'"
     echo "export CLUSTERDECK_LAB_CERT_PATH='$LAB_RUN/pki'"
     echo "export CLUSTERDECK_LAB_ETCD='http://127.0.0.1:$ETCD_PORT'"
+    echo "export CLUSTERDECK_LAB_ETCD_MEMBERS='$(etcd_endpoints)'"
     echo "export CLUSTERDECK_LAB_ETCD_AUTH='https://127.0.0.1:$ETCD_AUTH_PORT'"
     echo "export CLUSTERDECK_LAB_ETCD_USER='root'"
     echo "export CLUSTERDECK_LAB_ETCD_PASSWORD='$(cat "$LAB_RUN/etcd-password")'"
@@ -494,10 +531,40 @@ cmd_status() {
     return $rc
 }
 
+cmd_etcd_member() {
+    local what=${1:-} i=${2:-} members
+    members=$(etcd_members)
+    case $what in
+    leader)
+        for i in $(seq 1 "$members"); do
+            if etcdctl --endpoints "http://127.0.0.1:$(etcd_client_port "$i")" endpoint status \
+                -w json 2>/dev/null | grep -Eq '"leader":([0-9]+)[,}].*"member_id":\1[,}]|"member_id":([0-9]+)[,}].*"leader":\2[,}]'; then
+                echo "$i"
+                return 0
+            fi
+        done
+        die "no etcd member leads"
+        ;;
+    kill | start)
+        [[ $i =~ ^[0-9]+$ && $i -ge 1 && $i -le $members ]] || die "member must be 1..$members"
+        if [[ $what == kill ]]; then
+            kill -KILL "$(cat "$(etcd_pidfile "$i")")" 2>/dev/null || true
+            log "etcd member $i killed"
+        else
+            start_etcd_member "$i" existing
+            wait_for "etcd member $i" 100 etcdctl --endpoints "http://127.0.0.1:$(etcd_client_port "$i")" endpoint health
+            log "etcd member $i started"
+        fi
+        ;;
+    *) die "usage: lab.sh etcd-member kill|start|leader [I]" ;;
+    esac
+}
+
 case ${1:-} in
 up) shift; cmd_up "$@" ;;
+etcd-member) shift; cmd_etcd_member "$@" ;;
 down) cmd_down ;;
 status) cmd_status ;;
 env) cmd_env ;;
-*) echo "usage: $0 up [--hosts N] [--no-swarm] | down | status | env" >&2; exit 2 ;;
+*) echo "usage: $0 up [--hosts N] [--no-swarm] [--etcd-members N] | down | status | env | etcd-member kill|start|leader [I]" >&2; exit 2 ;;
 esac

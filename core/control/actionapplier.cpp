@@ -13,6 +13,8 @@
 #include <QDateTime>
 #include <QSet>
 
+#include <algorithm>
+
 #include <mutex>
 #include <thread>
 
@@ -192,6 +194,7 @@ ReconcileReport ActionApplier::apply(const ReconcilePlan &plan, const QList<Host
         }
         const Observed fresh = observeSession(sid, hosts);
         const ReconcilePlan again = planReconcile(fresh, m_storeId, m_grace);
+        bool removedObjects = false;
         for (const ReconcileAction &a : actions) {
             ReconcileAction current;
             if (!stillPlanned(a, again, &current)) {
@@ -210,9 +213,44 @@ ReconcileReport ActionApplier::apply(const ReconcilePlan &plan, const QList<Host
                 report.warnings.append(
                     QStringLiteral("%1 %2: %3")
                         .arg(ReconcileAction::name(a.kind), a.objectName, out.text));
+            removedObjects = removedObjects || (out.done && a.kind == Kind::RemoveSessionObjects);
         }
+        if (removedObjects)
+            followThrough(sid, hosts, &report);
     }
     return report;
+}
+
+void ActionApplier::followThrough(const QString &sessionId, const QList<HostRecord> &hosts,
+                                  ReconcileReport *report)
+{
+    // Still under the session's lock: once its objects are gone, the session is TERMINATED (or
+    // TERMINATING while a host does not answer) in this pass, not the next one. A worker drops
+    // its copy of an overlay a moment after the last container left: look again, briefly.
+    for (int look = 0; look < 10 && !m_cancel.isCancelled(); ++look) {
+        if (look > 0)
+            std::this_thread::sleep_for(500ms);
+        const Observed after = observeSession(sessionId, hosts);
+        const QList<ReconcileAction> actions = planReconcile(after, m_storeId, m_grace).actions;
+        const auto mark = std::find_if(actions.cbegin(), actions.cend(), [&](const auto &a) {
+            return a.sessionId == sessionId &&
+                   (a.kind == Kind::MarkTerminated || a.kind == Kind::MarkTerminating);
+        });
+        if (mark == actions.cend())
+            continue;
+        QString why;
+        if (!mayAct(&why)) {
+            report->applied.append({*mark, false, why});
+            return;
+        }
+        const Outcome out = execute(*mark, after);
+        report->applied.append({*mark, out.done, out.text});
+        if (!out.done)
+            report->warnings.append(
+                QStringLiteral("%1 %2: %3")
+                    .arg(ReconcileAction::name(mark->kind), mark->objectName, out.text));
+        return;
+    }
 }
 
 ActionApplier::Outcome ActionApplier::execute(const ReconcileAction &a, const Observed &fresh)
