@@ -11,6 +11,7 @@
 #include "plan/presets.h"
 #include "provisionlabels.h"
 #include "registry/imagereference.h"
+#include "registry/registryclient.h"
 #include "store/statestore.h"
 #include "template/templatevalues.h"
 
@@ -176,6 +177,27 @@ Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
                 continue;
             images.insert(role.task.image, imageDefaultsOf(*info));
             break;
+        }
+        // No host has it yet (it is pulled after placement): ask the registry for its config,
+        // so its ENV and labels (service ports) count as for an image that is there.
+        if (!images.contains(role.task.image) &&
+            role.task.pullPolicy.value_or(PullPolicy::IfNotPresent) != PullPolicy::Never) {
+            auto ref = Registry::ImageReference::parse(role.task.image);
+            if (!ref)
+                continue;
+            auto lookup = m_credentials ? m_credentials : Registry::ImagePuller::dockerConfigLookup();
+            auto creds = lookup(ref->authKey());
+            Registry::RegistryClient registry(
+                ref->isDockerHub() ? QStringLiteral("registry-1.docker.io") : ref->domain,
+                creds ? *creds : std::nullopt);
+            registry.setTimeout(10s);
+            auto defaults = registry.imageDefaults(ref->repository,
+                                                   ref->digest.isEmpty() ? ref->tag : ref->digest);
+            if (defaults)
+                images.insert(role.task.image, *defaults);
+            else
+                qCInfo(lcProvision).noquote() << "defaults of" << role.task.image
+                                              << "unknown before the pull:" << defaults.error().toString();
         }
     }
 

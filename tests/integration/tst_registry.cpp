@@ -5,6 +5,7 @@
 // Endpoints come from `eval "$(scripts/lab.sh env)"`; without them the test FAILS, never skips.
 
 #include "provision/provisioner.h"
+#include "registry/registryclient.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
 
@@ -78,6 +79,7 @@ private Q_SLOTS:
     void init();
 
     void loginChecksThePassword();
+    void registryTagsAndConfig();
     void launchPullsOncePerHost();
     void gangPullFailures_data();
     void gangPullFailures();
@@ -292,6 +294,28 @@ void TestRegistry::loginChecksThePassword()
     QVERIFY(!cli({QStringLiteral("registry"), QStringLiteral("ls")}, other).out.contains(m_registry.toUtf8()));
 }
 
+void TestRegistry::registryTagsAndConfig()
+{
+    // What the template editor offers, and what a launch reads before any host has the image.
+    qputenv("DOCKER_CONFIG", m_dockerConfig.toLocal8Bit());
+    auto tags = Registry::RegistryClient::tagReferences(m_remote);
+    qunsetenv("DOCKER_CONFIG");
+    QVERIFY2(tags, qPrintable(tags ? QString() : tags.error().toString()));
+    QVERIFY2(tags->contains(m_remote), qPrintable(tags->join(QLatin1Char(' '))));
+    QVERIFY(tags->contains(qEnvironmentVariable("CLUSTERDECK_LAB_REGISTRY_IMAGE")));
+
+    Registry::RegistryClient anonymous(m_registry, std::nullopt);
+    auto refused = anonymous.tags(QStringLiteral("clusterdeck/lab"));
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().httpStatus, 401);
+
+    Registry::RegistryClient client(m_registry, Registry::RegistryCredentials{m_registry, m_user, m_password, {}});
+    auto defaults = client.imageDefaults(QStringLiteral("clusterdeck/lab"), QStringLiteral("remote"));
+    QVERIFY2(defaults, qPrintable(defaults ? QString() : defaults.error().toString()));
+    QCOMPARE(defaults->labels.value(QStringLiteral("io.clusterdeck.service-ports")), QStringLiteral("web:http:8080"));
+    QCOMPARE(defaults->env.value(QStringLiteral("LAB_GREETING")), QStringLiteral("hello-from-image"));
+}
+
 void TestRegistry::launchPullsOncePerHost()
 {
     const QMap<QString, int> before = manifestPulls(QStringLiteral("remote"));
@@ -313,6 +337,11 @@ void TestRegistry::launchPullsOncePerHost()
         used.insert(v.toObject().value(QStringLiteral("host")).toString());
     }
     QCOMPARE(used.size(), 3);
+    // The image's service-port label counted although no host had the image at launch.
+    const QJsonArray ports = kernels.first().toObject().value(QStringLiteral("ports")).toArray();
+    QVERIFY2(!ports.isEmpty() && ports.first().toObject().value(QStringLiteral("name")).toString() ==
+                                     QLatin1String("web"),
+             p.out.constData());
     qInfo() << "1+6 kernels from the registry-only tag on 3 hosts in" << ms << "ms";
 
     // Exactly one pull per host, counted by the registry.
