@@ -30,7 +30,9 @@ Commands:
   template render FILE [--count ROLE=N]... [--env K=V]... [--json]
   launch FILE [--name NAME] [--count ROLE=N]... [--env K=V]...
               [--mount SRC:DST[:ro]]... [--mode single-node|multi-node|auto]
-              [--strategy spread|pack] [--per-host-limit N] [--no-wait] [--json]
+              [--strategy spread|pack] [--per-host-limit N] [--settle SECONDS]
+              [--no-wait] [--json]    RUNNING once every kernel stayed up SECONDS
+                                      after its start (default 2)
   ls [--json]
   show SESSION [--json]               SESSION = id, short id or name
   restart SESSION [--kernel HOSTNAME] always the whole session

@@ -536,7 +536,8 @@ Result<std::optional<ExitDecision>> ActionApplier::handleExit(const QString &ses
             auto info = (*client)->inspectContainer(exit.containerId, call);
             if (info && info->state.running)
                 return Decision{};
-            if (info && !checked.exitCode)
+            // A container that never started reports exit code 0: that is no success.
+            if (info && !checked.exitCode && info->state.status != QLatin1String("created"))
                 checked.exitCode = info->state.exitCode;
             if (!info && isGone(info.error()) && !checked.exitCode)
                 checked.vanished = true;

@@ -109,6 +109,15 @@ QJsonObject PlanJson::toJson(const ClusterPlan &plan)
                   {QStringLiteral("kernels"), kernels}};
     if (plan.mtu)
         o.insert(QStringLiteral("mtu"), *plan.mtu);
+    if (plan.successPolicy.kind != SuccessPolicy::Kind::None) {
+        QJsonObject success{{QStringLiteral("kind"), successKindName(plan.successPolicy.kind)}};
+        if (plan.successPolicy.kind == SuccessPolicy::Kind::RoleExits)
+            success.insert(QStringLiteral("role"), plan.successPolicy.role);
+        o.insert(QStringLiteral("success_policy"), success);
+    }
+    if (plan.ttlAfterFinishedSeconds)
+        o.insert(QStringLiteral("ttl_after_finished_seconds"),
+                 double(*plan.ttlAfterFinishedSeconds));
     return o;
 }
 

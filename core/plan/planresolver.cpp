@@ -100,6 +100,8 @@ Result<ClusterPlan> resolvePlan(const ClusterTemplate &t, const LaunchOptions &o
     plan.mode = opts.mode.value_or(t.mode);
     plan.mtu = t.mtu;
     plan.failurePolicy = t.failurePolicy;
+    plan.successPolicy = t.successPolicy;
+    plan.ttlAfterFinishedSeconds = t.ttlAfterFinishedSeconds;
     plan.startupOrder = t.startupOrder;
     plan.presets = Presets::effective(t.presets);
 

@@ -178,6 +178,17 @@ QJsonObject SessionSpec::toJson() const
     };
     if (plan.mtu)
         o.insert(QStringLiteral("mtu"), *plan.mtu);
+    // Read by SessionPolicies::of() on every controller pass.
+    if (plan.successPolicy.kind != SuccessPolicy::Kind::None) {
+        QJsonObject success{
+            {QStringLiteral("kind"), TemplateValues::successKindName(plan.successPolicy.kind)}};
+        if (plan.successPolicy.kind == SuccessPolicy::Kind::RoleExits)
+            success.insert(QStringLiteral("role"), plan.successPolicy.role);
+        o.insert(QStringLiteral("success_policy"), success);
+    }
+    if (plan.ttlAfterFinishedSeconds)
+        o.insert(QStringLiteral("ttl_after_finished_seconds"),
+                 double(*plan.ttlAfterFinishedSeconds));
     return o;
 }
 
@@ -198,6 +209,15 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
         TemplateValues::parseFailureAction(o.value(QStringLiteral("failure_action")).toString())
             .value_or(FailurePolicy::Action::TerminateSession);
     plan.failurePolicy.maxRestarts = o.value(QStringLiteral("max_restarts")).toInt(3);
+    const QJsonObject success = o.value(QStringLiteral("success_policy")).toObject();
+    plan.successPolicy.kind =
+        TemplateValues::parseSuccessKind(success.value(QStringLiteral("kind")).toString())
+            .value_or(SuccessPolicy::Kind::None);
+    if (plan.successPolicy.kind == SuccessPolicy::Kind::RoleExits)
+        plan.successPolicy.role = success.value(QStringLiteral("role")).toString();
+    if (o.contains(QStringLiteral("ttl_after_finished_seconds")))
+        plan.ttlAfterFinishedSeconds =
+            qint64(o.value(QStringLiteral("ttl_after_finished_seconds")).toDouble());
     plan.startupOrder =
         TemplateValues::parseStartupOrder(o.value(QStringLiteral("startup_order")).toString())
             .value_or(StartupOrder::Parallel);

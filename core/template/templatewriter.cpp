@@ -164,6 +164,23 @@ QByteArray TemplateWriter::toYaml(const ClusterTemplate &t)
     if (t.failurePolicy.action == FailurePolicy::Action::RestartSession)
         out << YAML::Key << "maxRestarts" << YAML::Value << t.failurePolicy.maxRestarts;
     out << YAML::EndMap;
+    switch (t.successPolicy.kind) {
+    case SuccessPolicy::Kind::None:
+        break;
+    case SuccessPolicy::Kind::PrimaryExits:
+    case SuccessPolicy::Kind::AllExit:
+        out << YAML::Key << "successPolicy" << YAML::Value
+            << s(successKindName(t.successPolicy.kind));
+        break;
+    case SuccessPolicy::Kind::RoleExits:
+        out << YAML::Key << "successPolicy" << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "role-exits" << YAML::Value << s(t.successPolicy.role);
+        out << YAML::EndMap;
+        break;
+    }
+    if (t.ttlAfterFinishedSeconds)
+        out << YAML::Key << "ttlAfterFinished" << YAML::Value
+            << s(formatDuration(*t.ttlAfterFinishedSeconds));
     out << YAML::Key << "startupOrder" << YAML::Value << s(startupOrderName(t.startupOrder));
     writeList(out, "presets", t.presets);
     writeMap(out, "env", t.env);

@@ -9,15 +9,18 @@
 // not RUNNING again, nothing observed), never on the timing itself.
 
 #include "labcli.h"
+#include "store/sqlitestore.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QTimer>
 #include <QUrl>
 #include <QUuid>
@@ -123,21 +126,31 @@ roles:
     if (!store)
         die(store.error().toString());
     StateStore *reader = store->get();
+    // A SQLite reader learns of changes by polling (500 ms by default, for the console); poll
+    // every 20 ms here so that the figure is the store's lag, not the reader's.
+    if (auto *sqlite = qobject_cast<SqliteStore *>(reader))
+        sqlite->setPollInterval(std::chrono::milliseconds(20));
     // Each kernel's last observation time, so that one change is counted once.
     QHash<QString, QDateTime> lastAt;
     bool measuring = false;
-    QObject::connect(reader, &StateStore::kernelChanged, reader,
-                     [&](const QString &sid, const QString &kid) {
-                         if (sid != id)
-                             return;
-                         const QDateTime seen = QDateTime::currentDateTimeUtc();
-                         auto k = reader->kernel(sid, kid);
-                         if (!k || !k->observed.at.isValid() || lastAt.value(kid) == k->observed.at)
-                             return;
-                         lastAt.insert(kid, k->observed.at);
-                         if (measuring)
-                             r.lagsMs.append(double(k->observed.at.msecsTo(seen)));
-                     });
+    QObject::connect(
+        reader, &StateStore::kernelChanged, reader, [&](const QString &sid, const QString &kid) {
+            if (sid != id)
+                return;
+            const QDateTime seen = QDateTime::currentDateTimeUtc();
+            auto k = reader->kernel(sid, kid);
+            if (!k || !k->observed.at.isValid() || lastAt.value(kid) == k->observed.at)
+                return;
+            lastAt.insert(kid, k->observed.at);
+            if (!measuring)
+                return;
+            r.lagsMs.append(double(k->observed.at.msecsTo(seen)));
+            if (qEnvironmentVariableIsSet("CLUSTERDECK_BENCH_TRACE"))
+                std::fprintf(stderr, "trace %s %s %s at %s lag %lld\n", qPrintable(k->hostname),
+                             qPrintable(k->observed.state), qPrintable(toString(k->status)),
+                             qPrintable(k->observed.at.toString(Qt::ISODateWithMs)),
+                             qlonglong(k->observed.at.msecsTo(seen)));
+        });
 
     ControllerProcess controller(QStringLiteral(CLUSTERDECKCTL));
     controller.start(url, {QStringLiteral("--lease-ttl"), QStringLiteral("5")});
@@ -177,8 +190,10 @@ roles:
         measuring = true;
         QElapsedTimer restart;
         restart.start();
-        if (lab.docker(host, {QStringLiteral("kill"), victim}).exitCode != 0)
-            die(QStringLiteral("docker kill failed"));
+        if (const Proc killed = lab.docker(host, {QStringLiteral("kill"), victim});
+            killed.exitCode != 0)
+            die(QStringLiteral("docker kill of %1 on %2 failed: %3")
+                    .arg(victim, host, QString::fromUtf8(killed.err)));
         const bool again = spinUntil(
             [&] {
                 static QElapsedTimer poll;
@@ -230,9 +245,16 @@ int main(int argc, char **argv)
     QList<BurstResult> results;
     for (const QString &backend : {QStringLiteral("sqlite"), QStringLiteral("etcd")})
         results.append(runBackend(backend, lab, dir.path(), rounds));
+    double load[3] = {0, 0, 0};
+    if (QFile f(QStringLiteral("/proc/loadavg")); f.open(QIODevice::ReadOnly)) {
+        const QList<QByteArray> parts = f.readAll().split(' ');
+        for (int i = 0; i < 3 && i < parts.size(); ++i)
+            load[i] = parts.at(i).toDouble();
+    }
     std::printf("whole-session restart of 1+%d, %d round(s) per backend; lag = Docker event time "
-                "→ a second store reader sees the observation\n",
-                kWorkers, rounds);
+                "→ a second store reader sees the observation (load average %.1f %.1f %.1f on "
+                "%d cores)\n",
+                kWorkers, rounds, load[0], load[1], load[2], QThread::idealThreadCount());
     std::printf("%-7s %8s %9s %9s %9s %12s %12s %10s\n", "store", "samples", "p50 ms", "p99 ms",
                 "max ms", "raw events", "events/s", "restart s");
     for (const BurstResult &r : results) {

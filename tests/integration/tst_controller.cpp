@@ -79,6 +79,8 @@ private Q_SLOTS:
     void policyAfterKill();
     void restartLimitTerminates();
     void vanishedKernelIsAFailure();
+    void successPolicy_data();
+    void successPolicy();
     void failoverAfterKill9();
     void pausedLeaderIsFenced();
     void launchRemoveRace();
@@ -369,6 +371,88 @@ void TestController::vanishedKernelIsAFailure()
     const QJsonObject after = show(id);
     QCOMPARE(after.value(QStringLiteral("status")).toString(), QStringLiteral("DEGRADED"));
     QCOMPARE(LabHosts::count(m_lab.containersOf(id)), 4);
+    QVERIFY(controller.stop());
+}
+
+void TestController::successPolicy_data()
+{
+    QTest::addColumn<int>("launcherExit");
+    QTest::newRow("launcher exits 0: COMPLETED") << 0;
+    QTest::newRow("launcher exits 1: the failure policy") << 1;
+}
+
+void TestController::successPolicy()
+{
+    // A batch job: the launcher runs `sleep 2; exit N`, workers serve. primary-exits with a zero
+    // exit → COMPLETED, the workers stopped, and ttlAfterFinished removes the containers; a
+    // non-zero exit is a failure for terminate-session.
+    QFETCH(int, launcherExit);
+    useStore(QStringLiteral("sqlite"));
+    const QString file = m_dir.filePath(QStringLiteral("batch.yaml"));
+    QVERIFY(writeTextFile(file, QStringLiteral(R"(apiVersion: clusterdeck/v1
+kind: Cluster
+name: ctlbatch
+mode: multi-node
+failurePolicy:
+  action: terminate-session
+successPolicy: primary-exits
+ttlAfterFinished: 4s
+roles:
+  - name: launcher
+    count: 1
+    task:
+      image: clusterdeck/lab:latest
+      command: [sh, -c, "sleep 2; exit %1"]
+      resources: {cpus: 0.1, memory: 32m}
+  - name: worker
+    count: 3
+    max: 4
+    task:
+      image: clusterdeck/lab:latest
+      command: [sleep, "3600"]
+      resources: {cpus: 0.1, memory: 32m}
+)")
+                                    .arg(launcherExit)));
+    ControllerProcess controller(QStringLiteral(CLUSTERDECKCTL));
+    controller.start(m_storeUrl, {QStringLiteral("--resync"), QStringLiteral("1")});
+    QVERIFY2(controller.waitFor(" leads", 20000), controller.err().constData());
+    // Settle shorter than the job, so that the launch reports RUNNING before the launcher ends.
+    const Proc p = cli({QStringLiteral("launch"), file, QStringLiteral("--settle"),
+                        QStringLiteral("0.5"), QStringLiteral("--json")});
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    const QString id =
+        QJsonDocument::fromJson(p.out).object().value(QStringLiteral("id")).toString();
+    QVERIFY(!id.isEmpty());
+    m_sessions.append(id);
+    QElapsedTimer t;
+    t.start();
+    if (launcherExit == 0) {
+        QTRY_COMPARE_WITH_TIMEOUT(show(id).value(QStringLiteral("status")).toString(),
+                                  QStringLiteral("COMPLETED"), 15000);
+        qInfo() << "COMPLETED" << t.elapsed() << "ms after the launch returned";
+        // Every worker stopped, the containers kept until the TTL, then removed.
+        const QJsonObject done = show(id);
+        for (const QJsonValue &v : done.value(QStringLiteral("kernels")).toArray()) {
+            const QJsonObject k = v.toObject();
+            QVERIFY2(k.value(QStringLiteral("status")).toString() != u"RUNNING",
+                     qPrintable(k.value(QStringLiteral("hostname")).toString()));
+        }
+        const auto completed = eventOf(id, QStringLiteral("completed"), 0);
+        QVERIFY(completed);
+        QVERIFY2(completed->detail.contains(u"launcher1 exited with code 0"),
+                 qPrintable(completed->detail));
+        QTRY_COMPARE_WITH_TIMEOUT(LabHosts::count(m_lab.containersOf(id)), 0, 20000);
+        qInfo() << "containers removed" << t.elapsed() << "ms after the launch (ttl 4 s)";
+        QCOMPARE(show(id).value(QStringLiteral("status")).toString(), QStringLiteral("COMPLETED"));
+    } else {
+        QTRY_COMPARE_WITH_TIMEOUT(show(id).value(QStringLiteral("status")).toString(),
+                                  QStringLiteral("TERMINATED"), 20000);
+        const auto decision = eventOf(id, QStringLiteral("policy"), 0);
+        QVERIFY(decision);
+        QVERIFY2(decision->detail.contains(u"exited with code 1"), qPrintable(decision->detail));
+        QVERIFY2(decision->detail.contains(u"terminate-session"), qPrintable(decision->detail));
+        expectGone(id);
+    }
     QVERIFY(controller.stop());
 }
 

@@ -182,12 +182,14 @@ void MainWindow::setupStatusBar()
                 m_hostsLabel->setStyleSheet(reachable < total ? QStringLiteral("color: #cc3333;")
                                                               : QString());
             });
-    connect(m_controller, &ConsoleController::controllerStatusChanged, this,
-            [this](const QString &text, bool active) {
-                m_controllerLabel->setText(text);
-                m_controllerLabel->setStyleSheet(active ? QString()
-                                                        : QStringLiteral("color: #cc3333;"));
-            });
+    auto showController = [this](const QString &text, bool active) {
+        m_controllerLabel->setText(text.isEmpty() ? tr("controller: …") : text);
+        m_controllerLabel->setStyleSheet(active ? QString() : QStringLiteral("color: #cc3333;"));
+    };
+    connect(m_controller, &ConsoleController::controllerStatusChanged, this, showController);
+    // The console may have learnt who leads before this window existed.
+    if (!m_controller->controllerText().isEmpty())
+        showController(m_controller->controllerText(), m_controller->policiesActive());
     connect(m_controller, &ConsoleController::busyChanged, this,
             [this](bool busy) { m_busyLabel->setText(busy ? tr("Working…") : QString()); });
     connect(m_controller, &ConsoleController::operationStarted, this,
