@@ -4,6 +4,7 @@
 #include "common/version.h"
 #include "controllercommands.h"
 #include "hostcommands.h"
+#include "imagecommands.h"
 #include "networkcommands.h"
 #include "sessioncommands.h"
 #include "templatecommands.h"
@@ -43,6 +44,13 @@ Commands:
                                       run the controller in the foreground (leader election;
                                       SIGTERM resigns and exits)
   watch                               follow the store's changes (statuses, events, leader)
+  image ls [--hosts H,...] [--json]   which images are on which host (a host x image matrix)
+  image pull IMAGE [--hosts H,...] [--if-not-present] [--json]
+                                      pull onto every (or the given) host at once, with progress
+  image rm IMAGE [--hosts H,...] [--force]
+  registry login [SERVER] -u USER [--password-stdin | -p PASSWORD] [--no-verify]
+  registry logout [SERVER] | registry ls [--json]
+                                      logins shared with the docker CLI (~/.docker/config.json)
 
 Options:
   --store URL     sqlite:///path/state.db or etcd://host:2379[,host2:2379]/prefix
@@ -73,6 +81,8 @@ const CommandEntry kCommands[] = {
     {"reconcile", reconcileCommand},
     {"controller", controllerCommand},
     {"watch", watchCommand},
+    {"image", imageCommand},
+    {"registry", registryCommand},
 };
 
 } // namespace
