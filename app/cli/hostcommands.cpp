@@ -212,12 +212,11 @@ int list(Context &context, const QStringList &args)
     QMap<QString, HostHealth> health;
     if (auto status = (*store)->controllerStatus(); status && *status)
         health = (*status)->hosts;
+    // One word per cell, so that scripts can split the table on blanks; `--json` has the time.
     auto healthText = [&](const QString &host) {
         if (!health.contains(host))
             return QStringLiteral("-");
-        const HostHealth h = health.value(host);
-        return QString((h.up ? QStringLiteral("up since ") : QStringLiteral("down since ")) +
-                       h.since.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+        return health.value(host).up ? QStringLiteral("up") : QStringLiteral("down");
     };
 
     if (json) {
@@ -240,7 +239,7 @@ int list(Context &context, const QStringList &args)
     const QStringList header{
         QStringLiteral("NAME"),    QStringLiteral("ENDPOINT"), QStringLiteral("REACHABLE"),
         QStringLiteral("VERSION"), QStringLiteral("SWARM"),    QStringLiteral("CPUS"),
-        QStringLiteral("MEMORY"),  QStringLiteral("KERNELS"),  QStringLiteral("CONTROLLER SEES")};
+        QStringLiteral("MEMORY"),  QStringLiteral("KERNELS"),  QStringLiteral("CONTROLLER")};
     QList<QStringList> rows{header};
     for (const HostStatus &s : std::as_const(*statuses)) {
         rows.append({s.host.name, s.host.endpoint,
@@ -259,8 +258,11 @@ int list(Context &context, const QStringList &args)
         if (!s.reachable)
             context.out() << s.host.name << ": unreachable: " << s.error << '\n';
         else if (health.contains(s.host.name) && !health.value(s.host.name).up)
-            context.out() << s.host.name << ": the controller last saw it down: "
-                          << health.value(s.host.name).reason << '\n';
+            context.out() << s.host.name << ": the controller saw it down since "
+                          << health.value(s.host.name)
+                                 .since.toLocalTime()
+                                 .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                          << ": " << health.value(s.host.name).reason << '\n';
     }
     return 0;
 }

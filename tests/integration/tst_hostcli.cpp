@@ -166,10 +166,11 @@ void TestHostCli::listTable()
     const QStringList lines = run.out.split(u'\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 1 + m_hosts.size());
     const QStringList header = lines.first().simplified().split(u' ');
-    QCOMPARE(header, (QStringList{QStringLiteral("NAME"), QStringLiteral("ENDPOINT"),
-                                  QStringLiteral("REACHABLE"), QStringLiteral("VERSION"),
-                                  QStringLiteral("SWARM"), QStringLiteral("CPUS"),
-                                  QStringLiteral("MEMORY"), QStringLiteral("KERNELS")}));
+    QCOMPARE(header,
+             (QStringList{QStringLiteral("NAME"), QStringLiteral("ENDPOINT"),
+                          QStringLiteral("REACHABLE"), QStringLiteral("VERSION"),
+                          QStringLiteral("SWARM"), QStringLiteral("CPUS"), QStringLiteral("MEMORY"),
+                          QStringLiteral("KERNELS"), QStringLiteral("CONTROLLER")}));
     for (qsizetype i = 0; i < m_hosts.size(); ++i) {
         const QStringList cells = lines.at(i + 1).simplified().split(u' ');
         QCOMPARE(cells.size(), header.size());
@@ -178,6 +179,7 @@ void TestHostCli::listTable()
         QCOMPARE(cells.at(4), i == 0 ? QStringLiteral("manager") : QStringLiteral("worker"));
         QVERIFY2(cells.at(5).startsWith(QStringLiteral("0/")), qPrintable(cells.at(5)));
         QCOMPARE(cells.at(7), QStringLiteral("0"));
+        QCOMPARE(cells.at(8), QStringLiteral("-")); // no controller has run on this store
     }
 }
 
