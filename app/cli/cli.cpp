@@ -3,6 +3,7 @@
 #include "clicontext.h"
 #include "common/version.h"
 #include "controllercommands.h"
+#include "execcommands.h"
 #include "hostcommands.h"
 #include "networkcommands.h"
 #include "sessioncommands.h"
@@ -41,6 +42,12 @@ Commands:
                                       run the controller in the foreground (leader election;
                                       SIGTERM resigns and exits)
   watch                               follow the store's changes (statuses, events, leader)
+  exec SESSION [--kernel H | --role R | --all] [--parallel N] [--timeout S] [--json] -- CMD...
+                                      run CMD in every selected kernel at once (default: all);
+                                      lines prefixed with the hostname; exit = worst exit code
+  shell SESSION [--kernel H] [--user U] [-- CMD...]
+                                      interactive terminal in one kernel (default: the primary;
+                                      bash, else sh)
 
 Options:
   --store URL     sqlite:///path/state.db or etcd://host:2379[,host2:2379]/prefix
@@ -71,6 +78,8 @@ const CommandEntry kCommands[] = {
     {"reconcile", reconcileCommand},
     {"controller", controllerCommand},
     {"watch", watchCommand},
+    {"exec", execCommand},
+    {"shell", shellCommand},
 };
 
 } // namespace
