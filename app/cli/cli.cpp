@@ -8,6 +8,7 @@
 #include "networkcommands.h"
 #include "sessioncommands.h"
 #include "templatecommands.h"
+#include "topcommand.h"
 
 #include <QCoreApplication>
 
@@ -48,6 +49,8 @@ Commands:
   shell SESSION [--kernel H] [--user U] [-- CMD...]
                                       interactive terminal in one kernel (default: the primary;
                                       bash, else sh)
+  top SESSION [--no-stream] [--json]  live CPU, memory, net and block I/O per kernel, role and
+                                      session (--no-stream: one sample)
 
 Options:
   --store URL     sqlite:///path/state.db or etcd://host:2379[,host2:2379]/prefix
@@ -80,6 +83,7 @@ const CommandEntry kCommands[] = {
     {"watch", watchCommand},
     {"exec", execCommand},
     {"shell", shellCommand},
+    {"top", topCommand},
 };
 
 } // namespace
