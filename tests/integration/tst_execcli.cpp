@@ -161,6 +161,7 @@ private Q_SLOTS:
     void execUsageErrors();
     void execFanOutTwelve();
     void shellUnderPty();
+    void topOneSample();
     void shellRestoresOnSigterm();
 
 private:
@@ -417,6 +418,52 @@ void TestExecCli::shellRestoresOnSigterm()
     ::kill(child.pid, SIGTERM);
     QCOMPARE(child.wait(), -SIGTERM);
     QVERIFY2(child.slaveIsCooked(), "SIGTERM must give the terminal back too");
+}
+
+void TestExecCli::topOneSample()
+{
+    QElapsedTimer timer;
+    timer.start();
+    const Proc p = cli(
+        {QStringLiteral("top"), m_small, QStringLiteral("--no-stream"), QStringLiteral("--json")});
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    qInfo("top --no-stream over 5 kernels: %lld ms", timer.elapsed());
+    const QJsonObject o = QJsonDocument::fromJson(p.out).object();
+    const QJsonArray kernels = o.value(QStringLiteral("kernels")).toArray();
+    QCOMPARE(kernels.size(), 5);
+    qint64 memory = 0;
+    for (const QJsonValue &v : kernels) {
+        const QJsonObject k = v.toObject();
+        QVERIFY(k.value(QStringLiteral("memory_used")).toInteger() > 0);
+        QCOMPARE(k.value(QStringLiteral("memory_limit")).toInteger(), qint64(64) << 20);
+        memory += k.value(QStringLiteral("memory_used")).toInteger();
+    }
+    const QJsonObject roles = o.value(QStringLiteral("roles")).toObject();
+    QCOMPARE(roles.keys(), (QStringList{QStringLiteral("master"), QStringLiteral("worker")}));
+    QCOMPARE(roles.value(QStringLiteral("worker"))
+                 .toObject()
+                 .value(QStringLiteral("memory_limit"))
+                 .toInteger(),
+             qint64(4 * 64) << 20);
+    QCOMPARE(o.value(QStringLiteral("total"))
+                 .toObject()
+                 .value(QStringLiteral("memory_used"))
+                 .toInteger(),
+             memory);
+
+    // The streaming form refreshes until interrupted.
+    QProcess live;
+    live.start(QStringLiteral(CLUSTERDECKCTL),
+               {QStringLiteral("--store"), m_storeUrl, QStringLiteral("top"), m_small,
+                QStringLiteral("--json")});
+    QVERIFY(live.waitForStarted());
+    QByteArray lines;
+    QTRY_VERIFY_WITH_TIMEOUT((lines += live.readAllStandardOutput()).count('\n') >= 2, 8000);
+    ::kill(pid_t(live.processId()), SIGINT);
+    QVERIFY(live.waitForFinished(5000));
+    QCOMPARE(live.exitCode(), 0);
+    const QJsonObject sample = QJsonDocument::fromJson(lines.split('\n').first()).object();
+    QCOMPARE(sample.value(QStringLiteral("kernels")).toArray().size(), 5);
 }
 
 QTEST_GUILESS_MAIN(TestExecCli)
