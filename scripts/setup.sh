@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
     # build
     build-essential cmake ninja-build pkg-config git
-    qt6-base-dev qt6-base-dev-tools qt6-svg-dev
+    qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-charts-dev libvterm-dev
     libcurl4-openssl-dev libyaml-cpp-dev libsqlite3-dev libarchive-dev libssl-dev
     clang-format clang-16 libclang-rt-16-dev
     # the lab: Docker hosts in network namespaces, etcd, the lab image's contents
