@@ -32,6 +32,7 @@ public:
     void unwatchAll();
     bool isWatching(const QString &kernelId) const { return m_streams.contains(kernelId); }
     int streamCount() const { return int(m_streams.size()); }
+    QList<QString> watchedKernels() const { return m_streams.keys(); }
 
 Q_SIGNALS:
     void sampled(const QString &kernelId, const ClusterDeck::Docker::ResourceUsage &usage);

@@ -2,11 +2,14 @@
 
 #include "common/version.h"
 #include "console/consolecontroller.h"
+#include "docker/dockerclient.h"
 #include "events/eventsview.h"
+#include "host/hostregistry.h"
 #include "hosts/hostsview.h"
 #include "launch/launchdialog.h"
 #include "sessions/sessionsview.h"
 #include "templates/templateeditor.h"
+#include "terminal/terminaltabs.h"
 
 #include "common/datapaths.h"
 
@@ -46,6 +49,24 @@ MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
     templates->setKnownImages(TemplateEditor::imagesOf(m_controller->hostStatuses()));
     m_tabs->addTab(templates, tr("Templates"));
     m_tabs->addTab(new EventsView(m_controller), tr("Events"));
+    // Terminals open in a tab of their own, one inner tab per kernel.
+    m_terminals = new TerminalTabs;
+    m_tabs->addTab(m_terminals, tr("Terminals"));
+    connect(m_sessionsView, &SessionsView::terminalRequested, this,
+            [this](const QString &title, const QString &host, const QString &containerId) {
+                HostRegistry *registry = m_controller->registry();
+                if (!registry)
+                    return;
+                m_terminals->openTerminal(
+                    [registry, host]() -> Result<std::shared_ptr<const Docker::DockerClient>> {
+                        auto client = registry->client(host);
+                        if (!client)
+                            return fail(client.error());
+                        return std::shared_ptr<const Docker::DockerClient>(*client);
+                    },
+                    containerId, title);
+                m_tabs->setCurrentWidget(m_terminals);
+            });
     setCentralWidget(m_tabs);
 
     setupToolBar();

@@ -11,8 +11,17 @@ using namespace std::chrono_literals;
 TerminalSession::TerminalSession(std::shared_ptr<const Docker::DockerClient> client,
                                  QString containerId, Docker::ExecStream::Options options,
                                  QObject *parent)
+    : TerminalSession(
+          [client = std::move(client)]() -> Result<std::shared_ptr<const Docker::DockerClient>> {
+              return client;
+          },
+          std::move(containerId), std::move(options), parent)
+{}
+
+TerminalSession::TerminalSession(ClientProvider provider, QString containerId,
+                                 Docker::ExecStream::Options options, QObject *parent)
     : QObject(parent)
-    , m_client(std::move(client))
+    , m_provider(std::move(provider))
     , m_containerId(std::move(containerId))
     , m_options(std::move(options))
 {}
@@ -37,7 +46,13 @@ void TerminalSession::run()
         options.rows = m_rows;
         options.cols = m_cols;
     }
-    auto made = Docker::ExecStream::open(m_client, m_containerId, options);
+    auto client = m_provider();
+    if (!client) {
+        m_running = false;
+        Q_EMIT failed(client.error().toString());
+        return;
+    }
+    auto made = Docker::ExecStream::open(*client, m_containerId, options);
     if (!made) {
         m_running = false;
         Q_EMIT failed(made.error().toString());

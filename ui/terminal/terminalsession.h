@@ -7,6 +7,7 @@
 #include <QString>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -24,7 +25,12 @@ class TerminalSession : public QObject
     Q_OBJECT
 
 public:
+    // Finds the client on the worker thread (a registry may ask its store).
+    using ClientProvider = std::function<Result<std::shared_ptr<const Docker::DockerClient>>()>;
+
     TerminalSession(std::shared_ptr<const Docker::DockerClient> client, QString containerId,
+                    Docker::ExecStream::Options options, QObject *parent = nullptr);
+    TerminalSession(ClientProvider provider, QString containerId,
                     Docker::ExecStream::Options options, QObject *parent = nullptr);
     ~TerminalSession() override;
 
@@ -44,7 +50,7 @@ Q_SIGNALS:
 private:
     void run();
 
-    std::shared_ptr<const Docker::DockerClient> m_client;
+    ClientProvider m_provider;
     QString m_containerId;
     Docker::ExecStream::Options m_options;
     std::mutex m_mutex; // guards m_stream while it is made and dropped

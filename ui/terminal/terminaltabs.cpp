@@ -33,9 +33,20 @@ TerminalWidget *TerminalTabs::openTerminal(std::shared_ptr<const Docker::DockerC
                                            const QString &containerId, const QString &title,
                                            const Docker::ExecStream::Options &options)
 {
+    return openTerminal(
+        [client = std::move(client)]() -> Result<std::shared_ptr<const Docker::DockerClient>> {
+            return client;
+        },
+        containerId, title, options);
+}
+
+TerminalWidget *TerminalTabs::openTerminal(
+    std::function<Result<std::shared_ptr<const Docker::DockerClient>>()> provider,
+    const QString &containerId, const QString &title, const Docker::ExecStream::Options &options)
+{
     auto *terminal = new TerminalWidget;
     terminal->setObjectName(QStringLiteral("terminal:") + title);
-    auto *session = new TerminalSession(std::move(client), containerId, options, terminal);
+    auto *session = new TerminalSession(std::move(provider), containerId, options, terminal);
     TerminalScreen *screen = terminal->screen();
     connect(session, &TerminalSession::received, screen, &TerminalScreen::feed);
     connect(screen, &TerminalScreen::output, session, &TerminalSession::send);

@@ -4,6 +4,7 @@
 
 #include <QTabWidget>
 
+#include <functional>
 #include <memory>
 
 namespace ClusterDeck::Docker {
@@ -29,6 +30,10 @@ public:
     TerminalWidget *openTerminal(std::shared_ptr<const Docker::DockerClient> client,
                                  const QString &containerId, const QString &title,
                                  const Docker::ExecStream::Options &options = {});
+    TerminalWidget *
+    openTerminal(std::function<Result<std::shared_ptr<const Docker::DockerClient>>()> provider,
+                 const QString &containerId, const QString &title,
+                 const Docker::ExecStream::Options &options = {});
     TerminalSession *sessionOf(TerminalWidget *widget) const;
     TerminalWidget *terminalAt(int index) const;
     void closeTerminal(int index);
