@@ -26,7 +26,7 @@ namespace {
 
 QString bytes(quint64 n)
 {
-    return QLocale::c().formattedDataSize(qint64(n), 1, QLocale::DataSizeTraditionalFormat);
+    return QLocale::c().formattedDataSize(qint64(n), 1, QLocale::DataSizeIecFormat);
 }
 
 QJsonObject usageJson(const Docker::ResourceUsage &u)
