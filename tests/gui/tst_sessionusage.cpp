@@ -6,6 +6,7 @@
 #include "sessions/execresultsmodel.h"
 #include "sessions/sessiontreemodel.h"
 #include "sessions/sparklinedelegate.h"
+#include "stats/usagehistorymodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -46,6 +47,7 @@ private Q_SLOTS:
     void sparklineGeometry();
     void delegatePaints();
     void execResults();
+    void dashboardHistory();
 
 private:
     std::unique_ptr<Model> m_model;
@@ -234,6 +236,34 @@ void TestSessionUsage::execResults()
              QStringLiteral("host h1: down"));
     QCOMPARE(model.index(2, 0).data(ExecResultsModel::FullOutputRole).toString(),
              QStringLiteral("first\n! second"));
+}
+
+void TestSessionUsage::dashboardHistory()
+{
+    UsageHistoryModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setKernels(m_session.kernels);
+    QCOMPARE(model.rowCount(), 4);
+    QCOMPARE(model.roles(), (QStringList{QStringLiteral("master"), QStringLiteral("worker")}));
+    QCOMPARE(model.index(1, UsageHistoryModel::HostColumn).data().toString(),
+             m_session.kernels.at(1).host);
+    const qint64 t0 = 1'700'000'000'000;
+    // 16 minutes of one sample a second per worker: only the last 15 are kept.
+    for (int s = 0; s < 16 * 60; ++s)
+        for (int k = 1; k < 4; ++k)
+            model.addSample(m_session.kernels.at(k).id, usage(k, quint64(k) << 20),
+                            t0 + s * 1000 + k);
+    QCOMPARE(int(model.history(m_session.kernels.at(1).id).size()),
+             UsageHistoryModel::kHistorySeconds + 1);
+    const QList<QPointF> workers = model.roleMemory(QStringLiteral("worker"));
+    QCOMPARE(workers.size(), UsageHistoryModel::kHistorySeconds + 1);
+    QCOMPARE(workers.last().y(), double((1 + 2 + 3) << 20)); // summed per second
+    QVERIFY(model.roleMemory(QStringLiteral("master")).isEmpty());
+    QCOMPARE(model.index(3, UsageHistoryModel::CpuColumn).data().toString(),
+             QStringLiteral("3.0 %"));
+    model.addSample(QStringLiteral("not-in-session"), usage(1, 1), t0); // ignored
+    model.clearSamples();
+    QVERIFY(model.history(m_session.kernels.at(1).id).empty());
 }
 
 QTEST_MAIN(TestSessionUsage)

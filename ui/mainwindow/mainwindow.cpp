@@ -8,6 +8,7 @@
 #include "hosts/hostsview.h"
 #include "launch/launchdialog.h"
 #include "sessions/sessionsview.h"
+#include "stats/sessiondashboard.h"
 #include "templates/templateeditor.h"
 #include "terminal/terminaltabs.h"
 
@@ -66,6 +67,21 @@ MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
                     },
                     containerId, title);
                 m_tabs->setCurrentWidget(m_terminals);
+            });
+    m_dashboard = new SessionDashboard;
+    m_dashboard->setClientProvider(
+        [this](const QString &host) -> std::shared_ptr<const Docker::DockerClient> {
+            HostRegistry *registry = m_controller->registry();
+            if (!registry)
+                return {};
+            auto client = registry->client(host);
+            return client ? *client : nullptr;
+        });
+    m_tabs->addTab(m_dashboard, tr("Dashboard"));
+    connect(m_sessionsView, &SessionsView::dashboardRequested, this,
+            [this](const QString &title, const QList<KernelRecord> &kernels) {
+                m_dashboard->showSession(title, kernels);
+                m_tabs->setCurrentWidget(m_dashboard);
             });
     setCentralWidget(m_tabs);
 

@@ -62,6 +62,7 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     , m_openTerminal(new QAction(QIcon::fromTheme(QStringLiteral("utilities-terminal")),
                                  tr("Open &Terminal"), this))
     , m_runCommand(new QAction(tr("Run &Command…"), this))
+    , m_dashboard(new QAction(tr("Show &Dashboard"), this))
     , m_expandAll(new QAction(tr("Expand All"), this))
     , m_collapseAll(new QAction(tr("Collapse All"), this))
     , m_probeTimer(new QTimer(this))
@@ -156,6 +157,16 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     m_runCommand->setObjectName(QStringLiteral("runCommand"));
     connect(m_openTerminal, &QAction::triggered, this, &SessionsView::openTerminalOfCurrent);
     connect(m_runCommand, &QAction::triggered, this, [this] { runCommandOnCurrent(); });
+    m_dashboard->setObjectName(QStringLiteral("showDashboard"));
+    connect(m_dashboard, &QAction::triggered, this, [this] {
+        Target t = currentTarget();
+        if (!t.isValid())
+            return;
+        t.kernelId.clear(); // the whole session
+        t.hostname.clear();
+        t.role.clear();
+        Q_EMIT dashboardRequested(t.sessionName, kernelsOf(t));
+    });
     connect(m_expandAll, &QAction::triggered, m_tree, &QTreeView::expandAll);
     connect(m_collapseAll, &QAction::triggered, m_tree, &QTreeView::collapseAll);
 
@@ -513,6 +524,7 @@ QMenu *SessionsView::contextMenuFor(const QModelIndex &proxyIndex)
                                                  : tr("Open &Terminal in %1").arg(t.hostname));
     menu->addAction(m_openTerminal);
     menu->addAction(m_runCommand);
+    menu->addAction(m_dashboard);
 
     const QVariantList ports = proxyIndex.siblingAtColumn(0).data(Model::PortsRole).toList();
     if (!ports.isEmpty()) {
@@ -554,6 +566,7 @@ void SessionsView::updateActions()
     m_copyHostnames->setEnabled(t.isValid());
     m_openTerminal->setEnabled(has);
     m_runCommand->setEnabled(has);
+    m_dashboard->setEnabled(has);
     const QString suffix = t.hostname.isEmpty() ? QString() : tr(" (whole session)");
     m_restart->setText(tr("&Restart Session…") + suffix);
     m_terminate->setText(tr("&Terminate Session…") + suffix);

@@ -62,6 +62,7 @@ public:
     QAction *copyHostnamesAction() const { return m_copyHostnames; }
     QAction *openTerminalAction() const { return m_openTerminal; }
     QAction *runCommandAction() const { return m_runCommand; }
+    QAction *dashboardAction() const { return m_dashboard; }
     // The kernels an action on `target` reaches: one kernel, a role's, or the whole session's.
     QList<KernelRecord> kernelsOf(const Target &target) const;
 
@@ -105,6 +106,8 @@ Q_SIGNALS:
     void openUrlRequested(const QString &url);
     // title = "session/kernel"
     void terminalRequested(const QString &title, const QString &host, const QString &containerId);
+    // "Show Dashboard": the session's kernels (direct connections only).
+    void dashboardRequested(const QString &title, const QList<ClusterDeck::KernelRecord> &kernels);
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -133,6 +136,7 @@ private:
     QAction *m_copyHostnames;
     QAction *m_openTerminal;
     QAction *m_runCommand;
+    QAction *m_dashboard;
     QAction *m_expandAll;
     QAction *m_collapseAll;
     Confirm m_confirm;
