@@ -12,6 +12,8 @@
 #include <QThread>
 #include <QUuid>
 
+#include <sys/resource.h>
+
 using namespace ClusterDeck;
 using namespace ClusterDeck::Docker;
 using namespace std::chrono_literals;
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void oneSample();
     void unwatchClosesStream();
     void stoppedContainerEndsStream();
+    void streamOverhead();
 
 private:
     QString run(const QString &suffix, const QStringList &cmd);
@@ -210,6 +213,42 @@ void TestStatsMonitor::stoppedContainerEndsStream()
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 10000);
     QCOMPARE(ended.first().first().toString(), QStringLiteral("k"));
     QCOMPARE(monitor.streamCount(), 0);
+}
+
+void TestStatsMonitor::streamOverhead()
+{
+    // What following 13 kernels costs this process: 13 streams (TLS), one sample a second each.
+    QStringList ids;
+    for (int i = 0; i < 13; ++i) {
+        const QString id =
+            run(QStringLiteral("idle%1").arg(i), {QStringLiteral("sleep"), QStringLiteral("3600")});
+        QVERIFY(!id.isEmpty());
+        ids.append(id);
+    }
+    StatsMonitor monitor;
+    int samples = 0;
+    connect(&monitor, &StatsMonitor::sampled, this, [&] { ++samples; });
+    for (int i = 0; i < ids.size(); ++i)
+        monitor.watch(QStringLiteral("k%1").arg(i), m_client, ids.at(i));
+    QTRY_VERIFY_WITH_TIMEOUT(samples >= 13, 10000); // every stream up
+    auto cpuMs = [] {
+        rusage u{};
+        getrusage(RUSAGE_SELF, &u);
+        return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000.0 +
+               (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1000.0;
+    };
+    const int before = samples;
+    const double start = cpuMs();
+    QElapsedTimer wall;
+    wall.start();
+    QTest::qWait(10000);
+    const double spent = cpuMs() - start;
+    const double seconds = double(wall.elapsed()) / 1000.0;
+    qInfo("13 stats streams: %d samples in %.1f s, process CPU %.1f ms/s = %.2f %% of one core",
+          samples - before, seconds, spent / seconds, spent / seconds / 10.0);
+    QVERIFY(samples - before >= 13 * 8); // about one a second each
+    QVERIFY2(spent / seconds < 50.0, "following 13 kernels should cost under 5 % of a core");
+    monitor.unwatchAll();
 }
 
 QTEST_GUILESS_MAIN(TestStatsMonitor)
