@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The lab: turns this one machine into N Docker hosts plus etcd, for tests and the demo.
 #
-#   scripts/lab.sh up [--hosts N] [--no-swarm]
+#   scripts/lab.sh up [--hosts N] [--no-swarm] [--etcd-members 1|3|5]
 #                                   start (cleaning whatever a killed earlier run left behind);
-#                                   --no-swarm leaves the hosts out of any swarm
+#                                   --no-swarm leaves the hosts out of any swarm; --etcd-members
+#                                   makes the plain etcd a cluster of that many members on loopback
+#   scripts/lab.sh etcd-member kill|start|leader [I]
+#                                   kill -9 / restart member I of that cluster; `leader` prints
+#                                   the number of the member that leads
 #   scripts/lab.sh down             remove everything `up` made
 #   scripts/lab.sh status           report each host and etcd
 #   scripts/lab.sh env              print `export …` lines for the endpoints (eval "$(lab.sh env)")
@@ -12,6 +16,9 @@
 # pidfile, bridge subnet), an address 192.168.213.1N on the bridge `cdlab0` reachable from the root
 # namespace, and a TLS listener on that address. All hosts form one swarm with h1 as manager
 # (unless `up --no-swarm`: then no host is in a swarm, e.g. to test `clusterdeckctl network setup`).
+# A Docker registry (Debian's docker-registry, TLS from the lab CA, htpasswd) listens on the bridge
+# address, port 5000; every lab dockerd trusts it through /etc/docker/certs.d/<address>:5000/ca.crt.
+# It holds the lab image and a registry-only tag (the lab image plus ~48 MB) that no host has.
 set -euo pipefail
 
 # CLUSTERDECK_LAB_ID=N (0-9) runs an independent lab beside the default one (own names, subnet,
@@ -32,6 +39,11 @@ readonly ETCD_PEER_PORT=$((ETCD_PORT + 1))
 readonly ETCD_AUTH_PORT=$((ETCD_PORT + 10))
 readonly ETCD_AUTH_PEER_PORT=$((ETCD_PORT + 11))
 readonly IMAGE=clusterdeck/lab:latest
+readonly REGISTRY=${BRIDGE_ADDR}:5000
+readonly REGISTRY_USER=cdlab
+readonly REGISTRY_ONLY_IMAGE=$REGISTRY/clusterdeck/lab:remote
+# dockerd reads registry CAs from this fixed folder; one sub-folder per lab (the address differs).
+readonly CERTS_D=/etc/docker/certs.d/$REGISTRY
 readonly IPT_COMMENT=clusterdeck-lab$suffix
 
 log() { printf 'lab: %s\n' "$*" >&2; }
@@ -103,7 +115,13 @@ cmd_down() {
         stop_pidfile "$pidfile"
     done
     stop_pidfile "$LAB_RUN/etcd.pid"
+    for pidfile in "$LAB_RUN"/etcd-m*.pid; do
+        [[ -e $pidfile ]] || continue
+        stop_pidfile "$pidfile"
+    done
     stop_pidfile "$LAB_RUN/etcd-auth.pid"
+    stop_pidfile "$LAB_RUN/registry.pid"
+    rm -rf "$CERTS_D"
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^${NS_PREFIX}" || true); do
         kill_netns_pids "$ns"
         ip netns delete "$ns" 2>/dev/null || true
@@ -116,7 +134,7 @@ cmd_down() {
     unmount_under "$LAB_RUN"
     unmount_under "$LAB_DATA"
     rm -rf "$LAB_RUN" "$LAB_DATA"
-    [[ $n -gt 0 ]] && log "down: removed $n hosts, etcd, bridge, namespaces" || log "down: nothing left"
+    [[ $n -gt 0 ]] && log "down: removed $n hosts, etcd, registry, bridge, namespaces" || log "down: nothing left"
     return 0
 }
 
@@ -136,6 +154,12 @@ make_pki() {
         printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth,clientAuth\n' "$san" > server.ext
         openssl x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 30 \
             -extfile server.ext -out server-cert.pem 2>/dev/null
+        # The registry's certificate, for the bridge address the hosts reach it on.
+        openssl genrsa -out registry-key.pem 2048 2>/dev/null
+        openssl req -new -key registry-key.pem -subj "/CN=cdlab-registry" -out registry.csr 2>/dev/null
+        printf 'subjectAltName=IP:%s\nextendedKeyUsage=serverAuth\n' "$BRIDGE_ADDR" > registry.ext
+        openssl x509 -req -in registry.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 30 \
+            -extfile registry.ext -out registry-cert.pem 2>/dev/null
         openssl genrsa -out client-key.pem 2048 2>/dev/null
         openssl req -new -key client-key.pem -subj "/CN=cdlab-client" -out client.csr 2>/dev/null
         printf 'extendedKeyUsage=clientAuth\n' > client.ext
@@ -206,17 +230,41 @@ wait_for() {
     die "$what did not come up (see logs under $LAB_RUN)"
 }
 
+etcd_members() { cat "$LAB_RUN/etcd-members" 2>/dev/null || echo 1; }
+# Member 1 keeps the lab's etcd port; members 2.. listen 20 ports above it, two ports apart.
+etcd_client_port() { if [[ $1 -eq 1 ]]; then echo "$ETCD_PORT"; else echo $((ETCD_PORT + 16 + 2 * $1)); fi; }
+etcd_peer_port() { if [[ $1 -eq 1 ]]; then echo "$ETCD_PEER_PORT"; else echo $((ETCD_PORT + 17 + 2 * $1)); fi; }
+etcd_pidfile() { if [[ $1 -eq 1 ]]; then echo "$LAB_RUN/etcd.pid"; else echo "$LAB_RUN/etcd-m$1.pid"; fi; }
+etcd_name() { if [[ $1 -eq 1 ]]; then echo cdlab; else echo "cdlab-m$1"; fi; }
+etcd_endpoints() {
+    local i urls=""
+    for i in $(seq 1 "$(etcd_members)"); do urls+="http://127.0.0.1:$(etcd_client_port "$i"),"; done
+    echo "${urls%,}"
+}
+
+# Starts member I of the plain etcd (the cluster's shape is in $LAB_RUN/etcd-members); `existing`
+# when it rejoins a running cluster after `etcd-member kill`.
+start_etcd_member() {
+    local i=$1 state=${2:-new} cluster="" j
+    for j in $(seq 1 "$(etcd_members)"); do
+        cluster+="$(etcd_name "$j")=http://127.0.0.1:$(etcd_peer_port "$j"),"
+    done
+    mkdir -p "$LAB_DATA/etcd-m$i"
+    setsid etcd --name "$(etcd_name "$i")" --data-dir "$LAB_DATA/etcd-m$i" \
+        --listen-client-urls "http://127.0.0.1:$(etcd_client_port "$i")" \
+        --advertise-client-urls "http://127.0.0.1:$(etcd_client_port "$i")" \
+        --listen-peer-urls "http://127.0.0.1:$(etcd_peer_port "$i")" \
+        --initial-advertise-peer-urls "http://127.0.0.1:$(etcd_peer_port "$i")" \
+        --initial-cluster "${cluster%,}" --initial-cluster-state "$state" \
+        --initial-cluster-token "cdlab$suffix" \
+        --log-level warn >>"$LAB_RUN/etcd-m$i.log" 2>&1 &
+    echo $! >"$(etcd_pidfile "$i")"
+}
+
 start_etcd() {
-    local pki=$LAB_RUN/pki
-    mkdir -p "$LAB_DATA/etcd" "$LAB_DATA/etcd-auth"
-    setsid etcd --name cdlab --data-dir "$LAB_DATA/etcd" \
-        --listen-client-urls "http://127.0.0.1:$ETCD_PORT" \
-        --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-        --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-        --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-        --initial-cluster "cdlab=http://127.0.0.1:$ETCD_PEER_PORT" \
-        --log-level warn >"$LAB_RUN/etcd.log" 2>&1 &
-    echo $! >"$LAB_RUN/etcd.pid"
+    local pki=$LAB_RUN/pki i
+    mkdir -p "$LAB_DATA/etcd-auth"
+    for i in $(seq 1 "$(etcd_members)"); do start_etcd_member "$i"; done
     # The second etcd speaks TLS (lab CA) and has authentication enabled.
     setsid etcd --name cdlab-auth --data-dir "$LAB_DATA/etcd-auth" \
         --listen-client-urls "https://127.0.0.1:$ETCD_AUTH_PORT" \
@@ -228,7 +276,7 @@ start_etcd() {
         --trusted-ca-file "$pki/ca.pem" \
         --log-level warn >"$LAB_RUN/etcd-auth.log" 2>&1 &
     echo $! >"$LAB_RUN/etcd-auth.pid"
-    wait_for "etcd" 100 etcdctl --endpoints "http://127.0.0.1:$ETCD_PORT" endpoint health
+    wait_for "etcd" 100 etcdctl --endpoints "$(etcd_endpoints)" endpoint health
     local tls=(--endpoints "https://127.0.0.1:$ETCD_AUTH_PORT" --cacert "$pki/ca.pem"
                --cert "$pki/cert.pem" --key "$pki/key.pem")
     wait_for "etcd (auth)" 100 etcdctl "${tls[@]}" endpoint health
@@ -270,7 +318,7 @@ build_image_tar() {
 }
 
 import_image() {
-    local i=$1 tar=$2
+    local i=$1 tar=$2 ref=${3:-$IMAGE}
     hdocker "$i" import \
         --change 'ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin' \
         --change 'ENV LAB_GREETING=hello-from-image' \
@@ -279,7 +327,66 @@ import_image() {
         --change 'EXPOSE 8080' \
         --change 'WORKDIR /root' \
         --change 'CMD ["/bin/sh"]' \
-        "$tar" "$IMAGE" >/dev/null
+        "$tar" "$ref" >/dev/null
+}
+
+start_registry() {
+    local dir=$LAB_RUN/registry password
+    mkdir -p "$dir" "$LAB_DATA/registry" "$CERTS_D"
+    cp "$LAB_RUN/pki/ca.pem" "$CERTS_D/ca.crt"
+    password=$(openssl rand -hex 12)
+    echo "$password" >"$dir/password"
+    chmod 600 "$dir/password"
+    htpasswd -Bbn "$REGISTRY_USER" "$password" >"$dir/htpasswd" 2>/dev/null
+    # Access log at info level: tests count the pulls of each host in it.
+    cat >"$dir/config.yml" <<EOF
+version: 0.1
+log:
+  level: info
+  formatter: text
+  accesslog:
+    disabled: false
+storage:
+  filesystem:
+    rootdirectory: $LAB_DATA/registry
+  delete:
+    enabled: true
+http:
+  addr: $REGISTRY
+  tls:
+    certificate: $LAB_RUN/pki/registry-cert.pem
+    key: $LAB_RUN/pki/registry-key.pem
+auth:
+  htpasswd:
+    realm: cdlab-registry
+    path: $dir/htpasswd
+EOF
+    setsid docker-registry serve "$dir/config.yml" >"$LAB_RUN/registry.log" 2>&1 &
+    echo $! >"$LAB_RUN/registry.pid"
+    wait_for "registry" 100 curl -fsS --cacert "$LAB_RUN/pki/ca.pem" -u "$REGISTRY_USER:$password" \
+        "https://$REGISTRY/v2/"
+}
+
+# Pushes the lab image, and a registry-only tag built on h1 and then removed from it, so that no
+# host has it. Logins stay in a lab-private docker config, not in the caller's ~/.docker.
+push_registry_images() {
+    local tar=$1 cfg=$LAB_RUN/registry/docker-config root=$LAB_RUN/image/rootfs
+    local -a dk=(env DOCKER_CONFIG="$cfg" docker -H "unix://$(host_sock 1)")
+    mkdir -p "$cfg"
+    "${dk[@]}" login -u "$REGISTRY_USER" --password-stdin "$REGISTRY" \
+        <"$LAB_RUN/registry/password" >/dev/null 2>&1
+    "${dk[@]}" tag "$IMAGE" "$REGISTRY/$IMAGE"
+    "${dk[@]}" push -q "$REGISTRY/$IMAGE" >/dev/null
+    "${dk[@]}" rmi "$REGISTRY/$IMAGE" >/dev/null
+    # The registry-only image: the lab rootfs plus ~48 MB that does not compress, in a layer of its
+    # own, so that a pull really moves bytes (the pull benchmark wants ~50 MB).
+    mkdir -p "$root/opt"
+    head -c $((48 * 1024 * 1024)) /dev/urandom >"$root/opt/payload.bin"
+    tar -C "$root" -cf "$tar.remote" .
+    import_image 1 "$tar.remote" "$REGISTRY_ONLY_IMAGE"
+    "${dk[@]}" push -q "$REGISTRY_ONLY_IMAGE" >/dev/null
+    "${dk[@]}" rmi "$REGISTRY_ONLY_IMAGE" >/dev/null
+    rm -f "$tar.remote" "$root/opt/payload.bin"
 }
 
 make_swarm() {
@@ -300,18 +407,21 @@ make_swarm() {
 }
 
 cmd_up() {
-    local n=3 i tar start=$SECONDS swarm=1
+    local n=3 i tar start=$SECONDS swarm=1 members=1
     while [[ $# -gt 0 ]]; do
         case $1 in
         --hosts) n=${2:?--hosts needs a number}; shift 2 ;;
         --hosts=*) n=${1#*=}; shift ;;
         --no-swarm) swarm=0; shift ;;
+        --etcd-members) members=${2:?--etcd-members needs a number}; shift 2 ;;
+        --etcd-members=*) members=${1#*=}; shift ;;
         *) die "unknown option $1" ;;
         esac
     done
     [[ $n =~ ^[1-9]$ ]] || die "--hosts must be between 1 and 9"
+    [[ $members =~ ^[135]$ ]] || die "--etcd-members must be 1, 3 or 5"
     [[ $EUID -eq 0 ]] || die "the lab needs root (network namespaces, dockerd)"
-    for tool in dockerd docker etcd etcdctl nsenter ip iptables openssl busybox dropbear; do
+    for tool in dockerd docker etcd etcdctl nsenter ip iptables openssl busybox dropbear docker-registry htpasswd curl; do
         command -v "$tool" >/dev/null || die "$tool is missing: run scripts/setup.sh"
     done
     if [[ -d $LAB_RUN || -d $LAB_DATA ]] || ip link show "$BRIDGE" >/dev/null 2>&1; then
@@ -320,10 +430,11 @@ cmd_up() {
     fi
     mkdir -p "$LAB_RUN" "$LAB_DATA"
     echo "$n" >"$LAB_RUN/hosts"
+    echo "$members" >"$LAB_RUN/etcd-members"
     log "making pki, bridge and $n namespaces"
     make_pki "$n"
     make_network "$n"
-    log "starting $n dockerd and 2 etcd"
+    log "starting $n dockerd, etcd ($members member(s)) and etcd with TLS+auth"
     for i in $(seq 1 "$n"); do start_dockerd "$i"; done
     start_etcd
     for i in $(seq 1 "$n"); do
@@ -337,6 +448,9 @@ cmd_up() {
         pids+=($!)
     done
     for pid in "${pids[@]}"; do wait "$pid" || die "importing $IMAGE failed"; done
+    log "starting the registry on $REGISTRY and pushing the lab images"
+    start_registry
+    push_registry_images "$tar"
     rm -rf "$LAB_RUN/image"
     if [[ $swarm -eq 1 ]]; then
         log "joining the hosts into one swarm"
@@ -344,7 +458,7 @@ cmd_up() {
     else
         log "--no-swarm: the hosts stay out of any swarm"
     fi
-    log "up: $n hosts, etcd on 127.0.0.1:$ETCD_PORT and (TLS+auth) :$ETCD_AUTH_PORT in $((SECONDS - start))s"
+    log "up: $n hosts, etcd on 127.0.0.1:$ETCD_PORT and (TLS+auth) :$ETCD_AUTH_PORT, registry $REGISTRY in $((SECONDS - start))s"
 }
 
 cmd_env() {
@@ -365,10 +479,17 @@ cmd_env() {
     echo "export CLUSTERDECK_LAB_TLS_WRONG_CA='$LAB_RUN/pki/wrong-ca.pem'"
     echo "export CLUSTERDECK_LAB_CERT_PATH='$LAB_RUN/pki'"
     echo "export CLUSTERDECK_LAB_ETCD='http://127.0.0.1:$ETCD_PORT'"
+    echo "export CLUSTERDECK_LAB_ETCD_MEMBERS='$(etcd_endpoints)'"
     echo "export CLUSTERDECK_LAB_ETCD_AUTH='https://127.0.0.1:$ETCD_AUTH_PORT'"
     echo "export CLUSTERDECK_LAB_ETCD_USER='root'"
     echo "export CLUSTERDECK_LAB_ETCD_PASSWORD='$(cat "$LAB_RUN/etcd-password")'"
     echo "export CLUSTERDECK_LAB_IMAGE='$IMAGE'"
+    echo "export CLUSTERDECK_LAB_REGISTRY='$REGISTRY'"
+    echo "export CLUSTERDECK_LAB_REGISTRY_USER='$REGISTRY_USER'"
+    echo "export CLUSTERDECK_LAB_REGISTRY_PASSWORD='$(cat "$LAB_RUN/registry/password")'"
+    echo "export CLUSTERDECK_LAB_REGISTRY_IMAGE='$REGISTRY/$IMAGE'"
+    echo "export CLUSTERDECK_LAB_REGISTRY_ONLY_IMAGE='$REGISTRY_ONLY_IMAGE'"
+    echo "export CLUSTERDECK_LAB_REGISTRY_LOG='$LAB_RUN/registry.log'"
 }
 
 cmd_status() {
@@ -400,13 +521,50 @@ cmd_status() {
         echo "etcd https://127.0.0.1:$ETCD_AUTH_PORT (auth) DOWN"
         rc=1
     fi
+    if curl -fsS --cacert "$LAB_RUN/pki/ca.pem" \
+        -u "$REGISTRY_USER:$(cat "$LAB_RUN/registry/password" 2>/dev/null)" "https://$REGISTRY/v2/" >/dev/null 2>&1; then
+        echo "registry https://$REGISTRY healthy"
+    else
+        echo "registry https://$REGISTRY DOWN"
+        rc=1
+    fi
     return $rc
+}
+
+cmd_etcd_member() {
+    local what=${1:-} i=${2:-} members
+    members=$(etcd_members)
+    case $what in
+    leader)
+        for i in $(seq 1 "$members"); do
+            if etcdctl --endpoints "http://127.0.0.1:$(etcd_client_port "$i")" endpoint status \
+                -w json 2>/dev/null | grep -Eq '"leader":([0-9]+)[,}].*"member_id":\1[,}]|"member_id":([0-9]+)[,}].*"leader":\2[,}]'; then
+                echo "$i"
+                return 0
+            fi
+        done
+        die "no etcd member leads"
+        ;;
+    kill | start)
+        [[ $i =~ ^[0-9]+$ && $i -ge 1 && $i -le $members ]] || die "member must be 1..$members"
+        if [[ $what == kill ]]; then
+            kill -KILL "$(cat "$(etcd_pidfile "$i")")" 2>/dev/null || true
+            log "etcd member $i killed"
+        else
+            start_etcd_member "$i" existing
+            wait_for "etcd member $i" 100 etcdctl --endpoints "http://127.0.0.1:$(etcd_client_port "$i")" endpoint health
+            log "etcd member $i started"
+        fi
+        ;;
+    *) die "usage: lab.sh etcd-member kill|start|leader [I]" ;;
+    esac
 }
 
 case ${1:-} in
 up) shift; cmd_up "$@" ;;
+etcd-member) shift; cmd_etcd_member "$@" ;;
 down) cmd_down ;;
 status) cmd_status ;;
 env) cmd_env ;;
-*) echo "usage: $0 up [--hosts N] [--no-swarm] | down | status | env" >&2; exit 2 ;;
+*) echo "usage: $0 up [--hosts N] [--no-swarm] [--etcd-members N] | down | status | env | etcd-member kill|start|leader [I]" >&2; exit 2 ;;
 esac

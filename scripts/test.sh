@@ -26,7 +26,7 @@ trap lab_down EXIT
 
 step "lab up"
 t=$SECONDS
-./scripts/lab.sh up --hosts "${LAB_HOSTS:-3}"
+./scripts/lab.sh up --hosts "${LAB_HOSTS:-3}" --etcd-members 3
 t_lab=$((SECONDS - t))
 eval "$(./scripts/lab.sh env)"
 

@@ -5,6 +5,7 @@
 #include "controllercommands.h"
 #include "execcommands.h"
 #include "hostcommands.h"
+#include "imagecommands.h"
 #include "networkcommands.h"
 #include "sessioncommands.h"
 #include "templatecommands.h"
@@ -31,7 +32,9 @@ Commands:
   template render FILE [--count ROLE=N]... [--env K=V]... [--json]
   launch FILE [--name NAME] [--count ROLE=N]... [--env K=V]...
               [--mount SRC:DST[:ro]]... [--mode single-node|multi-node|auto]
-              [--strategy spread|pack] [--per-host-limit N] [--no-wait] [--json]
+              [--strategy spread|pack] [--per-host-limit N] [--settle SECONDS]
+              [--no-wait] [--json]    RUNNING once every kernel stayed up SECONDS
+                                      after its start (default 2)
   ls [--json]
   show SESSION [--json]               SESSION = id, short id or name
   restart SESSION [--kernel HOSTNAME] always the whole session
@@ -43,6 +46,13 @@ Commands:
                                       run the controller in the foreground (leader election;
                                       SIGTERM resigns and exits)
   watch                               follow the store's changes (statuses, events, leader)
+  image ls [--hosts H,...] [--json]   which images are on which host (a host x image matrix)
+  image pull IMAGE [--hosts H,...] [--if-not-present] [--json]
+                                      pull onto every (or the given) host at once, with progress
+  image rm IMAGE [--hosts H,...] [--force]
+  registry login [SERVER] -u USER [--password-stdin | -p PASSWORD] [--no-verify]
+  registry logout [SERVER] | registry ls [--json]
+                                      logins shared with the docker CLI (~/.docker/config.json)
   exec SESSION [--kernel H | --role R | --all] [--parallel N] [--timeout S] [--json] -- CMD...
                                       run CMD in every selected kernel at once (default: all);
                                       lines prefixed with the hostname; exit = worst exit code
@@ -81,6 +91,8 @@ const CommandEntry kCommands[] = {
     {"reconcile", reconcileCommand},
     {"controller", controllerCommand},
     {"watch", watchCommand},
+    {"image", imageCommand},
+    {"registry", registryCommand},
     {"exec", execCommand},
     {"shell", shellCommand},
     {"top", topCommand},

@@ -208,17 +208,39 @@ int list(Context &context, const QStringList &args)
     if (!statuses)
         return context.fail(statuses.error());
 
+    // What the controller has seen of each host (up/down and since when), if one ever ran.
+    QMap<QString, HostHealth> health;
+    if (auto status = (*store)->controllerStatus(); status && *status)
+        health = (*status)->hosts;
+    auto healthText = [&](const QString &host) {
+        if (!health.contains(host))
+            return QStringLiteral("-");
+        const HostHealth h = health.value(host);
+        return QString((h.up ? QStringLiteral("up since ") : QStringLiteral("down since ")) +
+                       h.since.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+    };
+
     if (json) {
         QJsonArray array;
-        for (const HostStatus &s : std::as_const(*statuses))
-            array.append(hostStatusToJson(s));
+        for (const HostStatus &s : std::as_const(*statuses)) {
+            QJsonObject o = hostStatusToJson(s);
+            if (health.contains(s.host.name)) {
+                const HostHealth h = health.value(s.host.name);
+                QJsonObject c{{QStringLiteral("up"), h.up},
+                              {QStringLiteral("since"), h.since.toString(Qt::ISODateWithMs)}};
+                if (!h.reason.isEmpty())
+                    c.insert(QStringLiteral("reason"), h.reason);
+                o.insert(QStringLiteral("controller"), c);
+            }
+            array.append(o);
+        }
         context.out() << QJsonDocument(array).toJson(QJsonDocument::Indented);
         return 0;
     }
-    const QStringList header{QStringLiteral("NAME"),      QStringLiteral("ENDPOINT"),
-                             QStringLiteral("REACHABLE"), QStringLiteral("VERSION"),
-                             QStringLiteral("SWARM"),     QStringLiteral("CPUS"),
-                             QStringLiteral("MEMORY"),    QStringLiteral("KERNELS")};
+    const QStringList header{
+        QStringLiteral("NAME"),    QStringLiteral("ENDPOINT"), QStringLiteral("REACHABLE"),
+        QStringLiteral("VERSION"), QStringLiteral("SWARM"),    QStringLiteral("CPUS"),
+        QStringLiteral("MEMORY"),  QStringLiteral("KERNELS"),  QStringLiteral("CONTROLLER SEES")};
     QList<QStringList> rows{header};
     for (const HostStatus &s : std::as_const(*statuses)) {
         rows.append({s.host.name, s.host.endpoint,
@@ -228,7 +250,7 @@ int list(Context &context, const QStringList &args)
                          (s.reachable ? QString::number(s.ncpu) : QStringLiteral("-")),
                      humanBytes(s.allocated.memoryBytes) + u'/' +
                          (s.reachable ? humanBytes(s.memTotal) : QStringLiteral("-")),
-                     QString::number(s.allocated.kernels)});
+                     QString::number(s.allocated.kernels), healthText(s.host.name)});
     }
     for (const QString &line : alignColumns(rows))
         context.out() << line << '\n';
@@ -236,6 +258,9 @@ int list(Context &context, const QStringList &args)
     for (const HostStatus &s : std::as_const(*statuses)) {
         if (!s.reachable)
             context.out() << s.host.name << ": unreachable: " << s.error << '\n';
+        else if (health.contains(s.host.name) && !health.value(s.host.name).up)
+            context.out() << s.host.name << ": the controller last saw it down: "
+                          << health.value(s.host.name).reason << '\n';
     }
     return 0;
 }

@@ -10,6 +10,7 @@
 #include "provision/provisionlabels.h"
 #include "provision/sessioncontroller.h"
 #include "provision/sessionjson.h"
+#include "pullprogressprinter.h"
 #include "store/statestore.h"
 #include "template/templateloader.h"
 #include "template/templatevalues.h"
@@ -154,12 +155,12 @@ Result<SessionRecord> findWithKernel(StateStore *store, const Args &a, const QSt
 int launchCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a =
-        Args::parse(args,
-                    {QStringLiteral("--name"), QStringLiteral("--count"), QStringLiteral("--env"),
-                     QStringLiteral("--mount"), QStringLiteral("--mode"),
-                     QStringLiteral("--strategy"), QStringLiteral("--per-host-limit")},
-                    {QStringLiteral("--no-wait"), QStringLiteral("--json")});
+    const Args a = Args::parse(args,
+                               {QStringLiteral("--name"), QStringLiteral("--count"),
+                                QStringLiteral("--env"), QStringLiteral("--mount"),
+                                QStringLiteral("--mode"), QStringLiteral("--strategy"),
+                                QStringLiteral("--per-host-limit"), QStringLiteral("--settle")},
+                               {QStringLiteral("--no-wait"), QStringLiteral("--json")});
     if (!a.error.isEmpty())
         return context.usage(a.error);
     if (a.positional.size() != 1)
@@ -212,6 +213,15 @@ int launchCommand(Context &context, const QStringList &args)
         if (!ok || perHostLimit < 1 || perHostLimit > 256)
             return context.usage(QStringLiteral("--per-host-limit expects a number from 1 to 256"));
     }
+    std::optional<std::chrono::milliseconds> settle;
+    if (a.values.contains(QStringLiteral("--settle"))) {
+        bool ok = false;
+        const double seconds = a.values.value(QStringLiteral("--settle")).toDouble(&ok);
+        if (!ok || seconds < 0 || seconds > 600)
+            return context.usage(
+                QStringLiteral("--settle expects seconds from 0 to 600 (e.g. 2 or 0.5)"));
+        settle = std::chrono::milliseconds(qint64(seconds * 1000));
+    }
 
     const QString file = a.positional.first();
     TemplateLoader loader;
@@ -234,16 +244,23 @@ int launchCommand(Context &context, const QStringList &args)
     Provisioner provisioner(env->store, env->registry.get());
     provisioner.setActor(actor());
     provisioner.setPerHostConcurrency(perHostLimit);
+    if (settle)
+        provisioner.setSettlePeriod(*settle);
     const bool live = !json && isatty(STDOUT_FILENO);
-    std::mutex printMutex;
+    // Pulls show as one bar per host on a terminal, as plain lines otherwise (never in --json).
+    PullProgressPrinter pulls(context.out(), live);
     if (live) {
         provisioner.setProgressCallback([&](const KernelRecord &k) {
-            std::lock_guard lock(printMutex);
-            context.out() << "  " << k.hostname.leftJustified(12) << ' '
-                          << toString(k.status).leftJustified(11) << ' ' << k.host << '\n';
-            context.out().flush();
+            pulls.line(QStringLiteral("  %1 %2 %3")
+                           .arg(k.hostname.leftJustified(12), toString(k.status).leftJustified(11),
+                                k.host));
         });
     }
+    if (!json)
+        provisioner.setPullProgressCallback(
+            [&](const QString &host, const QString &image, const Docker::PullProgress &p) {
+                pulls.update(host, image, p);
+            });
 
     if (a.flags.contains(QStringLiteral("--no-wait"))) {
         // Desired state only; a detached reconcile makes the hosts match it.

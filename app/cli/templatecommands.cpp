@@ -82,6 +82,14 @@ void printTable(const ClusterPlan &plan, QTextStream &out)
                 ? QStringLiteral(" (max %1 restarts)").arg(plan.failurePolicy.maxRestarts)
                 : QString())
         << '\n'
+        << "success   " << successKindName(plan.successPolicy.kind)
+        << (plan.successPolicy.kind == SuccessPolicy::Kind::RoleExits
+                ? QStringLiteral(" %1").arg(plan.successPolicy.role)
+                : QString())
+        << (plan.ttlAfterFinishedSeconds ? QStringLiteral(" (removed %1 after finishing)")
+                                               .arg(formatDuration(*plan.ttlAfterFinishedSeconds))
+                                         : QString())
+        << '\n'
         << "startup   " << startupOrderName(plan.startupOrder) << '\n'
         << "presets   "
         << (plan.presets.isEmpty() ? QStringLiteral("-") : plan.presets.join(QStringLiteral(", ")))

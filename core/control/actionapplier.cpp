@@ -13,6 +13,8 @@
 #include <QDateTime>
 #include <QSet>
 
+#include <algorithm>
+
 #include <mutex>
 #include <thread>
 
@@ -26,6 +28,13 @@ namespace {
 bool isGone(const Error &e)
 {
     return e.kind == Error::Kind::NotFound || e.httpStatus == 404;
+}
+
+// Docker answers 409 "removal of container … is already in progress" while another client's
+// removal (say, of an `rm` that was killed) still runs: that removal will finish it.
+bool isBeingRemoved(const Error &e)
+{
+    return e.httpStatus == 409 && e.message.contains(QLatin1String("already in progress"));
 }
 
 // Does a fresh plan still call for `a`? Same kind on the same object.
@@ -192,6 +201,7 @@ ReconcileReport ActionApplier::apply(const ReconcilePlan &plan, const QList<Host
         }
         const Observed fresh = observeSession(sid, hosts);
         const ReconcilePlan again = planReconcile(fresh, m_storeId, m_grace);
+        bool removedObjects = false;
         for (const ReconcileAction &a : actions) {
             ReconcileAction current;
             if (!stillPlanned(a, again, &current)) {
@@ -210,9 +220,44 @@ ReconcileReport ActionApplier::apply(const ReconcilePlan &plan, const QList<Host
                 report.warnings.append(
                     QStringLiteral("%1 %2: %3")
                         .arg(ReconcileAction::name(a.kind), a.objectName, out.text));
+            removedObjects = removedObjects || (out.done && a.kind == Kind::RemoveSessionObjects);
         }
+        if (removedObjects)
+            followThrough(sid, hosts, &report);
     }
     return report;
+}
+
+void ActionApplier::followThrough(const QString &sessionId, const QList<HostRecord> &hosts,
+                                  ReconcileReport *report)
+{
+    // Still under the session's lock: once its objects are gone, the session is TERMINATED (or
+    // TERMINATING while a host does not answer) in this pass, not the next one. A worker drops
+    // its copy of an overlay a moment after the last container left: look again, briefly.
+    for (int look = 0; look < 10 && !m_cancel.isCancelled(); ++look) {
+        if (look > 0)
+            std::this_thread::sleep_for(500ms);
+        const Observed after = observeSession(sessionId, hosts);
+        const QList<ReconcileAction> actions = planReconcile(after, m_storeId, m_grace).actions;
+        const auto mark = std::find_if(actions.cbegin(), actions.cend(), [&](const auto &a) {
+            return a.sessionId == sessionId &&
+                   (a.kind == Kind::MarkTerminated || a.kind == Kind::MarkTerminating);
+        });
+        if (mark == actions.cend())
+            continue;
+        QString why;
+        if (!mayAct(&why)) {
+            report->applied.append({*mark, false, why});
+            return;
+        }
+        const Outcome out = execute(*mark, after);
+        report->applied.append({*mark, out.done, out.text});
+        if (!out.done)
+            report->warnings.append(
+                QStringLiteral("%1 %2: %3")
+                    .arg(ReconcileAction::name(mark->kind), mark->objectName, out.text));
+        return;
+    }
 }
 
 ActionApplier::Outcome ActionApplier::execute(const ReconcileAction &a, const Observed &fresh)
@@ -354,6 +399,14 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
             Docker::RemoveContainerOptions rm;
             rm.force = true;
             auto ok = (*client)->removeContainer(c.id, rm, call);
+            // Someone else's removal is under way: wait (bounded) until it is done.
+            for (int wait = 0; !ok && isBeingRemoved(ok.error()) && wait < 40; ++wait) {
+                if (m_cancel.isCancelled())
+                    break;
+                std::this_thread::sleep_for(250ms);
+                auto info = (*client)->inspectContainer(c.id, call);
+                ok = info ? Result<void>(fail(ok.error())) : Result<void>(fail(info.error()));
+            }
             std::lock_guard lock(mutex);
             if (ok || isGone(ok.error()))
                 ++removed;
@@ -498,7 +551,8 @@ Result<std::optional<ExitDecision>> ActionApplier::handleExit(const QString &ses
             auto info = (*client)->inspectContainer(exit.containerId, call);
             if (info && info->state.running)
                 return Decision{};
-            if (info && !checked.exitCode)
+            // A container that never started reports exit code 0: that is no success.
+            if (info && !checked.exitCode && info->state.status != QLatin1String("created"))
                 checked.exitCode = info->state.exitCode;
             if (!info && isGone(info.error()) && !checked.exitCode)
                 checked.vanished = true;

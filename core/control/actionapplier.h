@@ -55,6 +55,8 @@ private:
     };
     Observed observeSession(const QString &sessionId, const QList<HostRecord> &hosts) const;
     Outcome execute(const ReconcileAction &action, const Observed &fresh);
+    void followThrough(const QString &sessionId, const QList<HostRecord> &hosts,
+                       ReconcileReport *report);
     Result<ExitDecision> decideAndAct(const SessionRecord &session,
                                       const QList<KernelRecord> &kernels, const KernelExit &exit);
     Outcome removeContainer(const ReconcileAction &action, bool checkKernel);

@@ -27,12 +27,16 @@ qint64 networkCreated(const Docker::NetworkInfo &n)
 }
 
 // The container of `kernel` on its host: the one the record names, else any carrying its label.
-const Docker::ContainerSummary *containerOf(const HostListing &listing, const KernelRecord &kernel)
+// Only this store's: another store's container with the same labels is never taken for ours
+// (its state would hide our kernel's exit, and its id and logs would end up in our actions).
+const Docker::ContainerSummary *containerOf(const HostListing &listing, const KernelRecord &kernel,
+                                            const QString &storeId)
 {
     const Docker::ContainerSummary *labelled = nullptr;
     for (const Docker::ContainerSummary &c : listing.containers) {
         if (c.labels.value(ProvisionLabels::kernel()) != kernel.id ||
-            c.labels.value(ProvisionLabels::session()) != kernel.sessionId)
+            c.labels.value(ProvisionLabels::session()) != kernel.sessionId ||
+            !isOurs(c.labels, storeId))
             continue;
         if (!kernel.containerId.isEmpty() && c.id == kernel.containerId)
             return &c;
@@ -158,7 +162,7 @@ ReconcilePlan planReconcile(const Observed &o, const QString &storeId, std::chro
                 add({Kind::RemoveStrayContainer, sid, kid, host, c.id, name, std::nullopt,
                      QStringLiteral("%1 belongs on host %2").arg(kernel->hostname, kernel->host)});
             } else if (!kernel->containerId.isEmpty() && c.id != kernel->containerId &&
-                       containerOf(listing, *kernel)->id == kernel->containerId) {
+                       containerOf(listing, *kernel, storeId)->id == kernel->containerId) {
                 add({Kind::RemoveStrayContainer, sid, kid, host, c.id, name, std::nullopt,
                      QStringLiteral("an older container of %1").arg(kernel->hostname)});
             }
@@ -278,7 +282,7 @@ ReconcilePlan planReconcile(const Observed &o, const QString &storeId, std::chro
             }
             if (k.status != KernelStatus::Running && k.status != KernelStatus::Unknown)
                 continue;
-            const Docker::ContainerSummary *c = containerOf(listing, k);
+            const Docker::ContainerSummary *c = containerOf(listing, k, storeId);
             if (!c) {
                 add({Kind::KernelVanished, s.id, k.id, k.host, k.containerId, k.hostname,
                      std::nullopt,

@@ -71,6 +71,7 @@ QJsonObject PlanJson::toJson(const KernelSpec &k)
                        {QStringLiteral("local_rank"), k.localRank},
                        {QStringLiteral("primary"), k.primary},
                        {QStringLiteral("image"), k.image},
+                       {QStringLiteral("pull_policy"), TemplateValues::pullPolicyName(k.pullPolicy)},
                        {QStringLiteral("entrypoint"), list(k.entrypoint)},
                        {QStringLiteral("command"), list(k.command)},
                        {QStringLiteral("working_dir"), k.workingDir},
@@ -108,6 +109,15 @@ QJsonObject PlanJson::toJson(const ClusterPlan &plan)
                   {QStringLiteral("kernels"), kernels}};
     if (plan.mtu)
         o.insert(QStringLiteral("mtu"), *plan.mtu);
+    if (plan.successPolicy.kind != SuccessPolicy::Kind::None) {
+        QJsonObject success{{QStringLiteral("kind"), successKindName(plan.successPolicy.kind)}};
+        if (plan.successPolicy.kind == SuccessPolicy::Kind::RoleExits)
+            success.insert(QStringLiteral("role"), plan.successPolicy.role);
+        o.insert(QStringLiteral("success_policy"), success);
+    }
+    if (plan.ttlAfterFinishedSeconds)
+        o.insert(QStringLiteral("ttl_after_finished_seconds"),
+                 double(*plan.ttlAfterFinishedSeconds));
     return o;
 }
 

@@ -100,6 +100,8 @@ Result<ClusterPlan> resolvePlan(const ClusterTemplate &t, const LaunchOptions &o
     plan.mode = opts.mode.value_or(t.mode);
     plan.mtu = t.mtu;
     plan.failurePolicy = t.failurePolicy;
+    plan.successPolicy = t.successPolicy;
+    plan.ttlAfterFinishedSeconds = t.ttlAfterFinishedSeconds;
     plan.startupOrder = t.startupOrder;
     plan.presets = Presets::effective(t.presets);
 
@@ -175,6 +177,7 @@ Result<ClusterPlan> resolvePlan(const ClusterTemplate &t, const LaunchOptions &o
             k.localRank = rank;
             k.primary = rank == 0;
             k.image = task.image;
+            k.pullPolicy = task.pullPolicy.value_or(PullPolicy::IfNotPresent);
             k.entrypoint = entrypoint;
             k.command = command;
             k.workingDir = task.workingDir.isEmpty() ? image.workingDir : task.workingDir;

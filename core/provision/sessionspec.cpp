@@ -74,6 +74,8 @@ QJsonObject kernelToJson(const KernelSpec &k)
                        {QStringLiteral("local_rank"), k.localRank},
                        {QStringLiteral("primary"), k.primary},
                        {QStringLiteral("image"), k.image},
+                       {QStringLiteral("pull_policy"), TemplateValues::pullPolicyName(k.pullPolicy)},
+                       {QStringLiteral("image_digest"), k.imageDigest},
                        {QStringLiteral("entrypoint"), listToJson(k.entrypoint)},
                        {QStringLiteral("command"), listToJson(k.command)},
                        {QStringLiteral("working_dir"), k.workingDir},
@@ -98,6 +100,9 @@ KernelSpec kernelFromJson(const QJsonObject &o)
     k.localRank = o.value(QStringLiteral("local_rank")).toInt();
     k.primary = o.value(QStringLiteral("primary")).toBool();
     k.image = o.value(QStringLiteral("image")).toString();
+    k.pullPolicy = TemplateValues::parsePullPolicy(o.value(QStringLiteral("pull_policy")).toString())
+                       .value_or(PullPolicy::IfNotPresent);
+    k.imageDigest = o.value(QStringLiteral("image_digest")).toString();
     k.entrypoint = listFromJson(o.value(QStringLiteral("entrypoint")));
     k.command = listFromJson(o.value(QStringLiteral("command")));
     k.workingDir = o.value(QStringLiteral("working_dir")).toString();
@@ -173,6 +178,17 @@ QJsonObject SessionSpec::toJson() const
     };
     if (plan.mtu)
         o.insert(QStringLiteral("mtu"), *plan.mtu);
+    // Read by SessionPolicies::of() on every controller pass.
+    if (plan.successPolicy.kind != SuccessPolicy::Kind::None) {
+        QJsonObject success{
+            {QStringLiteral("kind"), TemplateValues::successKindName(plan.successPolicy.kind)}};
+        if (plan.successPolicy.kind == SuccessPolicy::Kind::RoleExits)
+            success.insert(QStringLiteral("role"), plan.successPolicy.role);
+        o.insert(QStringLiteral("success_policy"), success);
+    }
+    if (plan.ttlAfterFinishedSeconds)
+        o.insert(QStringLiteral("ttl_after_finished_seconds"),
+                 double(*plan.ttlAfterFinishedSeconds));
     return o;
 }
 
@@ -193,6 +209,15 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
         TemplateValues::parseFailureAction(o.value(QStringLiteral("failure_action")).toString())
             .value_or(FailurePolicy::Action::TerminateSession);
     plan.failurePolicy.maxRestarts = o.value(QStringLiteral("max_restarts")).toInt(3);
+    const QJsonObject success = o.value(QStringLiteral("success_policy")).toObject();
+    plan.successPolicy.kind =
+        TemplateValues::parseSuccessKind(success.value(QStringLiteral("kind")).toString())
+            .value_or(SuccessPolicy::Kind::None);
+    if (plan.successPolicy.kind == SuccessPolicy::Kind::RoleExits)
+        plan.successPolicy.role = success.value(QStringLiteral("role")).toString();
+    if (o.contains(QStringLiteral("ttl_after_finished_seconds")))
+        plan.ttlAfterFinishedSeconds =
+            qint64(o.value(QStringLiteral("ttl_after_finished_seconds")).toDouble());
     plan.startupOrder =
         TemplateValues::parseStartupOrder(o.value(QStringLiteral("startup_order")).toString())
             .value_or(StartupOrder::Parallel);

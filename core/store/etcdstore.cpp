@@ -466,46 +466,76 @@ Result<SessionRecord> EtcdStore::session(const QString &sessionId) const
 Result<void> EtcdStore::putKernels(const QList<KernelRecord> &kernels,
                                    const std::optional<SessionRecord> &session)
 {
-    // Each chunk: "every key exists" compares, then the puts; a failed compare changes nothing.
+    // Each chunk: "every key is as read" compares, then the puts; a failed compare changes
+    // nothing and the chunk is read and tried again. Reading first lets a writer that holds an
+    // older copy of a kernel keep the controller's newer observation of it (the controller is
+    // the only writer of `observed`; see modifyKernels).
     const int perTxn = kMaxTxnOps - 1;
     qsizetype done = 0;
     do {
-        TxnRequest txn;
         const qsizetype end = std::min<qsizetype>(kernels.size(), done + perTxn);
-        for (qsizetype i = done; i < end; ++i) {
-            const KernelRecord &k = kernels[i];
-            const QByteArray kk = kernelKey(k.sessionId, k.id);
-            txn.compare.append(TxnCompare::version(kk, TxnCompare::Op::Greater, 0));
-            txn.success.append(TxnOp::makePut(kk, RecordJson::compact(RecordJson::toJson(k))));
-        }
         const bool last = end == kernels.size();
-        if (last && session) {
-            const QByteArray sk = key(QStringLiteral("sessions"), session->id);
-            txn.compare.append(TxnCompare::version(sk, TxnCompare::Op::Greater, 0));
-            txn.success.append(
-                TxnOp::makePut(sk, RecordJson::compact(RecordJson::toJson(*session))));
-        }
-        if (txn.success.isEmpty())
-            break;
         const QString what = session && kernels.isEmpty()
                                  ? QStringLiteral("updating session %1").arg(session->id)
                                  : QStringLiteral("updating %1 kernels").arg(kernels.size());
-        auto result = commit(txn);
-        if (!result)
-            return fail(txnFailed(result.error(), what));
-        if (!result->succeeded) {
-            // Name what is missing.
-            for (qsizetype i = done; i < end; ++i) {
-                auto kv = m_client->get(kernelKey(kernels[i].sessionId, kernels[i].id));
-                if (kv && !*kv)
-                    return fail(
-                        Error::Kind::NotFound, QStringLiteral("kernel %1").arg(kernels[i].id),
-                        QStringLiteral("no such kernel in session %1").arg(kernels[i].sessionId));
+        bool committed = false;
+        for (int attempt = 0; attempt < kCasAttempts && !committed; ++attempt) {
+            backoff(attempt);
+            QHash<QByteArray, KeyValue> current;
+            QSet<QString> sessions;
+            for (qsizetype i = done; i < end; ++i)
+                sessions.insert(kernels[i].sessionId);
+            for (const QString &sid : std::as_const(sessions)) {
+                auto range = m_client->rangePrefix(kernelsPrefix(sid));
+                if (!range)
+                    return fail(range.error().withContext(what));
+                for (const KeyValue &kv : std::as_const(range->kvs))
+                    current.insert(kv.key, kv);
             }
-            return fail(Error::Kind::NotFound,
-                        QStringLiteral("session %1").arg(session ? session->id : QString()),
-                        QStringLiteral("no such session"));
+            TxnRequest txn;
+            for (qsizetype i = done; i < end; ++i) {
+                KernelRecord k = kernels[i];
+                const QByteArray kk = kernelKey(k.sessionId, k.id);
+                const auto stored = current.constFind(kk);
+                if (stored == current.cend())
+                    return fail(Error::Kind::NotFound, QStringLiteral("kernel %1").arg(k.id),
+                                QStringLiteral("no such kernel in session %1").arg(k.sessionId));
+                if (auto was = RecordJson::parseRecord(stored->value, where(kk),
+                                                       &RecordJson::kernelFromJson);
+                    was && was->observed.at.isValid() &&
+                    (!k.observed.at.isValid() || was->observed.at > k.observed.at))
+                    k.observed = was->observed;
+                txn.compare.append(
+                    TxnCompare::modRevision(kk, TxnCompare::Op::Equal, stored->modRevision));
+                txn.success.append(TxnOp::makePut(kk, RecordJson::compact(RecordJson::toJson(k))));
+            }
+            if (last && session) {
+                const QByteArray sk = key(QStringLiteral("sessions"), session->id);
+                txn.compare.append(TxnCompare::version(sk, TxnCompare::Op::Greater, 0));
+                txn.success.append(
+                    TxnOp::makePut(sk, RecordJson::compact(RecordJson::toJson(*session))));
+            }
+            if (txn.success.isEmpty())
+                return {};
+            auto result = commit(txn);
+            if (!result)
+                return fail(txnFailed(result.error(), what));
+            if (result->succeeded) {
+                committed = true;
+                break;
+            }
+            if (last && session) {
+                auto kv = m_client->get(key(QStringLiteral("sessions"), session->id));
+                if (kv && !*kv)
+                    return fail(Error::Kind::NotFound,
+                                QStringLiteral("session %1").arg(session->id),
+                                QStringLiteral("no such session"));
+            }
         }
+        if (!committed)
+            return fail(
+                Error::Kind::Conflict, what,
+                QStringLiteral("the kernels kept changing under %1 attempts").arg(kCasAttempts));
         done = end;
     } while (done < kernels.size());
     return {};

@@ -440,7 +440,7 @@ Result<void> SqliteStore::migrate()
                                 .arg(version)
                                 .arg(kSchemaVersion));
             for (int v = version; v < kSchemaVersion; ++v) {
-                if (v > 0)
+                if (version > 0) // a new file is simply created at the current schema
                     qCInfo(lcStore) << "migrating" << m_path << "from schema" << v << "to" << v + 1;
                 if (auto ok = exec(
                         kMigrations[v],
@@ -767,7 +767,11 @@ Result<void> SqliteStore::writeKernel(const KernelRecord &k)
                       "is_primary = ?6, hostname = ?7, host = ?8, container_name = ?9, "
                       "container_id = ?10, status = ?11, desired = ?12, history = ?13, "
                       "ports = ?14, cpus = ?15, memory_bytes = ?16, created_at = ?17, "
-                      "updated_at = ?18, observed = ?19 WHERE id = ?1 AND session_id = ?2");
+                      "updated_at = ?18, "
+                      // The controller's newer observation survives a writer's older copy.
+                      "observed = CASE WHEN COALESCE(json_extract(observed, '$.at'), '') > "
+                      "COALESCE(json_extract(?19, '$.at'), '') THEN observed ELSE ?19 END "
+                      "WHERE id = ?1 AND session_id = ?2");
     bindKernel(s, k);
     if (const int rc = s.step(); rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("saving kernel %1").arg(k.id)));

@@ -107,6 +107,36 @@ public:
         }
         if (const YAML::Node n = root["failurePolicy"]; present(n))
             t.failurePolicy = parseFailurePolicy(n, QStringLiteral("failurePolicy"));
+        // The role a role-exits policy names is checked once the roles are known.
+        YAML::Node successRoleNode;
+        QString successRolePath;
+        if (const YAML::Node n = root["successPolicy"]; present(n))
+            t.successPolicy = parseSuccessPolicy(n, QStringLiteral("successPolicy"),
+                                                 successRoleNode, successRolePath);
+        if (const YAML::Node n = root["ttlAfterFinished"]; present(n)) {
+            const QString path = QStringLiteral("ttlAfterFinished");
+            if (const auto s = scalar(n, path)) {
+                const auto seconds = parseDuration(*s);
+                if (!seconds)
+                    error(n, path,
+                          QStringLiteral("expected a duration such as 30s, 10m or 2h, or a whole "
+                                         "number of seconds, got '%1'")
+                              .arg(*s));
+                else if (*seconds > kMaxTtlAfterFinished)
+                    error(n, path,
+                          QStringLiteral("%1 is longer than %2 (leave ttlAfterFinished out to "
+                                         "keep a finished session until it is removed)")
+                              .arg(*s, formatDuration(kMaxTtlAfterFinished)));
+                else if (t.successPolicy.kind == SuccessPolicy::Kind::None)
+                    // Only a success policy makes a session COMPLETED, the one state it counts
+                    // from: a TTL without one would silently do nothing.
+                    error(n, path,
+                          QStringLiteral("ttlAfterFinished applies only with a successPolicy "
+                                         "(primary-exits, all-exit or role-exits)"));
+                else
+                    t.ttlAfterFinishedSeconds = *seconds;
+            }
+        }
         if (const YAML::Node n = root["startupOrder"]; present(n)) {
             if (auto s = scalar(n, QStringLiteral("startupOrder"))) {
                 if (auto order = parseStartupOrder(*s))
@@ -148,6 +178,21 @@ public:
                 }
                 t.roles.append(role);
             }
+        }
+        if (t.successPolicy.kind == SuccessPolicy::Kind::RoleExits &&
+            !t.successPolicy.role.isEmpty() && !t.roles.isEmpty() &&
+            !t.role(t.successPolicy.role)) {
+            QStringList names;
+            for (const RoleTemplate &r : std::as_const(t.roles)) {
+                if (!r.name.isEmpty())
+                    names.append(r.name);
+            }
+            QString msg = QStringLiteral("role '%1' is not one of the template's roles: %2")
+                              .arg(t.successPolicy.role, names.join(QStringLiteral(", ")));
+            const QString suggestion = closestMatch(t.successPolicy.role, names);
+            if (!suggestion.isEmpty())
+                msg += QStringLiteral(" (did you mean '%1'?)").arg(suggestion);
+            error(successRoleNode, successRolePath, msg);
         }
         return t;
     }
@@ -424,6 +469,94 @@ private:
         return policy;
     }
 
+    // `primary-exits`, `all-exit`, `none`; `{role-exits: ROLE}`; or `{kind: KIND, role: ROLE}`.
+    // `roleNode`/`rolePath` receive where the role was given, for the check against the roles.
+    SuccessPolicy parseSuccessPolicy(const YAML::Node &n, const QString &path, YAML::Node &roleNode,
+                                     QString &rolePath)
+    {
+        SuccessPolicy policy;
+        const QStringList kinds{successKindName(SuccessPolicy::Kind::None),
+                                successKindName(SuccessPolicy::Kind::PrimaryExits),
+                                successKindName(SuccessPolicy::Kind::AllExit),
+                                successKindName(SuccessPolicy::Kind::RoleExits)};
+        const QString roleExits = successKindName(SuccessPolicy::Kind::RoleExits);
+        // Reads the role of a role-exits policy from `node` (a scalar naming a role).
+        auto readRole = [&](const YAML::Node &node, const QString &nodePath) {
+            const auto s = scalar(node, nodePath);
+            if (!s)
+                return;
+            if (s->isEmpty()) {
+                error(node, nodePath, QStringLiteral("role-exits needs the name of a role"));
+                return;
+            }
+            policy.kind = SuccessPolicy::Kind::RoleExits;
+            policy.role = *s;
+            roleNode.reset(node);
+            rolePath = nodePath;
+        };
+
+        if (n.IsScalar()) {
+            const QString s = qs(n.Scalar());
+            const auto kind = parseSuccessKind(s);
+            if (!kind)
+                badChoice(n, path, s, kinds);
+            else if (*kind == SuccessPolicy::Kind::RoleExits)
+                error(n, path, QStringLiteral("role-exits needs a role: write {role-exits: ROLE}"));
+            else
+                policy.kind = *kind;
+            return policy;
+        }
+        if (!n.IsMap()) {
+            error(n, path,
+                  QStringLiteral("expected one of %1, or {role-exits: ROLE}, got %2")
+                      .arg(kinds.mid(0, 3).join(QStringLiteral(", ")), describe(n)));
+            return policy;
+        }
+        checkKeys(n, path, {QStringLiteral("kind"), QStringLiteral("role"), roleExits});
+        // A missing key yields an invalid node that must not be reset() into: check first.
+        if (const YAML::Node r = n[roleExits.toStdString()]; r.IsDefined()) {
+            if (n["kind"].IsDefined() || n["role"].IsDefined()) {
+                error(n, path,
+                      QStringLiteral("write either {role-exits: ROLE} or {kind: role-exits, "
+                                     "role: ROLE}, not both"));
+                return policy;
+            }
+            readRole(r, join(path, roleExits));
+            return policy;
+        }
+        const YAML::Node kindNode = n["kind"];
+        if (!present(kindNode)) {
+            error(n, join(path, QStringLiteral("kind")),
+                  QStringLiteral("kind is required (one of %1)")
+                      .arg(kinds.join(QStringLiteral(", "))));
+            return policy;
+        }
+        const QString kindPath = join(path, QStringLiteral("kind"));
+        const auto s = scalar(kindNode, kindPath);
+        if (!s)
+            return policy;
+        const auto kind = parseSuccessKind(*s);
+        if (!kind) {
+            badChoice(kindNode, kindPath, *s, kinds);
+            return policy;
+        }
+        const YAML::Node r = n["role"];
+        if (*kind == SuccessPolicy::Kind::RoleExits) {
+            if (!present(r))
+                error(n, join(path, QStringLiteral("role")),
+                      QStringLiteral("role is required with role-exits"));
+            else
+                readRole(r, join(path, QStringLiteral("role")));
+        } else {
+            if (r.IsDefined())
+                error(r, join(path, QStringLiteral("role")),
+                      QStringLiteral("role applies only to role-exits"));
+            else
+                policy.kind = *kind;
+        }
+        return policy;
+    }
+
     QList<Mount> parseMounts(const YAML::Node &n, const QString &path)
     {
         QList<Mount> mounts;
@@ -599,6 +732,17 @@ private:
         }
 
         task.image = optionalString(n, path, QStringLiteral("image"));
+        if (const YAML::Node p = n["pullPolicy"]; present(p)) {
+            const QString where = join(path, QStringLiteral("pullPolicy"));
+            if (auto s = scalar(p, where)) {
+                if (auto policy = parsePullPolicy(*s))
+                    task.pullPolicy = *policy;
+                else
+                    badChoice(p, where, *s,
+                              {QStringLiteral("if-not-present"), QStringLiteral("always"),
+                               QStringLiteral("never")});
+            }
+        }
         if (const YAML::Node e = n["entrypoint"]; present(e))
             task.entrypoint = commandLine(e, join(path, QStringLiteral("entrypoint")));
         if (const YAML::Node c = n["command"]; present(c))
@@ -794,11 +938,20 @@ std::optional<QByteArray> readFile(const QString &path, TemplateDiagnostics &dia
 
 QStringList TemplateLoader::clusterKeys()
 {
-    return {
-        QStringLiteral("apiVersion"),    QStringLiteral("kind"),         QStringLiteral("name"),
-        QStringLiteral("description"),   QStringLiteral("mode"),         QStringLiteral("network"),
-        QStringLiteral("failurePolicy"), QStringLiteral("startupOrder"), QStringLiteral("presets"),
-        QStringLiteral("env"),           QStringLiteral("mounts"),       QStringLiteral("roles")};
+    return {QStringLiteral("apiVersion"),
+            QStringLiteral("kind"),
+            QStringLiteral("name"),
+            QStringLiteral("description"),
+            QStringLiteral("mode"),
+            QStringLiteral("network"),
+            QStringLiteral("failurePolicy"),
+            QStringLiteral("successPolicy"),
+            QStringLiteral("ttlAfterFinished"),
+            QStringLiteral("startupOrder"),
+            QStringLiteral("presets"),
+            QStringLiteral("env"),
+            QStringLiteral("mounts"),
+            QStringLiteral("roles")};
 }
 
 QStringList TemplateLoader::roleKeys()
@@ -811,7 +964,8 @@ QStringList TemplateLoader::roleKeys()
 QStringList TemplateLoader::taskKeys()
 {
     return {QStringLiteral("apiVersion"), QStringLiteral("kind"),       QStringLiteral("extends"),
-            QStringLiteral("image"),      QStringLiteral("entrypoint"), QStringLiteral("command"),
+            QStringLiteral("image"),      QStringLiteral("pullPolicy"), QStringLiteral("entrypoint"),
+            QStringLiteral("command"),
             QStringLiteral("workingDir"), QStringLiteral("user"),       QStringLiteral("env"),
             QStringLiteral("resources"),  QStringLiteral("mounts"),     QStringLiteral("bootstrap"),
             QStringLiteral("ports"),      QStringLiteral("labels")};

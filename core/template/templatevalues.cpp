@@ -240,6 +240,28 @@ std::optional<StartupOrder> parseStartupOrder(const QString &text)
     return std::nullopt;
 }
 
+QString pullPolicyName(PullPolicy policy)
+{
+    switch (policy) {
+    case PullPolicy::Always:
+        return QStringLiteral("always");
+    case PullPolicy::Never:
+        return QStringLiteral("never");
+    case PullPolicy::IfNotPresent:
+        break;
+    }
+    return QStringLiteral("if-not-present");
+}
+
+std::optional<PullPolicy> parsePullPolicy(const QString &text)
+{
+    for (PullPolicy p : {PullPolicy::IfNotPresent, PullPolicy::Always, PullPolicy::Never}) {
+        if (pullPolicyName(p) == text)
+            return p;
+    }
+    return std::nullopt;
+}
+
 QString failureActionName(FailurePolicy::Action action)
 {
     switch (action) {
@@ -261,6 +283,69 @@ std::optional<FailurePolicy::Action> parseFailureAction(const QString &text)
             return a;
     }
     return std::nullopt;
+}
+
+QString successKindName(SuccessPolicy::Kind kind)
+{
+    switch (kind) {
+    case SuccessPolicy::Kind::None:
+        return QStringLiteral("none");
+    case SuccessPolicy::Kind::PrimaryExits:
+        return QStringLiteral("primary-exits");
+    case SuccessPolicy::Kind::AllExit:
+        return QStringLiteral("all-exit");
+    case SuccessPolicy::Kind::RoleExits:
+        return QStringLiteral("role-exits");
+    }
+    return {};
+}
+
+std::optional<SuccessPolicy::Kind> parseSuccessKind(const QString &text)
+{
+    for (auto k : {SuccessPolicy::Kind::None, SuccessPolicy::Kind::PrimaryExits,
+                   SuccessPolicy::Kind::AllExit, SuccessPolicy::Kind::RoleExits}) {
+        if (successKindName(k) == text)
+            return k;
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+struct DurationUnit
+{
+    char suffix;
+    qint64 seconds;
+};
+constexpr DurationUnit kDurationUnits[] = {{'d', 86400}, {'h', 3600}, {'m', 60}, {'s', 1}};
+
+} // namespace
+
+std::optional<qint64> parseDuration(const QString &text)
+{
+    static const QRegularExpression plain(QStringLiteral(R"(^[0-9]{1,12}$)"));
+    static const QRegularExpression units(QStringLiteral(
+        R"(^(?:([0-9]{1,9})d)?(?:([0-9]{1,9})h)?(?:([0-9]{1,9})m)?(?:([0-9]{1,9})s)?$)"));
+    if (plain.match(text).hasMatch())
+        return text.toLongLong();
+    const auto match = units.match(text);
+    if (text.isEmpty() || !match.hasMatch())
+        return std::nullopt;
+    qint64 total = 0;
+    for (int i = 0; i < 4; ++i) {
+        if (match.hasCaptured(i + 1))
+            total += match.captured(i + 1).toLongLong() * kDurationUnits[i].seconds;
+    }
+    return total;
+}
+
+QString formatDuration(qint64 seconds)
+{
+    for (const DurationUnit &u : kDurationUnits) {
+        if (seconds > 0 && seconds % u.seconds == 0)
+            return QString::number(seconds / u.seconds) + QLatin1Char(u.suffix);
+    }
+    return QString::number(seconds) + QLatin1Char('s');
 }
 
 QString mountTypeName(Mount::Type type)
@@ -331,6 +416,8 @@ TaskTemplate mergeTasks(const TaskTemplate &base, const TaskTemplate &overlay)
             target = value;
     };
     pick(result.image, overlay.image);
+    if (overlay.pullPolicy)
+        result.pullPolicy = overlay.pullPolicy;
     pick(result.workingDir, overlay.workingDir);
     pick(result.user, overlay.user);
     pick(result.bootstrap, overlay.bootstrap);

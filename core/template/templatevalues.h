@@ -49,8 +49,21 @@ QString modeName(ClusterMode mode);
 std::optional<ClusterMode> parseMode(const QString &text);
 QString startupOrderName(StartupOrder order);
 std::optional<StartupOrder> parseStartupOrder(const QString &text);
+QString pullPolicyName(PullPolicy policy);
+std::optional<PullPolicy> parsePullPolicy(const QString &text);
 QString failureActionName(FailurePolicy::Action action);
 std::optional<FailurePolicy::Action> parseFailureAction(const QString &text);
+// none, primary-exits, all-exit, role-exits
+QString successKindName(SuccessPolicy::Kind kind);
+std::optional<SuccessPolicy::Kind> parseSuccessKind(const QString &text);
+
+// A duration in whole seconds: `90` (seconds), `30s`, `10m`, `2h`, `1d`, or a sequence such as
+// `1h30m` (largest unit first); nullopt if invalid or negative.
+std::optional<qint64> parseDuration(const QString &text);
+// The shortest exact spelling: 600 -> "10m", 5400 -> "90m", 0 -> "0s".
+QString formatDuration(qint64 seconds);
+// The longest ttlAfterFinished a template may give (365 days); absent means "keep".
+inline constexpr qint64 kMaxTtlAfterFinished = 365LL * 86400;
 QString mountTypeName(Mount::Type type);
 std::optional<Mount::Type> parseMountType(const QString &text);
 

@@ -98,6 +98,8 @@ void writeScalar(YAML::Emitter &out, const char *key, const QString &value)
 void writeTaskFields(YAML::Emitter &out, const TaskTemplate &task)
 {
     writeScalar(out, "image", task.image);
+    if (task.pullPolicy)
+        writeScalar(out, "pullPolicy", TemplateValues::pullPolicyName(*task.pullPolicy));
     writeList(out, "entrypoint", task.entrypoint);
     writeList(out, "command", task.command);
     writeScalar(out, "workingDir", task.workingDir);
@@ -162,6 +164,23 @@ QByteArray TemplateWriter::toYaml(const ClusterTemplate &t)
     if (t.failurePolicy.action == FailurePolicy::Action::RestartSession)
         out << YAML::Key << "maxRestarts" << YAML::Value << t.failurePolicy.maxRestarts;
     out << YAML::EndMap;
+    switch (t.successPolicy.kind) {
+    case SuccessPolicy::Kind::None:
+        break;
+    case SuccessPolicy::Kind::PrimaryExits:
+    case SuccessPolicy::Kind::AllExit:
+        out << YAML::Key << "successPolicy" << YAML::Value
+            << s(successKindName(t.successPolicy.kind));
+        break;
+    case SuccessPolicy::Kind::RoleExits:
+        out << YAML::Key << "successPolicy" << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "role-exits" << YAML::Value << s(t.successPolicy.role);
+        out << YAML::EndMap;
+        break;
+    }
+    if (t.ttlAfterFinishedSeconds)
+        out << YAML::Key << "ttlAfterFinished" << YAML::Value
+            << s(formatDuration(*t.ttlAfterFinishedSeconds));
     out << YAML::Key << "startupOrder" << YAML::Value << s(startupOrderName(t.startupOrder));
     writeList(out, "presets", t.presets);
     writeMap(out, "env", t.env);

@@ -16,8 +16,10 @@
 #include "store/sqlitestore.h"
 
 #include <QAction>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -69,7 +71,10 @@ void TestConsoleE2E::initTestCase()
     m_controller = std::make_unique<ConsoleController>();
     m_controller->setHostRefreshInterval(0);
     QSignalSpy statuses(m_controller.get(), &ConsoleController::hostStatusesChanged);
-    m_controller->setStore(std::unique_ptr<StateStore>(store->release()));
+    store->reset();
+    // As the console opens it: a store for the views and one for its embedded controller.
+    m_controller->openStore(QStringLiteral("sqlite://") +
+                            m_dir.filePath(QStringLiteral("state.db")));
     QTRY_VERIFY_WITH_TIMEOUT(statuses.size() > 0, 60000);
     QCOMPARE(m_controller->reachableHosts(), int(hosts.size()));
 }
@@ -129,6 +134,56 @@ void TestConsoleE2E::launchSeeRunningTerminateSeeItGo()
     for (int i = 0; i < 3; ++i)
         QCOMPARE(model->index(i, SessionTreeModel::StatusColumn, workersRow).data().toString(),
                  QStringLiteral("RUNNING"));
+
+    // The console's embedded controller leads, and says so.
+    auto *controllerLabel = window.findChild<QLabel *>(QStringLiteral("controllerLabel"));
+    QVERIFY(controllerLabel);
+    QTRY_COMPARE_WITH_TIMEOUT(controllerLabel->text(), QStringLiteral("controller: this console"),
+                              20000);
+
+    // worker2 dies outside ClusterDeck: the tree shows it within 2 s, and lab-basic's
+    // restart-session brings the whole session back.
+    QString killedOn;
+    for (const QString &h :
+         qEnvironmentVariable("CLUSTERDECK_LAB_HOSTS").split(u' ', Qt::SkipEmptyParts)) {
+        const QString endpoint = qEnvironmentVariable(
+            qPrintable(QStringLiteral("CLUSTERDECK_LAB_%1_DOCKER").arg(h.toUpper())));
+        QProcess ps;
+        ps.start(QStringLiteral("docker"),
+                 {QStringLiteral("-H"), endpoint, QStringLiteral("ps"), QStringLiteral("-q"),
+                  QStringLiteral("--filter"),
+                  QStringLiteral("label=io.clusterdeck.session=") + m_sessionId,
+                  QStringLiteral("--filter"), QStringLiteral("name=-worker2$")});
+        QVERIFY(ps.waitForFinished(30000));
+        const QString id = QString::fromUtf8(ps.readAllStandardOutput()).trimmed();
+        if (id.isEmpty())
+            continue;
+        QCOMPARE(QProcess::execute(QStringLiteral("docker"),
+                                   {QStringLiteral("-H"), endpoint, QStringLiteral("kill"), id}),
+                 0);
+        killedOn = h;
+    }
+    QVERIFY2(!killedOn.isEmpty(), "found worker2's container");
+    const QModelIndex worker2Status = model->index(1, SessionTreeModel::StatusColumn, workersRow);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        worker2Status.data().toString() != u"RUNNING" ||
+            model->sessionIndex(m_sessionId, SessionTreeModel::StatusColumn).data().toString() !=
+                u"RUNNING",
+        2000);
+    qInfo() << "after the kill the tree shows worker2"
+            << model->index(1, SessionTreeModel::StatusColumn, workersRow).data().toString()
+            << "and the session"
+            << model->sessionIndex(m_sessionId, SessionTreeModel::StatusColumn).data().toString();
+    QTRY_COMPARE_WITH_TIMEOUT(
+        model->sessionIndex(m_sessionId, SessionTreeModel::StatusColumn).data().toString(),
+        QStringLiteral("RESTARTING"), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        model->sessionIndex(m_sessionId, SessionTreeModel::StatusColumn).data().toString(),
+        QStringLiteral("RUNNING"), 60000);
+    for (int i = 0; i < 3; ++i)
+        QTRY_COMPARE_WITH_TIMEOUT(
+            model->index(i, SessionTreeModel::StatusColumn, workersRow).data().toString(),
+            QStringLiteral("RUNNING"), 10000);
 
     // Terminate from the context menu of a member kernel: it acts on the whole session.
     view->tree()->expandAll();

@@ -63,6 +63,22 @@ void TestHostsEvents::hostsTable()
     QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
     model.setStatuses({status("h1", false), status("h2", true)}); // same rows: in place
     QCOMPARE(reset.size(), 0);
+
+    // What the controller saw: nothing yet, then h2 down with its reason.
+    QCOMPARE(model.index(1, HostsTableModel::ControllerColumn).data().toString(),
+             QStringLiteral("—"));
+    const QDateTime since(QDate(2026, 12, 3), QTime(8, 30), Qt::LocalTime);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.setHealth(
+        {{QStringLiteral("h1"), HostHealth{true, {}, since}},
+         {QStringLiteral("h2"), HostHealth{false, QStringLiteral("connection refused"), since}}});
+    QCOMPARE(changed.size(), 1);
+    QCOMPARE(model.index(0, HostsTableModel::ControllerColumn).data().toString(),
+             QStringLiteral("up since 2026-12-03 08:30:00"));
+    QCOMPARE(model.index(1, HostsTableModel::ControllerColumn).data().toString(),
+             QStringLiteral("down since 2026-12-03 08:30:00"));
+    QCOMPARE(model.index(1, HostsTableModel::ControllerColumn).data(Qt::ToolTipRole).toString(),
+             QStringLiteral("connection refused"));
 }
 
 void TestHostsEvents::eventsNewestFirst()

@@ -3,6 +3,7 @@
 #include "templates/templateeditor.h"
 
 #include "template/templateloader.h"
+#include "template/templatevalues.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -50,6 +51,10 @@ private Q_SLOTS:
     void sampleSavedUntouchedLoadsBackIdentical();
     void sampleSurvivesTaskEditorRewrite_data();
     void sampleSurvivesTaskEditorRewrite();
+    void successPolicyInForm_data();
+    void successPolicyInForm();
+    void successPolicyFromYaml();
+    void renamedSuccessRoleIsMarked();
 
 private:
     std::unique_ptr<QTemporaryDir> m_user;
@@ -712,6 +717,186 @@ void TestTemplateEditor::sampleSurvivesTaskEditorRewrite()
                                    QFileInfo(file).fileName(), QFileInfo(file).absolutePath());
     QVERIFY(reloaded);
     QCOMPARE(*reloaded, original);
+}
+
+// QVERIFY2 evaluates its message even when the check passes.
+static QString firstProblem(const TemplateDiagnostics &diagnostics)
+{
+    return diagnostics.isEmpty() ? QString() : diagnostics.first().toString();
+}
+
+// Picks `text` in a combo box with the keyboard, as a user does (emits activated()).
+static void choose(QComboBox *combo, const QString &text)
+{
+    const int target = combo->findText(text);
+    QVERIFY2(target >= 0, qPrintable(text));
+    combo->setFocus();
+    QTest::keyClick(combo, Qt::Key_Home);
+    for (int i = 0; i < target; ++i)
+        QTest::keyClick(combo, Qt::Key_Down);
+    QCOMPARE(combo->currentText(), text);
+}
+
+void TestTemplateEditor::successPolicyInForm_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("role");
+    QTest::addColumn<QString>("ttl");     // typed
+    QTest::addColumn<QString>("yaml");    // expected between failurePolicy and startupOrder
+    QTest::addColumn<QString>("problem"); // path of the expected diagnostic, or empty
+    QTest::addColumn<qint64>("seconds");  // -1: keep
+    QTest::newRow("primary-exits, 10m") << "primary-exits"
+                                        << ""
+                                        << "10m"
+                                        << "successPolicy: primary-exits\nttlAfterFinished: 10m\n"
+                                        << "" << qint64(600);
+    QTest::newRow("all-exit, kept") << "all-exit"
+                                    << ""
+                                    << ""
+                                    << "successPolicy: all-exit\n"
+                                    << "" << qint64(-1);
+    QTest::newRow("role-exits worker, 2h")
+        << "role-exits"
+        << "worker"
+        << "2h"
+        << "successPolicy:\n  role-exits: worker\nttlAfterFinished: 2h\n"
+        << "" << qint64(7200);
+    QTest::newRow("role-exits master, typed 1h30m")
+        << "role-exits"
+        << "master"
+        << "1h30m"
+        << "successPolicy:\n  role-exits: master\nttlAfterFinished: 90m\n"
+        << "" << qint64(5400);
+    QTest::newRow("ttl that is no duration")
+        << "primary-exits"
+        << ""
+        << "ten minutes"
+        << "successPolicy: primary-exits\nttlAfterFinished: \"ten minutes\"\n"
+        << "ttlAfterFinished" << qint64(-1);
+    QTest::newRow("ttl over a year") << "all-exit"
+                                     << ""
+                                     << "400d"
+                                     << "successPolicy: all-exit\nttlAfterFinished: 400d\n"
+                                     << "ttlAfterFinished" << qint64(-1);
+    QTest::newRow("back to none: no ttl") << "none"
+                                          << ""
+                                          << ""
+                                          << ""
+                                          << "" << qint64(-1);
+}
+
+void TestTemplateEditor::successPolicyInForm()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, role);
+    QFETCH(QString, ttl);
+    QFETCH(QString, yaml);
+    QFETCH(QString, problem);
+    QFETCH(qint64, seconds);
+    QComboBox *success = m_editor->successCombo();
+    QComboBox *roleBox = m_editor->successRoleCombo();
+    QLineEdit *ttlEdit = m_editor->ttlEdit();
+    // lab-basic has no success policy: nothing to pick a role for, nothing to keep.
+    QCOMPARE(success->currentText(), QStringLiteral("none"));
+    QVERIFY(!roleBox->isEnabled());
+    QVERIFY(!ttlEdit->isEnabled());
+    QCOMPARE(roleBox->count(), 2); // master, worker
+
+    if (kind == QLatin1String("none")) {
+        // A policy with a TTL first, then none again: the TTL goes with the policy.
+        choose(success, QStringLiteral("primary-exits"));
+        retype(ttlEdit, QStringLiteral("5m"));
+        QVERIFY(m_editor->yamlEdit()->toPlainText().contains(QStringLiteral("ttlAfterFinished")));
+    }
+    choose(success, kind);
+    QCOMPARE(roleBox->isEnabled(), kind == QLatin1String("role-exits"));
+    QCOMPARE(ttlEdit->isEnabled(), kind != QLatin1String("none"));
+    if (!role.isEmpty())
+        choose(roleBox, role);
+    if (!ttl.isEmpty())
+        retype(ttlEdit, ttl);
+    QVERIFY(m_editor->isModified());
+
+    const QString text = m_editor->yamlEdit()->toPlainText();
+    QVERIFY2(
+        text.contains(QStringLiteral("  maxRestarts: 2\n%1startupOrder: in-order\n").arg(yaml)),
+        qPrintable(text));
+    if (!problem.isEmpty()) {
+        QVERIFY(!m_editor->diagnostics().isEmpty());
+        const TemplateDiagnostic d = m_editor->diagnostics().first();
+        QCOMPARE(d.path, problem);
+        QCOMPARE(d.line, int(text.left(text.indexOf(QStringLiteral("ttlAfterFinished")))
+                                 .count(QLatin1Char('\n'))) +
+                             1);
+        QVERIFY(!ttlEdit->styleSheet().isEmpty()); // the field is marked
+        QCOMPARE(ttlEdit->toolTip(), d.message);
+        return;
+    }
+    QVERIFY2(m_editor->diagnostics().isEmpty(), qPrintable(firstProblem(m_editor->diagnostics())));
+    QVERIFY(ttlEdit->styleSheet().isEmpty());
+    const ClusterTemplate edited = *m_editor->currentTemplate();
+    QCOMPARE(TemplateValues::successKindName(edited.successPolicy.kind), kind);
+    QCOMPARE(edited.successPolicy.role, role);
+    QCOMPARE(edited.ttlAfterFinishedSeconds,
+             seconds < 0 ? std::optional<qint64>() : std::optional<qint64>(seconds));
+
+    // Saved and opened again: the same template, and the form shows it.
+    QVERIFY(m_editor->save());
+    QVERIFY(m_editor->openFile(m_editor->currentFile()));
+    QCOMPARE(*m_editor->currentTemplate(), edited);
+    QCOMPARE(success->currentText(), kind);
+    QCOMPARE(roleBox->isEnabled(), kind == QLatin1String("role-exits"));
+    if (!role.isEmpty())
+        QCOMPARE(roleBox->currentText(), role);
+    QCOMPARE(ttlEdit->text(), seconds < 0 ? QString() : TemplateValues::formatDuration(seconds));
+}
+
+void TestTemplateEditor::successPolicyFromYaml()
+{
+    QPlainTextEdit *yaml = m_editor->yamlEdit();
+    QString text = yaml->toPlainText();
+    text.replace(QStringLiteral("startupOrder: in-order\n"),
+                 QStringLiteral("startupOrder: in-order\nsuccessPolicy: {kind: role-exits, "
+                                "role: worker}\nttlAfterFinished: 45s\n"));
+    yaml->setPlainText(text);
+    m_editor->validateNow();
+    QVERIFY2(m_editor->diagnostics().isEmpty(), qPrintable(firstProblem(m_editor->diagnostics())));
+    QCOMPARE(m_editor->successCombo()->currentText(), QStringLiteral("role-exits"));
+    QVERIFY(m_editor->successRoleCombo()->isEnabled());
+    QCOMPARE(m_editor->successRoleCombo()->currentText(), QStringLiteral("worker"));
+    QVERIFY(m_editor->ttlEdit()->isEnabled());
+    QCOMPARE(m_editor->ttlEdit()->text(), QStringLiteral("45s"));
+
+    // Back to none from the form: the TTL goes with it (it would be an error without a policy).
+    choose(m_editor->successCombo(), QStringLiteral("none"));
+    QVERIFY(m_editor->ttlEdit()->text().isEmpty());
+    QVERIFY(!m_editor->ttlEdit()->isEnabled());
+    QVERIFY(m_editor->diagnostics().isEmpty());
+    QVERIFY(!yaml->toPlainText().contains(QStringLiteral("successPolicy")));
+    QVERIFY(!yaml->toPlainText().contains(QStringLiteral("ttlAfterFinished")));
+}
+
+void TestTemplateEditor::renamedSuccessRoleIsMarked()
+{
+    choose(m_editor->successCombo(), QStringLiteral("role-exits"));
+    choose(m_editor->successRoleCombo(), QStringLiteral("worker"));
+    QVERIFY(m_editor->diagnostics().isEmpty());
+    // The role is renamed in the table: the policy still names the old one, and says so.
+    editCell(m_editor->rolesTable(), 1, TemplateEditor::RoleName, QStringLiteral("node"));
+    QCOMPARE(m_editor->diagnostics().size(), 1);
+    const TemplateDiagnostic d = m_editor->diagnostics().first();
+    QCOMPARE(d.path, QStringLiteral("successPolicy.role-exits"));
+    QCOMPARE(d.message, QStringLiteral("role 'worker' is not one of the template's roles: "
+                                       "master, node"));
+    QComboBox *roleBox = m_editor->successRoleCombo();
+    QVERIFY(!roleBox->styleSheet().isEmpty());
+    QCOMPARE(roleBox->currentText(), QStringLiteral("worker"));
+    QVERIFY(roleBox->findText(QStringLiteral("node")) >= 0);
+    choose(roleBox, QStringLiteral("node"));
+    QVERIFY(m_editor->diagnostics().isEmpty());
+    QVERIFY(roleBox->styleSheet().isEmpty());
+    QCOMPARE(roleBox->count(), 2); // the stale name is gone once nothing names it
+    QCOMPARE(m_editor->currentTemplate()->successPolicy.role, QStringLiteral("node"));
 }
 
 QTEST_MAIN(TestTemplateEditor)

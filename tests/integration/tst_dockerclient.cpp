@@ -2,11 +2,11 @@
 // Endpoints come from `eval "$(scripts/lab.sh env)"`; without them the test FAILS, it never skips.
 // Everything created carries io.clusterdeck.session=<test uuid> and is removed at the end.
 
-#include "labaddress.h"
 #include "docker/dockerclient.h"
 #include "docker/dockereventstream.h"
 #include "docker/tararchivebuilder.h"
 #include "http/httptransport.h"
+#include "labaddress.h"
 
 #include <QElapsedTimer>
 #include <QSet>

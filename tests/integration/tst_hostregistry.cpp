@@ -3,11 +3,11 @@
 // and `network setup` rejoining hosts that left the swarm — the lab ends as it started.
 // Endpoints come from `eval "$(scripts/lab.sh env)"`; without them the test FAILS, never skips.
 
-#include "labaddress.h"
 #include "docker/dockerclient.h"
 #include "host/hostinspector.h"
 #include "host/hostregistry.h"
 #include "host/swarmsetup.h"
+#include "labaddress.h"
 #include "store/sqlitestore.h"
 
 #include <QElapsedTimer>

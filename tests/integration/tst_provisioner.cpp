@@ -7,6 +7,7 @@
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
 #include "labaddress.h"
+#include "labcli.h"
 #include "provision/provisioner.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
@@ -80,30 +81,6 @@ roles:
         .arg(name, policy, image, startup,
              policy == QLatin1String("restart-session") ? QStringLiteral("\n  maxRestarts: 2")
                                                         : QString());
-}
-
-struct Proc
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Proc runProcess(const QString &program, const QStringList &args, int timeoutMs = 180000)
-{
-    QProcess p;
-    p.start(program, args);
-    Proc r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
 }
 
 } // namespace
@@ -654,6 +631,7 @@ void TestProvisioner::crashDuringRm()
     rm.waitForFinished();
     const Proc rec = cli({QStringLiteral("reconcile"), QStringLiteral("--json")});
     QVERIFY2(rec.exitCode == 0, rec.err.constData());
+    qInfo().noquote() << "reconcile:" << rec.out.left(1500);
     const Proc shown = cli({QStringLiteral("show"), id, QStringLiteral("--json")});
     const QJsonObject after = QJsonDocument::fromJson(shown.out).object();
     if (after.value(QStringLiteral("desired")).toString() == QLatin1String("running")) {

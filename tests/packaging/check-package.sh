@@ -39,6 +39,7 @@ expected=(
     /usr/share/doc/clusterdeck/templates.md
     /usr/share/doc/clusterdeck/copyright
     /usr/share/clusterdeck/templates/lab-basic.yaml
+    /usr/lib/systemd/system/clusterdeck-controller.service
 )
 for f in "${expected[@]}"; do
     grep -qx "$f" <<<"$files" || fail "package lacks $f"

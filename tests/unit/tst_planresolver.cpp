@@ -1,5 +1,9 @@
+#include "control/sessionpolicies.h"
+#include "plan/planjson.h"
 #include "plan/planresolver.h"
+#include "provision/sessionspec.h"
 #include "template/templateloader.h"
+#include "template/templatevalues.h"
 
 #include <QTest>
 
@@ -32,6 +36,8 @@ private Q_SLOTS:
     void imageCommandDefaults();
     void badImageLabel();
     void deterministic();
+    void successPolicy_data();
+    void successPolicy();
 };
 
 // QVERIFY2 evaluates its message even on success; error() of a value must not be touched.
@@ -465,6 +471,74 @@ void TestPlanResolver::deterministic()
     const auto b = resolvePlan(t, options({{"worker", 7}}), {});
     QVERIFY(a && b);
     QVERIFY(*a == *b);
+}
+
+void TestPlanResolver::successPolicy_data()
+{
+    QTest::addColumn<QByteArray>("policy");
+    QTest::addColumn<SuccessPolicy::Kind>("kind");
+    QTest::addColumn<QString>("role");
+    QTest::addColumn<qint64>("ttl"); // -1: keep (unset)
+    using K = SuccessPolicy::Kind;
+    QTest::newRow("none") << QByteArray() << K::None << "" << qint64(-1);
+    QTest::newRow("primary-exits, kept")
+        << QByteArray("successPolicy: primary-exits\n") << K::PrimaryExits << "" << qint64(-1);
+    QTest::newRow("primary-exits, 10m")
+        << QByteArray("successPolicy: primary-exits\nttlAfterFinished: 10m\n") << K::PrimaryExits
+        << "" << qint64(600);
+    QTest::newRow("all-exit, removed at once")
+        << QByteArray("successPolicy: all-exit\nttlAfterFinished: 0\n") << K::AllExit << ""
+        << qint64(0);
+    QTest::newRow("role-exits worker, 2h")
+        << QByteArray("successPolicy: {role-exits: worker}\nttlAfterFinished: 2h\n") << K::RoleExits
+        << "worker" << qint64(7200);
+    QTest::newRow("role-exits master, kind form")
+        << QByteArray("successPolicy: {kind: role-exits, role: master}\n") << K::RoleExits
+        << "master" << qint64(-1);
+}
+
+// Template -> plan -> the stored session spec -> what the controller reads (SessionPolicies).
+void TestPlanResolver::successPolicy()
+{
+    QFETCH(QByteArray, policy);
+    QFETCH(SuccessPolicy::Kind, kind);
+    QFETCH(QString, role);
+    QFETCH(qint64, ttl);
+    const std::optional<qint64> expectedTtl =
+        ttl < 0 ? std::optional<qint64>() : std::optional<qint64>(ttl);
+    const auto plan = resolvePlan(load(kTwoRoles + policy), options(), {});
+    VERIFY_OK(plan);
+    QCOMPARE(plan->successPolicy.kind, kind);
+    QCOMPARE(plan->successPolicy.role, role);
+    QCOMPARE(plan->ttlAfterFinishedSeconds, expectedTtl);
+
+    const QJsonObject rendered = PlanJson::toJson(*plan);
+    QCOMPARE(rendered.contains("success_policy"), kind != SuccessPolicy::Kind::None);
+    QCOMPARE(rendered.contains("ttl_after_finished_seconds"), ttl >= 0);
+
+    SessionSpec spec;
+    spec.plan = *plan;
+    const QJsonObject json = spec.toJson();
+    if (kind == SuccessPolicy::Kind::None) {
+        QVERIFY(!json.contains("success_policy"));
+    } else {
+        const QJsonObject success = json.value("success_policy").toObject();
+        QCOMPARE(success.value("kind").toString(), TemplateValues::successKindName(kind));
+        QCOMPARE(success.value("role").toString(), role);
+    }
+    QCOMPARE(json.contains("ttl_after_finished_seconds"), ttl >= 0);
+
+    const auto back = SessionSpec::fromJson(json, QStringLiteral("test"));
+    VERIFY_OK(back);
+    QCOMPARE(back->plan.successPolicy, plan->successPolicy);
+    QCOMPARE(back->plan.ttlAfterFinishedSeconds, expectedTtl);
+
+    SessionRecord record;
+    record.launchOptions = QJsonObject{{QStringLiteral("spec"), json}};
+    const SessionPolicies policies = SessionPolicies::of(record);
+    QCOMPARE(policies.success, plan->successPolicy);
+    QCOMPARE(policies.ttlAfterFinishedSeconds, expectedTtl);
+    QCOMPARE(policies.failure, plan->failurePolicy);
 }
 
 QTEST_GUILESS_MAIN(TestPlanResolver)

@@ -20,6 +20,10 @@ private Q_SLOTS:
     void fileErrors();
     void valid_data();
     void valid();
+    void successPolicy_data();
+    void successPolicy();
+    void durations_data();
+    void durations();
     void countDefaults_data();
     void countDefaults();
     void fullTemplate();
@@ -63,16 +67,17 @@ void TestTemplateLoader::errors_data()
                "t.yaml:2:1 descripton: unknown key 'descripton' (did you mean 'description'?)"};
     QTest::newRow("failure policy without action (found by fuzzing)")
         << QByteArray("name: x\nfailurePolicy:\n  actio\x1fn: ignore\n") + kRoles
-        << QStringList{"t.yaml:3:3 failurePolicy.actio\x1fn: unknown key 'actio\x1fn' (did you mean "
-                       "'action'?)",
-                       "t.yaml:3:3 failurePolicy.action: action is required (one of "
-                       "terminate-session, restart-session, ignore)"};
+        << QStringList{
+               "t.yaml:3:3 failurePolicy.actio\x1fn: unknown key 'actio\x1fn' (did you mean "
+               "'action'?)",
+               "t.yaml:3:3 failurePolicy.action: action is required (one of "
+               "terminate-session, restart-session, ignore)"};
     QTest::newRow("unknown key without suggestion")
         << QByteArray("name: x\nflavour: big\n") + kRoles
         << QStringList{
                "t.yaml:2:1 flavour: unknown key 'flavour' (expected one of: apiVersion, kind, "
-               "name, description, mode, network, failurePolicy, startupOrder, presets, env, "
-               "mounts, roles)"};
+               "name, description, mode, network, failurePolicy, successPolicy, "
+               "ttlAfterFinished, startupOrder, presets, env, mounts, roles)"};
     QTest::newRow("unknown role key")
         << QByteArray(
                "name: x\nroles:\n  - name: worker\n    cuont: 3\n    task: {image: busybox}\n")
@@ -270,6 +275,99 @@ void TestTemplateLoader::errors_data()
         << QByteArray("name: x\nfailurePolicy:\n  action: ignore\n  maxRestarts: 2\n") + kRoles
         << QStringList{"t.yaml:4:16 failurePolicy.maxRestarts: maxRestarts applies only to "
                        "restart-session"};
+
+    // successPolicy: a string, {role-exits: ROLE}, or {kind: KIND, role: ROLE}
+    const QByteArray launcherAndWorkers =
+        "roles:\n  - name: launcher\n    task: {image: b}\n  - name: worker\n"
+        "    task: {image: b}\n    max: 8\n";
+    QTest::newRow("success policy unknown word, did you mean")
+        << QByteArray("name: x\nsuccessPolicy: primary-exit\n") + kRoles
+        << QStringList{"t.yaml:2:16 successPolicy: 'primary-exit' is not one of none, "
+                       "primary-exits, all-exit, role-exits (did you mean 'primary-exits'?)"};
+    QTest::newRow("success policy unknown word")
+        << QByteArray("name: x\nsuccessPolicy: whenever\n") + kRoles
+        << QStringList{"t.yaml:2:16 successPolicy: 'whenever' is not one of none, "
+                       "primary-exits, all-exit, role-exits"};
+    QTest::newRow("success policy role-exits without a role")
+        << QByteArray("name: x\nsuccessPolicy: role-exits\n") + kRoles
+        << QStringList{
+               "t.yaml:2:16 successPolicy: role-exits needs a role: write {role-exits: ROLE}"};
+    QTest::newRow("success policy role-exits unknown role")
+        << QByteArray("name: x\nsuccessPolicy: {role-exits: driver}\n") + launcherAndWorkers
+        << QStringList{"t.yaml:2:29 successPolicy.role-exits: role 'driver' is not one of the "
+                       "template's roles: launcher, worker"};
+    QTest::newRow("success policy role-exits role typo")
+        << QByteArray("name: x\nsuccessPolicy:\n  role-exits: workers\n") + launcherAndWorkers
+        << QStringList{"t.yaml:3:15 successPolicy.role-exits: role 'workers' is not one of the "
+                       "template's roles: launcher, worker (did you mean 'worker'?)"};
+    QTest::newRow("success policy kind form unknown role")
+        << QByteArray("name: x\nsuccessPolicy:\n  kind: role-exits\n  role: launcher\n") + kRoles
+        << QStringList{"t.yaml:4:9 successPolicy.role: role 'launcher' is not one of the "
+                       "template's roles: worker"};
+    QTest::newRow("success policy role-exits empty role")
+        << QByteArray("name: x\nsuccessPolicy: {role-exits: ''}\n") + kRoles
+        << QStringList{"t.yaml:2:29 successPolicy.role-exits: role-exits needs the name of a role"};
+    QTest::newRow("success policy kind missing")
+        << QByteArray("name: x\nsuccessPolicy:\n  role: worker\n") + kRoles
+        << QStringList{"t.yaml:3:3 successPolicy.kind: kind is required (one of none, "
+                       "primary-exits, all-exit, role-exits)"};
+    QTest::newRow("success policy kind unknown")
+        << QByteArray("name: x\nsuccessPolicy: {kind: all-exits}\n") + kRoles
+        << QStringList{"t.yaml:2:23 successPolicy.kind: 'all-exits' is not one of none, "
+                       "primary-exits, all-exit, role-exits (did you mean 'all-exit'?)"};
+    QTest::newRow("success policy kind role-exits without role")
+        << QByteArray("name: x\nsuccessPolicy: {kind: role-exits}\n") + kRoles
+        << QStringList{"t.yaml:2:16 successPolicy.role: role is required with role-exits"};
+    QTest::newRow("success policy role with another kind")
+        << QByteArray("name: x\nsuccessPolicy: {kind: all-exit, role: worker}\n") + kRoles
+        << QStringList{"t.yaml:2:39 successPolicy.role: role applies only to role-exits"};
+    QTest::newRow("success policy both forms")
+        << QByteArray("name: x\nsuccessPolicy: {role-exits: worker, kind: role-exits}\n") + kRoles
+        << QStringList{"t.yaml:2:16 successPolicy: write either {role-exits: ROLE} or {kind: "
+                       "role-exits, role: ROLE}, not both"};
+    QTest::newRow("success policy unknown key")
+        << QByteArray("name: x\nsuccessPolicy: {role-exit: worker}\n") + kRoles
+        << QStringList{"t.yaml:2:17 successPolicy.role-exit: unknown key 'role-exit' (did you "
+                       "mean 'role-exits'?)",
+                       "t.yaml:2:16 successPolicy.kind: kind is required (one of none, "
+                       "primary-exits, all-exit, role-exits)"};
+    QTest::newRow("success policy a list")
+        << QByteArray("name: x\nsuccessPolicy: [primary-exits]\n") + kRoles
+        << QStringList{"t.yaml:2:16 successPolicy: expected one of none, primary-exits, "
+                       "all-exit, or {role-exits: ROLE}, got a list"};
+
+    // ttlAfterFinished: a duration, and only with a success policy
+    QTest::newRow("ttl not a duration")
+        << QByteArray("name: x\nsuccessPolicy: all-exit\nttlAfterFinished: 10 minutes\n") + kRoles
+        << QStringList{"t.yaml:3:19 ttlAfterFinished: expected a duration such as 30s, 10m or "
+                       "2h, or a whole number of seconds, got '10 minutes'"};
+    QTest::newRow("ttl negative")
+        << QByteArray("name: x\nsuccessPolicy: all-exit\nttlAfterFinished: -5\n") + kRoles
+        << QStringList{"t.yaml:3:19 ttlAfterFinished: expected a duration such as 30s, 10m or "
+                       "2h, or a whole number of seconds, got '-5'"};
+    QTest::newRow("ttl units out of order")
+        << QByteArray("name: x\nsuccessPolicy: all-exit\nttlAfterFinished: 30m1h\n") + kRoles
+        << QStringList{"t.yaml:3:19 ttlAfterFinished: expected a duration such as 30s, 10m or "
+                       "2h, or a whole number of seconds, got '30m1h'"};
+    QTest::newRow("ttl unknown unit")
+        << QByteArray("name: x\nsuccessPolicy: all-exit\nttlAfterFinished: 2w\n") + kRoles
+        << QStringList{"t.yaml:3:19 ttlAfterFinished: expected a duration such as 30s, 10m or "
+                       "2h, or a whole number of seconds, got '2w'"};
+    QTest::newRow("ttl over a year")
+        << QByteArray("name: x\nsuccessPolicy: all-exit\nttlAfterFinished: 366d\n") + kRoles
+        << QStringList{"t.yaml:3:19 ttlAfterFinished: 366d is longer than 365d (leave "
+                       "ttlAfterFinished out to keep a finished session until it is removed)"};
+    QTest::newRow("ttl a mapping")
+        << QByteArray("name: x\nsuccessPolicy: all-exit\nttlAfterFinished: {m: 10}\n") + kRoles
+        << QStringList{"t.yaml:3:19 ttlAfterFinished: expected a single value, got a mapping"};
+    QTest::newRow("ttl without a success policy")
+        << QByteArray("name: x\nttlAfterFinished: 10m\n") + kRoles
+        << QStringList{"t.yaml:2:19 ttlAfterFinished: ttlAfterFinished applies only with a "
+                       "successPolicy (primary-exits, all-exit or role-exits)"};
+    QTest::newRow("ttl with success policy none")
+        << QByteArray("name: x\nsuccessPolicy: none\nttlAfterFinished: 10m\n") + kRoles
+        << QStringList{"t.yaml:3:19 ttlAfterFinished: ttlAfterFinished applies only with a "
+                       "successPolicy (primary-exits, all-exit or role-exits)"};
     QTest::newRow("mtu range") << QByteArray("name: x\nnetwork:\n  mtu: 100000\n") + kRoles
                                << QStringList{"t.yaml:3:8 network.mtu: 100000 is outside 576-9216"};
     QTest::newRow("wrong kind") << QByteArray("kind: Task\nname: x\n") + kRoles
@@ -371,6 +469,114 @@ void TestTemplateLoader::valid()
     const auto result = loader.loadClusterFromData(yaml, QStringLiteral("t.yaml"), m_data);
     QVERIFY2(result, qPrintable(render(loader.diagnostics()).join(QLatin1Char('\n'))));
     QCOMPARE(result->roles.size(), roles);
+}
+
+void TestTemplateLoader::successPolicy_data()
+{
+    QTest::addColumn<QByteArray>("policy");
+    QTest::addColumn<SuccessPolicy::Kind>("kind");
+    QTest::addColumn<QString>("role");
+    QTest::addColumn<qint64>("ttl"); // -1: absent
+
+    using K = SuccessPolicy::Kind;
+    QTest::newRow("absent") << QByteArray() << K::None << "" << qint64(-1);
+    QTest::newRow("none") << QByteArray("successPolicy: none\n") << K::None << "" << qint64(-1);
+    QTest::newRow("primary-exits")
+        << QByteArray("successPolicy: primary-exits\n") << K::PrimaryExits << "" << qint64(-1);
+    QTest::newRow("all-exit") << QByteArray("successPolicy: all-exit\n") << K::AllExit << ""
+                              << qint64(-1);
+    QTest::newRow("role-exits mapping") << QByteArray("successPolicy:\n  role-exits: launcher\n")
+                                        << K::RoleExits << "launcher" << qint64(-1);
+    QTest::newRow("role-exits flow mapping") << QByteArray("successPolicy: {role-exits: worker}\n")
+                                             << K::RoleExits << "worker" << qint64(-1);
+    QTest::newRow("kind form role-exits")
+        << QByteArray("successPolicy: {kind: role-exits, role: worker}\n") << K::RoleExits
+        << "worker" << qint64(-1);
+    QTest::newRow("kind form primary-exits")
+        << QByteArray("successPolicy:\n  kind: primary-exits\n") << K::PrimaryExits << ""
+        << qint64(-1);
+    QTest::newRow("kind form none")
+        << QByteArray("successPolicy: {kind: none}\n") << K::None << "" << qint64(-1);
+    QTest::newRow("ttl whole seconds")
+        << QByteArray("successPolicy: primary-exits\nttlAfterFinished: 90\n") << K::PrimaryExits
+        << "" << qint64(90);
+    QTest::newRow("ttl zero: remove at once")
+        << QByteArray("successPolicy: all-exit\nttlAfterFinished: 0\n") << K::AllExit << ""
+        << qint64(0);
+    QTest::newRow("ttl 30s") << QByteArray("successPolicy: all-exit\nttlAfterFinished: 30s\n")
+                             << K::AllExit << "" << qint64(30);
+    QTest::newRow("ttl 10m") << QByteArray("successPolicy: primary-exits\nttlAfterFinished: 10m\n")
+                             << K::PrimaryExits << "" << qint64(600);
+    QTest::newRow("ttl 2h") << QByteArray("ttlAfterFinished: 2h\nsuccessPolicy: all-exit\n")
+                            << K::AllExit << "" << qint64(7200);
+    QTest::newRow("ttl 1d with role-exits")
+        << QByteArray("successPolicy: {role-exits: launcher}\nttlAfterFinished: 1d\n")
+        << K::RoleExits << "launcher" << qint64(86400);
+    QTest::newRow("ttl 1h30m") << QByteArray("successPolicy: all-exit\nttlAfterFinished: 1h30m\n")
+                               << K::AllExit << "" << qint64(5400);
+    QTest::newRow("ttl quoted") << QByteArray("successPolicy: all-exit\nttlAfterFinished: '45s'\n")
+                                << K::AllExit << "" << qint64(45);
+    QTest::newRow("ttl at the limit")
+        << QByteArray("successPolicy: all-exit\nttlAfterFinished: 365d\n") << K::AllExit << ""
+        << qint64(365) * 86400;
+}
+
+void TestTemplateLoader::successPolicy()
+{
+    QFETCH(QByteArray, policy);
+    QFETCH(SuccessPolicy::Kind, kind);
+    QFETCH(QString, role);
+    QFETCH(qint64, ttl);
+    const QByteArray yaml = "name: x\n" + policy +
+                            "roles:\n  - name: launcher\n    task: {image: b}\n"
+                            "  - name: worker\n    task: {image: b}\n    max: 8\n";
+    TemplateLoader loader;
+    const auto t = loader.loadClusterFromData(yaml, QStringLiteral("t.yaml"));
+    QVERIFY2(t, qPrintable(render(loader.diagnostics()).join(QLatin1Char('\n'))));
+    QCOMPARE(t->successPolicy.kind, kind);
+    QCOMPARE(t->successPolicy.role, role);
+    QCOMPARE(t->ttlAfterFinishedSeconds,
+             ttl < 0 ? std::optional<qint64>() : std::optional<qint64>(ttl));
+}
+
+void TestTemplateLoader::durations_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<qint64>("seconds"); // -1: invalid
+    QTest::addColumn<QString>("formatted");
+    QTest::newRow("plain") << "90" << qint64(90) << "90s";
+    QTest::newRow("zero") << "0" << qint64(0) << "0s";
+    QTest::newRow("zero seconds") << "0s" << qint64(0) << "0s";
+    QTest::newRow("seconds") << "30s" << qint64(30) << "30s";
+    QTest::newRow("minutes") << "10m" << qint64(600) << "10m";
+    QTest::newRow("hours") << "2h" << qint64(7200) << "2h";
+    QTest::newRow("days") << "3d" << qint64(3 * 86400) << "3d";
+    QTest::newRow("60 minutes is an hour") << "60m" << qint64(3600) << "1h";
+    QTest::newRow("compound") << "1h30m" << qint64(5400) << "90m";
+    QTest::newRow("all units") << "1d1h1m1s" << qint64(90061) << "90061s";
+    QTest::newRow("empty") << "" << qint64(-1) << "";
+    QTest::newRow("unit only") << "m" << qint64(-1) << "";
+    QTest::newRow("negative") << "-1" << qint64(-1) << "";
+    QTest::newRow("fraction") << "1.5h" << qint64(-1) << "";
+    QTest::newRow("space") << "10 m" << qint64(-1) << "";
+    QTest::newRow("upper case") << "10M" << qint64(-1) << "";
+    QTest::newRow("unit twice") << "1m1m" << qint64(-1) << "";
+    QTest::newRow("non-ASCII digits") << QString::fromUtf8("\u0663s") << qint64(-1) << "";
+}
+
+void TestTemplateLoader::durations()
+{
+    QFETCH(QString, text);
+    QFETCH(qint64, seconds);
+    QFETCH(QString, formatted);
+    const auto parsed = TemplateValues::parseDuration(text);
+    if (seconds < 0) {
+        QCOMPARE(parsed, std::optional<qint64>());
+        return;
+    }
+    QCOMPARE(parsed, std::optional<qint64>(seconds));
+    QCOMPARE(TemplateValues::formatDuration(seconds), formatted);
+    QCOMPARE(TemplateValues::parseDuration(formatted), std::optional<qint64>(seconds));
 }
 
 void TestTemplateLoader::countDefaults_data()

@@ -17,6 +17,8 @@ private Q_SLOTS:
     void roundTripInline_data();
     void roundTripInline();
     void readableOrder();
+    void successPolicyYaml_data();
+    void successPolicyYaml();
     void taskRoundTrip();
     void saveAndLoad();
 };
@@ -77,6 +79,20 @@ void TestTemplateWriter::roundTripInline_data()
         "name: x\nroles: [{name: w, task: {image: i, command: ['a: b', '#c', \"it's\"]}}]\n");
     QTest::newRow("ignore policy")
         << QByteArray("name: x\nfailurePolicy: ignore\nroles: [{name: w, task: {image: i}}]\n");
+    QTest::newRow("success primary-exits with ttl")
+        << QByteArray("name: x\nsuccessPolicy: primary-exits\nttlAfterFinished: 10m\n"
+                      "roles: [{name: w, task: {image: i}}]\n");
+    QTest::newRow("success all-exit, ttl 0")
+        << QByteArray("name: x\nsuccessPolicy: all-exit\nttlAfterFinished: 0\n"
+                      "roles: [{name: w, task: {image: i}}]\n");
+    QTest::newRow("success role-exits")
+        << QByteArray("name: x\nsuccessPolicy: {role-exits: launcher}\n"
+                      "roles: [{name: launcher, task: {image: i}}, {name: w, task: {image: i}}]\n");
+    QTest::newRow("success kind form, ttl compound")
+        << QByteArray("name: x\nsuccessPolicy: {kind: role-exits, role: w}\n"
+                      "ttlAfterFinished: 1h30m\nroles: [{name: w, task: {image: i}}]\n");
+    QTest::newRow("success none") << QByteArray(
+        "name: x\nsuccessPolicy: none\nroles: [{name: w, task: {image: i}}]\n");
     QTest::newRow("volume with driver")
         << QByteArray("name: x\nmounts: [{source: v, target: /v, driver: local, readOnly: true}]\n"
                       "roles: [{name: w, task: {image: i}}]\n");
@@ -150,6 +166,53 @@ void TestTemplateWriter::readableOrder()
                             "    overrides:\n"
                             "      env:\n"
                             "        B: \"2\"\n"));
+}
+
+void TestTemplateWriter::successPolicyYaml_data()
+{
+    QTest::addColumn<SuccessPolicy::Kind>("kind");
+    QTest::addColumn<QString>("role");
+    QTest::addColumn<qint64>("ttl"); // -1: unset
+    QTest::addColumn<QString>("expected");
+    using K = SuccessPolicy::Kind;
+    QTest::newRow("none: nothing written") << K::None << "" << qint64(-1) << "";
+    QTest::newRow("primary-exits")
+        << K::PrimaryExits << "" << qint64(-1) << "successPolicy: primary-exits\n";
+    QTest::newRow("all-exit, ttl in hours")
+        << K::AllExit << "" << qint64(7200) << "successPolicy: all-exit\nttlAfterFinished: 2h\n";
+    QTest::newRow("role-exits, ttl in minutes")
+        << K::RoleExits << "launcher" << qint64(600)
+        << "successPolicy:\n  role-exits: launcher\nttlAfterFinished: 10m\n";
+    QTest::newRow("ttl 0") << K::PrimaryExits << "" << qint64(0)
+                           << "successPolicy: primary-exits\nttlAfterFinished: 0s\n";
+    QTest::newRow("ttl odd seconds") << K::PrimaryExits << "" << qint64(61)
+                                     << "successPolicy: primary-exits\nttlAfterFinished: 61s\n";
+}
+
+void TestTemplateWriter::successPolicyYaml()
+{
+    QFETCH(SuccessPolicy::Kind, kind);
+    QFETCH(QString, role);
+    QFETCH(qint64, ttl);
+    QFETCH(QString, expected);
+    ClusterTemplate t;
+    t.name = QStringLiteral("job");
+    t.successPolicy = {kind, role};
+    if (ttl >= 0)
+        t.ttlAfterFinishedSeconds = ttl;
+    RoleTemplate launcher;
+    launcher.name = QStringLiteral("launcher");
+    launcher.task.image = QStringLiteral("i");
+    t.roles = {launcher};
+    const QString yaml = QString::fromUtf8(TemplateWriter::toYaml(t));
+    // Right after the failure policy, before the startup order.
+    const QString around =
+        QStringLiteral("  action: terminate-session\n%1startupOrder: parallel\n").arg(expected);
+    QVERIFY2(yaml.contains(around), qPrintable(yaml));
+    TemplateLoader loader;
+    const auto again = loader.loadClusterFromData(yaml.toUtf8(), QStringLiteral("w.yaml"));
+    QVERIFY2(again, qPrintable(diagnostics(loader)));
+    QCOMPARE(*again, t);
 }
 
 void TestTemplateWriter::taskRoundTrip()

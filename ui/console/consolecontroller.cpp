@@ -150,6 +150,16 @@ void ConsoleController::refreshControllerStatus()
     m_leaderFetchInFlight = true;
     StateStore *store = m_store.get();
     const QString mine = m_controller ? m_controller->candidate().ownerId : QString();
+    runInBackground([store]() { return store->controllerStatus(); },
+                    [this](const Result<std::optional<ControllerStatus>> &status) {
+                        QMap<QString, HostHealth> health;
+                        if (status && *status)
+                            health = (*status)->hosts;
+                        if (health == m_hostHealth)
+                            return;
+                        m_hostHealth = health;
+                        Q_EMIT hostHealthChanged();
+                    });
     runInBackground([store]() { return store->leader(); },
                     [this, mine](const Result<std::optional<LeaderRecord>> &leader) {
                         m_leaderFetchInFlight = false;

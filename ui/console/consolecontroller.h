@@ -56,6 +56,8 @@ public:
 
     QList<HostRecord> hosts() const { return m_hosts; }
     QList<HostStatus> hostStatuses() const { return m_hostStatuses; }
+    // Each host as the leading controller last saw it (empty when no controller reported).
+    QMap<QString, HostHealth> hostHealth() const { return m_hostHealth; }
     QList<EventRecord> events() const { return m_events; }
     int reachableHosts() const;
 
@@ -104,6 +106,7 @@ Q_SIGNALS:
     void connectionChanged(bool connected, const QString &message);
     void hostsChanged();
     void hostStatusesChanged();
+    void hostHealthChanged();
     void reachableHostsChanged(int reachable, int total);
     void eventsAppended(const QList<ClusterDeck::EventRecord> &events);
     void eventsReset();
@@ -145,6 +148,7 @@ private:
     bool m_embeddedEnabled = true;
     QString m_storeUrl;
     QString m_controllerText;
+    QMap<QString, HostHealth> m_hostHealth;
     bool m_policiesActive = false;
     bool m_leaderFetchInFlight = false;
     std::unique_ptr<SessionController> m_sessions;

@@ -29,6 +29,16 @@ void HostsTableModel::setHosts(const QList<HostRecord> &hosts)
     endResetModel();
 }
 
+void HostsTableModel::setHealth(const QMap<QString, HostHealth> &health)
+{
+    if (health == m_health)
+        return;
+    m_health = health;
+    if (!m_hosts.isEmpty())
+        Q_EMIT dataChanged(index(0, ControllerColumn),
+                           index(int(m_hosts.size()) - 1, ControllerColumn));
+}
+
 void HostsTableModel::setStatuses(const QList<HostStatus> &statuses)
 {
     m_statuses.clear();
@@ -134,6 +144,25 @@ QVariant HostsTableModel::data(const QModelIndex &index, int role) const
         if (role == Qt::DisplayRole && s)
             return s->allocated.kernels;
         break;
+    case ControllerColumn: {
+        const auto health = m_health.constFind(h.name);
+        if (health == m_health.cend()) {
+            if (role == Qt::DisplayRole)
+                return tr("—");
+            if (role == Qt::ToolTipRole)
+                return tr("No controller has reported on this host yet");
+            break;
+        }
+        const QString since =
+            health->since.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+        if (role == Qt::DisplayRole)
+            return health->up ? tr("up since %1").arg(since) : tr("down since %1").arg(since);
+        if (role == Qt::ForegroundRole)
+            return health->up ? QColor(0x2e, 0x9d, 0x48) : QColor(0xcc, 0x33, 0x33);
+        if (role == Qt::ToolTipRole && !health->reason.isEmpty())
+            return health->reason;
+        break;
+    }
     }
     return {};
 }
@@ -159,6 +188,8 @@ QVariant HostsTableModel::headerData(int section, Qt::Orientation orientation, i
         return tr("Memory (allocated / total)");
     case KernelsColumn:
         return tr("Kernels");
+    case ControllerColumn:
+        return tr("Controller sees");
     }
     return {};
 }

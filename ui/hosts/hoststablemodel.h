@@ -22,6 +22,7 @@ public:
         CpuColumn,
         MemoryColumn,
         KernelsColumn,
+        ControllerColumn, // what the leading controller last saw: up/down since when
         ColumnCount
     };
     enum Roles { RatioRole = Qt::UserRole + 1, NameRole, ReachableRole };
@@ -31,6 +32,7 @@ public:
     // Registered hosts (order kept); statuses are matched by name and may lag behind.
     void setHosts(const QList<HostRecord> &hosts);
     void setStatuses(const QList<HostStatus> &statuses);
+    void setHealth(const QMap<QString, HostHealth> &health);
     std::optional<HostStatus> status(const QString &name) const;
     QString hostName(int row) const;
 
@@ -45,6 +47,7 @@ public:
 private:
     QList<HostRecord> m_hosts;
     QHash<QString, HostStatus> m_statuses;
+    QMap<QString, HostHealth> m_health;
 };
 
 } // namespace ClusterDeck::Ui

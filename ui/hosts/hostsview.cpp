@@ -72,11 +72,14 @@ HostsView::HostsView(ConsoleController *controller, QWidget *parent)
     });
     connect(controller, &ConsoleController::hostStatusesChanged, this,
             [this] { m_model->setStatuses(m_controller->hostStatuses()); });
+    connect(controller, &ConsoleController::hostHealthChanged, this,
+            [this] { m_model->setHealth(m_controller->hostHealth()); });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &HostsView::updateButtons);
     connect(m_model, &QAbstractItemModel::modelReset, this, &HostsView::updateButtons);
     m_model->setHosts(controller->hosts());
     m_model->setStatuses(controller->hostStatuses());
+    m_model->setHealth(controller->hostHealth());
     updateButtons();
 }
 

@@ -6,6 +6,7 @@
 #include "events/eventsview.h"
 #include "host/hostregistry.h"
 #include "hosts/hostsview.h"
+#include "images/imagesview.h"
 #include "launch/launchdialog.h"
 #include "sessions/sessionsview.h"
 #include "stats/sessiondashboard.h"
@@ -50,6 +51,13 @@ MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
     templates->setKnownImages(TemplateEditor::imagesOf(m_controller->hostStatuses()));
     m_tabs->addTab(templates, tr("Templates"));
     m_tabs->addTab(new EventsView(m_controller), tr("Events"));
+    auto *images = new ImagesView(m_controller);
+    m_tabs->addTab(images, tr("Images"));
+    // Listing images asks every host: only when the tab is looked at.
+    connect(m_tabs, &QTabWidget::currentChanged, images, [this, images](int index) {
+        if (m_tabs->widget(index) == images)
+            images->refresh();
+    });
     // Terminals open in a tab of their own, one inner tab per kernel.
     m_terminals = new TerminalTabs;
     m_tabs->addTab(m_terminals, tr("Terminals"));
@@ -211,12 +219,14 @@ void MainWindow::setupStatusBar()
                 m_hostsLabel->setStyleSheet(reachable < total ? QStringLiteral("color: #cc3333;")
                                                               : QString());
             });
-    connect(m_controller, &ConsoleController::controllerStatusChanged, this,
-            [this](const QString &text, bool active) {
-                m_controllerLabel->setText(text);
-                m_controllerLabel->setStyleSheet(active ? QString()
-                                                        : QStringLiteral("color: #cc3333;"));
-            });
+    auto showController = [this](const QString &text, bool active) {
+        m_controllerLabel->setText(text.isEmpty() ? tr("controller: …") : text);
+        m_controllerLabel->setStyleSheet(active ? QString() : QStringLiteral("color: #cc3333;"));
+    };
+    connect(m_controller, &ConsoleController::controllerStatusChanged, this, showController);
+    // The console may have learnt who leads before this window existed.
+    if (!m_controller->controllerText().isEmpty())
+        showController(m_controller->controllerText(), m_controller->policiesActive());
     connect(m_controller, &ConsoleController::busyChanged, this,
             [this](bool busy) { m_busyLabel->setText(busy ? tr("Working…") : QString()); });
     connect(m_controller, &ConsoleController::operationStarted, this,

@@ -42,6 +42,8 @@ const int kMemoryData = Qt::UserRole + 2;
 // Stands in for a memory size the writer cannot express (it only writes valid values), replaced
 // by the typed text in the YAML so the loader reports it at its line.
 const qint64 kMemoryPlaceholder = 987654321000;
+// The same for a TTL that is not a duration (an odd number of seconds, so written as "…s").
+const qint64 kTtlPlaceholder = 987654321;
 
 QTableWidgetItem *item(const QString &text)
 {
@@ -114,6 +116,26 @@ void TemplateEditor::buildUi()
     for (auto a : {FailurePolicy::Action::TerminateSession, FailurePolicy::Action::RestartSession,
                    FailurePolicy::Action::Ignore})
         m_failure->addItem(TemplateValues::failureActionName(a), int(a));
+    m_success = new QComboBox;
+    m_success->setObjectName(QStringLiteral("successPolicy"));
+    const QList<std::pair<SuccessPolicy::Kind, QString>> successKinds{
+        {SuccessPolicy::Kind::None, tr("every exit is a failure for the failure policy")},
+        {SuccessPolicy::Kind::PrimaryExits,
+         tr("a zero exit of the primary kernel completes the session")},
+        {SuccessPolicy::Kind::AllExit, tr("the session completes once every kernel exited with 0")},
+        {SuccessPolicy::Kind::RoleExits,
+         tr("the session completes once every kernel of the role exited with 0")}};
+    for (const auto &[kind, help] : successKinds) {
+        m_success->addItem(TemplateValues::successKindName(kind), int(kind));
+        m_success->setItemData(m_success->count() - 1, help, Qt::ToolTipRole);
+    }
+    m_successRole = new QComboBox;
+    m_successRole->setObjectName(QStringLiteral("successRole"));
+    m_successRole->setToolTip(tr("The role whose kernels must all exit with 0"));
+    m_ttl = new QLineEdit;
+    m_ttl->setObjectName(QStringLiteral("ttlAfterFinished"));
+    m_ttl->setPlaceholderText(tr("keep until removed (e.g. 30s, 10m, 2h)"));
+    m_ttl->setToolTip(tr("How long a completed session keeps its stopped containers"));
     m_startup = new QComboBox;
     for (StartupOrder o : {StartupOrder::Parallel, StartupOrder::InOrder})
         m_startup->addItem(TemplateValues::startupOrderName(o), int(o));
@@ -144,6 +166,11 @@ void TemplateEditor::buildUi()
     form->addRow(tr("&Description:"), m_description);
     form->addRow(tr("&Mode:"), m_mode);
     form->addRow(tr("&Failure policy:"), m_failure);
+    auto *successRow = new QHBoxLayout;
+    successRow->addWidget(m_success, 1);
+    successRow->addWidget(m_successRole, 1);
+    form->addRow(tr("S&uccess policy:"), successRow);
+    form->addRow(tr("&TTL after finished:"), m_ttl);
     form->addRow(tr("&Startup order:"), m_startup);
     form->addRow(tr("&Presets:"), m_presets);
     auto *formLayout = new QVBoxLayout(general);
@@ -200,10 +227,17 @@ void TemplateEditor::buildUi()
     m_validateTimer->setInterval(300);
     connect(m_validateTimer, &QTimer::timeout, this, &TemplateEditor::validateNow);
 
-    for (QLineEdit *e : {m_name, m_description, m_presets})
+    for (QLineEdit *e : {m_name, m_description, m_presets, m_ttl})
         connect(e, &QLineEdit::textEdited, this, &TemplateEditor::formEdited);
-    for (QComboBox *c : {m_mode, m_failure, m_startup})
+    for (QComboBox *c : {m_mode, m_failure, m_startup, m_successRole})
         connect(c, &QComboBox::activated, this, &TemplateEditor::formEdited);
+    connect(m_success, &QComboBox::activated, this, [this] {
+        // Without a success policy nothing ever finishes: a TTL would be an error.
+        if (SuccessPolicy::Kind(m_success->currentData().toInt()) == SuccessPolicy::Kind::None)
+            m_ttl->clear();
+        updateSuccessFields();
+        formEdited();
+    });
     connect(m_roles, &QTableWidget::itemChanged, this, [this](QTableWidgetItem *it) {
         if (m_syncing)
             return;
@@ -362,6 +396,14 @@ void TemplateEditor::showTemplateInForm(const ClusterTemplate &t)
                            ? TemplateValues::formatMemory(*r.task.resources.memoryBytes)
                            : QString());
         }
+        m_success->setCurrentIndex(m_success->findData(int(t.successPolicy.kind)));
+        refreshSuccessRoles(t.successPolicy.role);
+        const QString ttl = t.ttlAfterFinishedSeconds
+                                ? TemplateValues::formatDuration(*t.ttlAfterFinishedSeconds)
+                                : QString();
+        if (m_ttl->text() != ttl)
+            m_ttl->setText(ttl);
+        updateSuccessFields();
         if (m_roles->currentRow() < 0 && m_roles->rowCount() > 0)
             m_roles->setCurrentCell(0, RoleName);
     }
@@ -388,6 +430,37 @@ void TemplateEditor::setRoleRow(int row, const RoleTemplate &r, const QString &m
                                           : flags & ~Qt::ItemIsEditable);
         it->setToolTip(r.taskFile.isEmpty() ? QString() : tr("From %1").arg(r.taskFile));
     }
+}
+
+void TemplateEditor::refreshSuccessRoles(const QString &selected)
+{
+    const QScopedValueRollback syncing(m_syncing, true);
+    QStringList names;
+    for (int row = 0; row < m_roles->rowCount(); ++row) {
+        const QTableWidgetItem *it = m_roles->item(row, RoleName);
+        const QString name = it ? it->text().trimmed() : QString();
+        if (!name.isEmpty() && !names.contains(name))
+            names.append(name);
+    }
+    // A role that is gone stays selectable, so the problem shows instead of a silent change.
+    if (!selected.isEmpty() && !names.contains(selected))
+        names.append(selected);
+    QStringList current;
+    for (int i = 0; i < m_successRole->count(); ++i)
+        current.append(m_successRole->itemText(i));
+    if (current != names) {
+        m_successRole->clear();
+        m_successRole->addItems(names);
+    }
+    m_successRole->setCurrentIndex(selected.isEmpty() ? (names.isEmpty() ? -1 : 0)
+                                                      : int(names.indexOf(selected)));
+}
+
+void TemplateEditor::updateSuccessFields()
+{
+    const auto kind = SuccessPolicy::Kind(m_success->currentData().toInt());
+    m_successRole->setEnabled(kind == SuccessPolicy::Kind::RoleExits);
+    m_ttl->setEnabled(kind != SuccessPolicy::Kind::None);
 }
 
 RoleTemplate TemplateEditor::roleAt(int row) const
@@ -426,6 +499,15 @@ ClusterTemplate TemplateEditor::templateFromForm() const
     t.description = m_description->text().trimmed();
     t.mode = ClusterMode(m_mode->currentData().toInt());
     t.failurePolicy.action = FailurePolicy::Action(m_failure->currentData().toInt());
+    t.successPolicy.kind = SuccessPolicy::Kind(m_success->currentData().toInt());
+    t.successPolicy.role = t.successPolicy.kind == SuccessPolicy::Kind::RoleExits
+                               ? m_successRole->currentText()
+                               : QString();
+    const QString ttl = m_ttl->text().trimmed();
+    if (ttl.isEmpty() || t.successPolicy.kind == SuccessPolicy::Kind::None)
+        t.ttlAfterFinishedSeconds.reset();
+    else
+        t.ttlAfterFinishedSeconds = TemplateValues::parseDuration(ttl).value_or(kTtlPlaceholder);
     t.startupOrder = StartupOrder(m_startup->currentData().toInt());
     t.presets.clear();
     for (const QString &p : m_presets->text().split(u',', Qt::SkipEmptyParts))
@@ -449,6 +531,14 @@ QByteArray TemplateEditor::yamlFromForm() const
         typed.append({TemplateValues::formatMemory(kMemoryPlaceholder + row), memory});
     }
     QString yaml = QString::fromUtf8(TemplateWriter::toYaml(t));
+    if (const QString ttl = m_ttl->text().trimmed();
+        t.ttlAfterFinishedSeconds == kTtlPlaceholder && !TemplateValues::parseDuration(ttl)) {
+        const QRegularExpression at(QStringLiteral("^ttlAfterFinished: (%1)$")
+                                        .arg(TemplateValues::formatDuration(kTtlPlaceholder)),
+                                    QRegularExpression::MultilineOption);
+        if (const auto m = at.match(yaml); m.hasMatch())
+            yaml.replace(m.capturedStart(1), m.capturedLength(1), yamlQuoted(ttl));
+    }
     for (const auto &[placeholder, memory] : std::as_const(typed)) {
         const QRegularExpression at(QStringLiteral("^\\s*memory: (%1)$").arg(placeholder),
                                     QRegularExpression::MultilineOption);
@@ -505,6 +595,10 @@ void TemplateEditor::formEdited()
 {
     if (m_syncing)
         return;
+    // Roles may have been renamed, added or removed: the success role box follows.
+    const bool roleExits =
+        SuccessPolicy::Kind(m_success->currentData().toInt()) == SuccessPolicy::Kind::RoleExits;
+    refreshSuccessRoles(roleExits ? m_successRole->currentText() : QString());
     // Form → YAML through the core's writer, then validate what it wrote.
     m_syncing = true;
     m_yaml->setPlainText(QString::fromUtf8(yamlFromForm()));
@@ -541,8 +635,13 @@ void TemplateEditor::showDiagnostics()
 
 void TemplateEditor::markFields()
 {
-    m_name->setStyleSheet(QString());
-    m_description->setStyleSheet(QString());
+    for (QWidget *w :
+         std::initializer_list<QWidget *>{m_name, m_description, m_success, m_successRole, m_ttl}) {
+        w->setStyleSheet(QString());
+        w->setToolTip(QString());
+    }
+    m_successRole->setToolTip(tr("The role whose kernels must all exit with 0"));
+    m_ttl->setToolTip(tr("How long a completed session keeps its stopped containers"));
     m_syncing = true;
     for (int r = 0; r < m_roles->rowCount(); ++r)
         for (int c = 0; c < RoleColumns; ++c)
@@ -554,6 +653,17 @@ void TemplateEditor::markFields()
             m_name->setStyleSheet(QString::fromLatin1(kErrorStyle));
         else if (d.path == u"description")
             m_description->setStyleSheet(QString::fromLatin1(kErrorStyle));
+        QWidget *policyField = nullptr;
+        if (d.path == u"successPolicy.role" || d.path == u"successPolicy.role-exits")
+            policyField = m_successRole;
+        else if (d.path.startsWith(u"successPolicy"))
+            policyField = m_success;
+        else if (d.path == u"ttlAfterFinished")
+            policyField = m_ttl;
+        if (policyField) {
+            policyField->setStyleSheet(QString::fromLatin1(kErrorStyle));
+            policyField->setToolTip(d.message);
+        }
         const auto m = rolePath.match(d.path);
         if (!m.hasMatch())
             continue;

@@ -23,10 +23,11 @@ class RoleTable;
 class RoleTaskEditor;
 
 // The visual template editor: the template's list on the left; a form (name, description, mode,
-// failure policy, startup order, presets) with an ordered roles table (reordered by buttons or by
-// dragging rows) and the selected role's task editor, and a YAML tab, kept in sync both ways;
-// validation as you type lists problems with line and field (and marks the field); saving goes
-// through the core's TemplateWriter. Unsaved changes are never dropped silently.
+// failure policy, success policy with its role, TTL after finishing, startup order, presets) with
+// an ordered roles table (reordered by buttons or by dragging rows) and the selected role's task
+// editor, and a YAML tab, kept in sync both ways; validation as you type lists problems with line
+// and field (and marks the field); saving goes through the core's TemplateWriter. Unsaved changes
+// are never dropped silently.
 class TemplateEditor : public QWidget
 {
     Q_OBJECT
@@ -46,6 +47,9 @@ public:
 
     QLineEdit *nameEdit() const { return m_name; }
     QLineEdit *descriptionEdit() const { return m_description; }
+    QComboBox *successCombo() const { return m_success; }
+    QComboBox *successRoleCombo() const { return m_successRole; }
+    QLineEdit *ttlEdit() const { return m_ttl; }
     RoleTable *rolesTable() const { return m_roles; }
     RoleTaskEditor *taskEditor() const { return m_task; }
     QPlainTextEdit *yamlEdit() const { return m_yaml; }
@@ -82,6 +86,9 @@ private:
     RoleTemplate roleAt(int row) const;
     QString memoryTextAt(int row) const;
     void setRoleRow(int row, const RoleTemplate &role, const QString &memoryText);
+    // The role box offers the table's roles (and `selected`, when it names none of them).
+    void refreshSuccessRoles(const QString &selected);
+    void updateSuccessFields();
     void showSelectedRole();
     void taskEdited();
     void markTaskFields();
@@ -110,6 +117,9 @@ private:
     QLineEdit *m_description = nullptr;
     QComboBox *m_mode = nullptr;
     QComboBox *m_failure = nullptr;
+    QComboBox *m_success = nullptr;
+    QComboBox *m_successRole = nullptr;
+    QLineEdit *m_ttl = nullptr;
     QComboBox *m_startup = nullptr;
     QLineEdit *m_presets = nullptr;
     RoleTable *m_roles = nullptr;

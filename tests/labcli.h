@@ -1,0 +1,187 @@
+#pragma once
+
+// What the lab tests share: running clusterdeckctl and the docker CLI against the lab's hosts
+// (endpoints from `scripts/lab.sh env`), and looking at what a session left on them.
+
+#include <QByteArray>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QMap>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+
+#include <csignal>
+
+struct Proc
+{
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+inline Proc runProcess(const QString &program, const QStringList &args, int timeoutMs = 180000)
+{
+    QProcess p;
+    p.start(program, args);
+    Proc r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "timed out";
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+class LabHosts
+{
+public:
+    // Empty when the lab's environment is missing (the caller fails with `error()`).
+    static LabHosts fromEnvironment()
+    {
+        LabHosts lab;
+        lab.m_names = qEnvironmentVariable("CLUSTERDECK_LAB_HOSTS")
+                          .split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        for (const QString &h : std::as_const(lab.m_names)) {
+            const QByteArray prefix = "CLUSTERDECK_LAB_" + h.toUpper().toLatin1();
+            lab.m_unix.insert(h, qEnvironmentVariable(QByteArray(prefix + "_DOCKER").constData()));
+            lab.m_tls.insert(h,
+                             qEnvironmentVariable(QByteArray(prefix + "_DOCKER_TLS").constData()));
+            lab.m_addr.insert(h, qEnvironmentVariable(QByteArray(prefix + "_ADDR").constData()));
+        }
+        return lab;
+    }
+    static QString error()
+    {
+        return QStringLiteral("CLUSTERDECK_LAB_HOSTS is not set: start the lab and eval "
+                              "\"$(scripts/lab.sh env)\"");
+    }
+
+    const QStringList &names() const { return m_names; }
+    QString unixEndpoint(const QString &host) const { return m_unix.value(host); }
+    QString tlsEndpoint(const QString &host) const { return m_tls.value(host); }
+    QString address(const QString &host) const { return m_addr.value(host); }
+
+    Proc docker(const QString &host, const QStringList &args, int timeoutMs = 60000) const
+    {
+        return runProcess(QStringLiteral("docker"),
+                          QStringList{QStringLiteral("-H"), m_unix.value(host)} + args, timeoutMs);
+    }
+
+    // host → names of the containers (all states) / networks carrying `label` (K or K=V).
+    QMap<QString, QStringList> containersWith(const QString &label) const
+    {
+        return listWith({QStringLiteral("ps"), QStringLiteral("-a")}, label,
+                        QStringLiteral("{{.Names}}"));
+    }
+    QMap<QString, QStringList> networksWith(const QString &label) const
+    {
+        return listWith({QStringLiteral("network"), QStringLiteral("ls")}, label,
+                        QStringLiteral("{{.Name}}"));
+    }
+    QMap<QString, QStringList> containersOf(const QString &sessionId) const
+    {
+        return containersWith(QStringLiteral("io.clusterdeck.session=") + sessionId);
+    }
+    QMap<QString, QStringList> networksOf(const QString &sessionId) const
+    {
+        return networksWith(QStringLiteral("io.clusterdeck.session=") + sessionId);
+    }
+    static int count(const QMap<QString, QStringList> &m)
+    {
+        int n = 0;
+        for (const QStringList &l : m)
+            n += l.size();
+        return n;
+    }
+
+    // "2026-12-03T07:23:58.597Z" of a container's start, empty when it does not exist.
+    QString startedAt(const QString &host, const QString &container) const
+    {
+        return QString::fromUtf8(docker(host, {QStringLiteral("inspect"), QStringLiteral("-f"),
+                                               QStringLiteral("{{.State.StartedAt}}"), container})
+                                     .out)
+            .trimmed();
+    }
+
+private:
+    QMap<QString, QStringList> listWith(const QStringList &command, const QString &label,
+                                        const QString &format) const
+    {
+        QMap<QString, QStringList> result;
+        for (const QString &h : m_names) {
+            const Proc p = docker(h, command + QStringList{QStringLiteral("--filter"),
+                                                           QStringLiteral("label=") + label,
+                                                           QStringLiteral("--format"), format});
+            const QStringList names =
+                QString::fromUtf8(p.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+            if (!names.isEmpty())
+                result.insert(h, names);
+        }
+        return result;
+    }
+
+    QStringList m_names;
+    QMap<QString, QString> m_unix, m_tls, m_addr;
+};
+
+inline bool writeTextFile(const QString &path, const QString &text)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text.toUtf8()) >= 0;
+}
+
+// A controller process; its stderr is collected so the test can wait for what it says.
+class ControllerProcess
+{
+public:
+    explicit ControllerProcess(const QString &clusterdeckctl)
+        : m_program(clusterdeckctl)
+    {}
+    void start(const QString &storeUrl, const QStringList &extra)
+    {
+        m_process.setProcessChannelMode(QProcess::SeparateChannels);
+        m_process.start(
+            m_program,
+            QStringList{QStringLiteral("--store"), storeUrl, QStringLiteral("controller")} + extra);
+    }
+    bool waitFor(const QByteArray &text, int timeoutMs)
+    {
+        QElapsedTimer t;
+        t.start();
+        while (!m_err.contains(text) && t.elapsed() < timeoutMs) {
+            m_process.waitForReadyRead(100);
+            m_err += m_process.readAllStandardError();
+        }
+        return m_err.contains(text);
+    }
+    QByteArray err()
+    {
+        m_err += m_process.readAllStandardError();
+        return m_err;
+    }
+    qint64 pid() const { return m_process.processId(); }
+    void signal(int sig) { ::kill(pid_t(m_process.processId()), sig); }
+    bool stop()
+    {
+        if (m_process.state() == QProcess::NotRunning)
+            return true;
+        signal(SIGCONT);
+        signal(SIGTERM);
+        if (m_process.waitForFinished(20000))
+            return true;
+        m_process.kill();
+        m_process.waitForFinished();
+        return false;
+    }
+    ~ControllerProcess() { stop(); }
+
+private:
+    QString m_program;
+    QProcess m_process;
+    QByteArray m_err;
+};
