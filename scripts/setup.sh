@@ -6,7 +6,8 @@ set -euo pipefail
 PACKAGES=(
     # build
     build-essential cmake ninja-build pkg-config git
-    qt6-base-dev qt6-base-dev-tools qt6-svg-dev
+    qt6-base-dev qt6-base-dev-tools qt6-svg-dev libvterm-dev
+    qt6-charts-dev libqt6opengl6-dev # Qt6Charts.cmake needs Qt6OpenGL, which Debian does not pull in
     libcurl4-openssl-dev libyaml-cpp-dev libsqlite3-dev libarchive-dev libssl-dev
     clang-format clang-16 libclang-rt-16-dev
     # the lab: Docker hosts in network namespaces, etcd, the lab image's contents

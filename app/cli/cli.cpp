@@ -3,11 +3,13 @@
 #include "clicontext.h"
 #include "common/version.h"
 #include "controllercommands.h"
+#include "execcommands.h"
 #include "hostcommands.h"
 #include "imagecommands.h"
 #include "networkcommands.h"
 #include "sessioncommands.h"
 #include "templatecommands.h"
+#include "topcommand.h"
 
 #include <QCoreApplication>
 
@@ -51,6 +53,14 @@ Commands:
   registry login [SERVER] -u USER [--password-stdin | -p PASSWORD] [--no-verify]
   registry logout [SERVER] | registry ls [--json]
                                       logins shared with the docker CLI (~/.docker/config.json)
+  exec SESSION [--kernel H | --role R | --all] [--parallel N] [--timeout S] [--json] -- CMD...
+                                      run CMD in every selected kernel at once (default: all);
+                                      lines prefixed with the hostname; exit = worst exit code
+  shell SESSION [--kernel H] [--user U] [-- CMD...]
+                                      interactive terminal in one kernel (default: the primary;
+                                      bash, else sh)
+  top SESSION [--no-stream] [--json]  live CPU, memory, net and block I/O per kernel, role and
+                                      session (--no-stream: one sample)
 
 Options:
   --store URL     sqlite:///path/state.db or etcd://host:2379[,host2:2379]/prefix
@@ -83,6 +93,9 @@ const CommandEntry kCommands[] = {
     {"watch", watchCommand},
     {"image", imageCommand},
     {"registry", registryCommand},
+    {"exec", execCommand},
+    {"shell", shellCommand},
+    {"top", topCommand},
 };
 
 } // namespace

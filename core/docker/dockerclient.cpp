@@ -4,6 +4,7 @@
 #include "dockerjson.h"
 #include "dockerlogdemuxer.h"
 #include "http/httptransport.h"
+#include "http/rawstream.h"
 #include "tararchivebuilder.h"
 
 #include <QJsonDocument>
@@ -11,6 +12,7 @@
 #include <QUrl>
 
 #include <algorithm>
+#include <thread>
 
 namespace ClusterDeck::Docker {
 
@@ -582,6 +584,203 @@ Result<void> DockerClient::uploadFiles(const QString &id, const QString &path,
     if (!tar)
         return fail(tar.error());
     return uploadArchive(id, path, *tar, options);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exec
+
+Result<QString> DockerClient::createExec(const QString &containerId, const ExecSpec &spec,
+                                         const CallOptions &options) const
+{
+    Request request;
+    request.method = "POST";
+    request.path = QStringLiteral("/containers/%1/exec").arg(idPart(containerId));
+    request.body = Json::encodeExecSpec(spec);
+    auto response = send(request, options);
+    if (!response)
+        return fail(response.error());
+    return decoded(Json::decodeIdResponse(response->body, "exec instance"), request);
+}
+
+Result<std::unique_ptr<Http::RawStream>> DockerClient::startExec(const QString &execId, bool tty,
+                                                                 const CallOptions &options) const
+{
+    auto version = apiVersion(options);
+    if (!version)
+        return fail(version.error());
+    Request request;
+    request.method = "POST";
+    request.path = QStringLiteral("/exec/%1/start").arg(idPart(execId));
+    Http::HttpRequest http;
+    http.method = request.method;
+    http.path = QStringLiteral("/v") + *version + request.path;
+    http.body = Json::encodeExecStart(tty);
+    http.timeout = options.timeout.count() > 0 ? options.timeout : 30000ms;
+    http.cancel = options.cancel;
+    auto opened = m_transport->openRaw(http);
+    if (!opened)
+        return fail(transportError(opened.error()));
+    if (!opened->stream)
+        return fail(httpError(opened->response, request));
+    return std::move(opened->stream);
+}
+
+Result<void> DockerClient::resizeExec(const QString &execId, int rows, int cols,
+                                      const CallOptions &options) const
+{
+    Request request;
+    request.method = "POST";
+    request.path = QStringLiteral("/exec/%1/resize").arg(idPart(execId));
+    addQuery(request.query, QStringLiteral("h"), QString::number(rows));
+    addQuery(request.query, QStringLiteral("w"), QString::number(cols));
+    return sendNoContent(request, options);
+}
+
+Result<ExecInfo> DockerClient::inspectExec(const QString &execId, const CallOptions &options) const
+{
+    Request request;
+    request.path = QStringLiteral("/exec/%1/json").arg(idPart(execId));
+    auto response = send(request, options);
+    if (!response)
+        return fail(response.error());
+    return decoded(Json::decodeExecInfo(response->body), request);
+}
+
+Result<int> DockerClient::waitExecExit(const QString &execId, const CallOptions &options) const
+{
+    // The stream closes when the process's output does; the daemon records the exit code right
+    // after, so a few quick looks suffice.
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    auto delay = 5ms;
+    for (;;) {
+        auto info = inspectExec(execId, options);
+        if (!info)
+            return fail(info.error());
+        if (info->exitCode)
+            return *info->exitCode;
+        if (std::chrono::steady_clock::now() >= deadline)
+            return fail(
+                Error::Kind::Timeout, displayName(),
+                QStringLiteral("exec %1 still runs after its output ended").arg(execId.left(12)));
+        if (options.cancel.isCancelled())
+            return fail(Error::Kind::Cancelled, displayName(), QStringLiteral("request cancelled"));
+        std::this_thread::sleep_for(delay);
+        delay = std::min(delay * 2, std::chrono::milliseconds(200));
+    }
+}
+
+Result<int> DockerClient::runExec(const QString &containerId, const ExecSpec &spec,
+                                  const std::function<bool(const LogFrame &)> &sink,
+                                  const CallOptions &options) const
+{
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + options.timeout;
+    ExecSpec plain = spec;
+    plain.tty = false;
+    plain.attachStdin = false;
+    auto id = createExec(containerId, plain, options);
+    if (!id)
+        return fail(id.error());
+    CallOptions startOptions = options;
+    if (startOptions.timeout.count() <= 0)
+        startOptions.timeout = 30s;
+    auto stream = startExec(*id, false, startOptions);
+    if (!stream)
+        return fail(stream.error());
+    DockerLogDemuxer demuxer;
+    while (!(*stream)->atEnd()) {
+        if (options.cancel.isCancelled())
+            return fail(Error::Kind::Cancelled, displayName(), QStringLiteral("request cancelled"));
+        if (options.timeout.count() > 0 && Clock::now() >= deadline)
+            return fail(Error::Kind::Timeout, displayName(),
+                        QStringLiteral("exec in %1 timed out").arg(containerId.left(12)));
+        auto chunk = (*stream)->read(100ms);
+        if (!chunk)
+            return fail(chunk.error());
+        if (chunk->isEmpty())
+            continue;
+        auto frames = demuxer.feed(*chunk);
+        if (!frames) {
+            Request started;
+            started.method = "POST";
+            started.path = QStringLiteral("/exec/%1/start").arg(*id);
+            return fail(decodeError(frames.error(), started));
+        }
+        for (const LogFrame &frame : std::as_const(*frames)) {
+            if (!sink(frame))
+                return fail(Error::Kind::Cancelled, displayName(),
+                            QStringLiteral("output refused"));
+        }
+    }
+    CallOptions waitOptions;
+    waitOptions.cancel = options.cancel;
+    return waitExecExit(*id, waitOptions);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stats
+
+Result<void> DockerClient::streamStats(const QString &id, bool stream,
+                                       const std::function<bool(const ContainerStats &)> &sink,
+                                       const CallOptions &options) const
+{
+    Request request;
+    request.path = QStringLiteral("/containers/%1/stats").arg(idPart(id));
+    addQuery(request.query, QStringLiteral("stream"), flag(stream));
+    QByteArray buffer;
+    std::optional<Error> decodeFailure;
+    // One JSON object per line (the daemon's encoder ends each with a newline).
+    request.onData = [&](const QByteArray &chunk) {
+        buffer += chunk;
+        qsizetype start = 0;
+        for (qsizetype nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n', start)) {
+            const QByteArray line = buffer.mid(start, nl - start).trimmed();
+            start = nl + 1;
+            if (line.isEmpty())
+                continue;
+            auto sample = Json::decodeContainerStats(line);
+            if (!sample) {
+                decodeFailure = sample.error();
+                return false;
+            }
+            if (!sink(*sample)) {
+                buffer.clear();
+                return false;
+            }
+        }
+        buffer.remove(0, start);
+        return true;
+    };
+    auto response = send(request, options);
+    if (!response)
+        return fail(response.error());
+    if (decodeFailure)
+        return fail(decodeError(*decodeFailure, request));
+    if (const QByteArray rest = buffer.trimmed(); !rest.isEmpty()) {
+        auto sample = decoded(Json::decodeContainerStats(rest), request);
+        if (!sample)
+            return fail(sample.error());
+        sink(*sample);
+    }
+    return {};
+}
+
+Result<ContainerStats> DockerClient::stats(const QString &id, const CallOptions &options) const
+{
+    std::optional<ContainerStats> got;
+    auto ok = streamStats(
+        id, false,
+        [&](const ContainerStats &s) {
+            got = s;
+            return false;
+        },
+        options);
+    if (!ok)
+        return fail(ok.error());
+    if (!got)
+        return fail(Error::Kind::Decode, displayName(),
+                    QStringLiteral("no stats sample for %1").arg(id.left(12)));
+    return *got;
 }
 
 // ---------------------------------------------------------------------------------------------

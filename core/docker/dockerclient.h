@@ -4,6 +4,8 @@
 #include "dockerendpoint.h"
 #include "dockertypes.h"
 #include "pullprogress.h"
+#include "exectypes.h"
+#include "statstypes.h"
 
 #include <QByteArray>
 #include <QString>
@@ -16,6 +18,7 @@
 
 namespace ClusterDeck::Http {
 class HttpTransport;
+class RawStream;
 struct HttpResponse;
 } // namespace ClusterDeck::Http
 
@@ -97,6 +100,33 @@ public:
                                const CallOptions &options = {}) const;
     Result<void> uploadFiles(const QString &id, const QString &path, const TarArchiveBuilder &files,
                              const CallOptions &options = {}) const;
+
+    // Exec
+    Result<QString> createExec(const QString &containerId, const ExecSpec &spec,
+                               const CallOptions &options = {}) const;
+    // POST /exec/{id}/start with the connection taken over: the raw stream (a TTY's bytes, or
+    // multiplexed frames without a TTY). options.timeout bounds the start, not the stream.
+    Result<std::unique_ptr<Http::RawStream>> startExec(const QString &execId, bool tty,
+                                                       const CallOptions &options = {}) const;
+    Result<void> resizeExec(const QString &execId, int rows, int cols,
+                            const CallOptions &options = {}) const;
+    Result<ExecInfo> inspectExec(const QString &execId, const CallOptions &options = {}) const;
+    // The exit code of an exec whose stream has ended (the daemon may note it a moment later).
+    Result<int> waitExecExit(const QString &execId, const CallOptions &options = {}) const;
+    // Runs `spec` without TTY or stdin to its end, giving its output frames to `sink` as they
+    // come (return false to stop reading); returns the exit code. options.timeout bounds the
+    // whole run (0: none); cancelling stops waiting (the process itself runs on).
+    Result<int> runExec(const QString &containerId, const ExecSpec &spec,
+                        const std::function<bool(const LogFrame &)> &sink,
+                        const CallOptions &options = {}) const;
+
+    // Stats: GET /containers/{id}/stats. `stream`: one sample a second until `sink` returns
+    // false, the container stops or the call is cancelled (set options.timeout to 0); else one
+    // sample (the daemon takes a second, to fill in the previous CPU counters).
+    Result<void> streamStats(const QString &id, bool stream,
+                             const std::function<bool(const ContainerStats &)> &sink,
+                             const CallOptions &options = {}) const;
+    Result<ContainerStats> stats(const QString &id, const CallOptions &options = {}) const;
 
     // Networks
     Result<QString> createNetwork(const NetworkSpec &spec, const CallOptions &options = {}) const;

@@ -1,5 +1,6 @@
 #include "dockerjson.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -936,6 +937,120 @@ int compareApiVersions(const QString &a, const QString &b)
             return x < y ? -1 : 1;
     }
     return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exec
+
+Result<QString> decodeIdResponse(const QByteArray &body, const char *what)
+{
+    auto o = parseObject(body, what);
+    if (!o)
+        return fail(o.error());
+    return requireId(*o, QLatin1String("Id"), what);
+}
+
+Result<ExecInfo> decodeExecInfo(const QByteArray &body)
+{
+    auto o = parseObject(body, "exec instance");
+    if (!o)
+        return fail(o.error());
+    ExecInfo e;
+    e.id = str(*o, QLatin1String("ID"));
+    e.containerId = str(*o, QLatin1String("ContainerID"));
+    e.running = o->value(QLatin1String("Running")).toBool();
+    e.pid = num(*o, QLatin1String("Pid"));
+    const QJsonValue code = o->value(QLatin1String("ExitCode"));
+    if (!e.running && code.isDouble())
+        e.exitCode = code.toInt();
+    return e;
+}
+
+QByteArray encodeExecSpec(const ExecSpec &spec)
+{
+    QJsonObject o;
+    o.insert(QLatin1String("Cmd"), QJsonArray::fromStringList(spec.cmd));
+    if (!spec.env.isEmpty())
+        o.insert(QLatin1String("Env"), QJsonArray::fromStringList(spec.env));
+    if (!spec.user.isEmpty())
+        o.insert(QLatin1String("User"), spec.user);
+    if (!spec.workingDir.isEmpty())
+        o.insert(QLatin1String("WorkingDir"), spec.workingDir);
+    o.insert(QLatin1String("Tty"), spec.tty);
+    o.insert(QLatin1String("AttachStdin"), spec.attachStdin);
+    o.insert(QLatin1String("AttachStdout"), spec.attachStdout);
+    o.insert(QLatin1String("AttachStderr"), spec.attachStderr);
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
+QByteArray encodeExecStart(bool tty)
+{
+    QJsonObject o;
+    o.insert(QLatin1String("Detach"), false);
+    o.insert(QLatin1String("Tty"), tty);
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stats
+
+Result<ContainerStats> decodeContainerStats(const QByteArray &body)
+{
+    auto o = parseObject(body, "container stats");
+    if (!o)
+        return fail(o.error());
+    auto u64 = [](const QJsonValue &v) {
+        return quint64(std::max(0.0, v.toDouble()));
+    };
+    ContainerStats s;
+    const QDateTime read = QDateTime::fromString(str(*o, QLatin1String("read")), Qt::ISODateWithMs);
+    s.readMsecs = read.isValid() && read.date().year() > 1 ? read.toMSecsSinceEpoch() : 0;
+
+    const QJsonObject cpu = o->value(QLatin1String("cpu_stats")).toObject();
+    const QJsonObject precpu = o->value(QLatin1String("precpu_stats")).toObject();
+    const QJsonObject usage = cpu.value(QLatin1String("cpu_usage")).toObject();
+    s.cpuTotal = u64(usage.value(QLatin1String("total_usage")));
+    s.preCpuTotal = u64(
+        precpu.value(QLatin1String("cpu_usage")).toObject().value(QLatin1String("total_usage")));
+    s.systemCpu = u64(cpu.value(QLatin1String("system_cpu_usage")));
+    s.preSystemCpu = u64(precpu.value(QLatin1String("system_cpu_usage")));
+    s.onlineCpus = cpu.value(QLatin1String("online_cpus")).toInt();
+    if (s.onlineCpus == 0) // older daemons: count the per-CPU counters
+        s.onlineCpus = int(usage.value(QLatin1String("percpu_usage")).toArray().size());
+
+    const QJsonObject memory = o->value(QLatin1String("memory_stats")).toObject();
+    const QJsonObject memStats = memory.value(QLatin1String("stats")).toObject();
+    s.memoryUsage = u64(memory.value(QLatin1String("usage")));
+    s.memoryLimit = u64(memory.value(QLatin1String("limit")));
+    // As the docker CLI: cgroup v1 total_inactive_file, v2 inactive_file, very old ones cache.
+    if (memStats.contains(QLatin1String("total_inactive_file")))
+        s.inactiveFile = u64(memStats.value(QLatin1String("total_inactive_file")));
+    else if (memStats.contains(QLatin1String("inactive_file")))
+        s.inactiveFile = u64(memStats.value(QLatin1String("inactive_file")));
+    else
+        s.inactiveFile = u64(memStats.value(QLatin1String("cache")));
+
+    const QJsonObject networks = o->value(QLatin1String("networks")).toObject();
+    for (auto it = networks.begin(); it != networks.end(); ++it) {
+        const QJsonObject n = it.value().toObject();
+        s.rxBytes += u64(n.value(QLatin1String("rx_bytes")));
+        s.txBytes += u64(n.value(QLatin1String("tx_bytes")));
+    }
+    const QJsonArray io = o->value(QLatin1String("blkio_stats"))
+                              .toObject()
+                              .value(QLatin1String("io_service_bytes_recursive"))
+                              .toArray(); // null on cgroup v2 without io accounting
+    for (const QJsonValue &v : io) {
+        const QJsonObject e = v.toObject();
+        const QString op = str(e, QLatin1String("op")).toLower();
+        if (op == QLatin1String("read"))
+            s.blockRead += u64(e.value(QLatin1String("value")));
+        else if (op == QLatin1String("write"))
+            s.blockWrite += u64(e.value(QLatin1String("value")));
+    }
+    s.pids =
+        o->value(QLatin1String("pids_stats")).toObject().value(QLatin1String("current")).toInt();
+    return s;
 }
 
 } // namespace ClusterDeck::Docker::Json

@@ -6,6 +6,8 @@
 
 #include "common/error.h"
 #include "dockertypes.h"
+#include "exectypes.h"
+#include "statstypes.h"
 
 #include <QByteArray>
 #include <QList>
@@ -31,6 +33,10 @@ Result<QString> decodeSwarmInitNodeId(const QByteArray &body); // a bare JSON st
 Result<NodeInfo> decodeNodeInfo(const QByteArray &body);
 Result<QList<NodeInfo>> decodeNodeList(const QByteArray &body);
 Result<DockerEvent> decodeEvent(const QByteArray &line);
+Result<QString> decodeIdResponse(const QByteArray &body, const char *what); // {"Id": "…"}
+Result<ExecInfo> decodeExecInfo(const QByteArray &body);
+// One object of GET /containers/{id}/stats (cgroup v1 and v2 layouts).
+Result<ContainerStats> decodeContainerStats(const QByteArray &body);
 
 // The daemon's `message` of an error body, or the trimmed body when it is not JSON.
 QString decodeErrorMessage(const QByteArray &body);
@@ -41,6 +47,8 @@ QByteArray encodeNetworkSpec(const NetworkSpec &spec);
 QByteArray encodeVolumeSpec(const VolumeSpec &spec);
 QByteArray encodeSwarmInit(const SwarmInitSpec &spec);
 QByteArray encodeSwarmJoin(const SwarmJoinSpec &spec);
+QByteArray encodeExecSpec(const ExecSpec &spec);
+QByteArray encodeExecStart(bool tty);
 // `filters` query value: {"label":["a=b"],"type":["container"]}; empty map → empty bytes.
 QByteArray encodeFilters(const QMap<QString, QStringList> &filters);
 

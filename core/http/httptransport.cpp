@@ -5,6 +5,8 @@
 #include <QByteArray>
 #include <QUrl>
 
+#include <algorithm>
+
 namespace ClusterDeck::Http {
 
 namespace {
@@ -106,6 +108,26 @@ void HttpTransport::release(CurlHandle handle) const
         m_pool.push_back(std::move(handle));
 }
 
+void HttpTransport::applyEndpoint(CURL *curl) const
+{
+    // curl copies string options, so the temporaries may go once set.
+    const QByteArray socketPath = m_config.unixSocketPath.toLocal8Bit();
+    if (!socketPath.isEmpty())
+        curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, socketPath.constData());
+
+    const QByteArray ca = m_config.caFile.toLocal8Bit();
+    const QByteArray cert = m_config.certFile.toLocal8Bit();
+    const QByteArray key = m_config.keyFile.toLocal8Bit();
+    if (!ca.isEmpty())
+        curl_easy_setopt(curl, CURLOPT_CAINFO, ca.constData());
+    if (!cert.isEmpty())
+        curl_easy_setopt(curl, CURLOPT_SSLCERT, cert.constData());
+    if (!key.isEmpty())
+        curl_easy_setopt(curl, CURLOPT_SSLKEY, key.constData());
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, m_config.verifyPeer ? 1L : 0L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, m_config.verifyPeer ? 2L : 0L);
+}
+
 Result<HttpResponse> HttpTransport::perform(const HttpRequest &request) const
 {
     if (request.cancel.isCancelled())
@@ -113,7 +135,8 @@ Result<HttpResponse> HttpTransport::perform(const HttpRequest &request) const
 
     CurlHandle handle = acquire();
     if (!handle)
-        return fail(Error::Kind::Transport, displayName(), QStringLiteral("cannot create a curl handle"));
+        return fail(Error::Kind::Transport, displayName(),
+                    QStringLiteral("cannot create a curl handle"));
     CURL *curl = handle.get();
 
     QUrl url(m_config.baseUrl + request.path);
@@ -139,21 +162,7 @@ Result<HttpResponse> HttpTransport::perform(const HttpRequest &request) const
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, long(request.timeout.count()));
     curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
 
-    const QByteArray socketPath = m_config.unixSocketPath.toLocal8Bit();
-    if (!socketPath.isEmpty())
-        curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, socketPath.constData());
-
-    const QByteArray ca = m_config.caFile.toLocal8Bit();
-    const QByteArray cert = m_config.certFile.toLocal8Bit();
-    const QByteArray key = m_config.keyFile.toLocal8Bit();
-    if (!ca.isEmpty())
-        curl_easy_setopt(curl, CURLOPT_CAINFO, ca.constData());
-    if (!cert.isEmpty())
-        curl_easy_setopt(curl, CURLOPT_SSLCERT, cert.constData());
-    if (!key.isEmpty())
-        curl_easy_setopt(curl, CURLOPT_SSLKEY, key.constData());
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, m_config.verifyPeer ? 1L : 0L);
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, m_config.verifyPeer ? 2L : 0L);
+    applyEndpoint(curl);
 
     const QByteArray method = request.method.toUpper();
     if (method == "GET") {
@@ -197,6 +206,123 @@ Result<HttpResponse> HttpTransport::perform(const HttpRequest &request) const
     }
     release(std::move(handle));
     return response;
+}
+
+Result<UpgradedResponse> HttpTransport::openRaw(const HttpRequest &request) const
+{
+    using Clock = std::chrono::steady_clock;
+    if (request.cancel.isCancelled())
+        return fail(Error::Kind::Cancelled, displayName(), QStringLiteral("request cancelled"));
+    CurlHandle handle; // never pooled: the connection belongs to the stream
+    if (!handle)
+        return fail(Error::Kind::Transport, displayName(),
+                    QStringLiteral("cannot create a curl handle"));
+    CURL *curl = handle.get();
+    const QUrl base(m_config.baseUrl);
+    const QByteArray baseBytes = base.toEncoded();
+    char errorBuffer[CURL_ERROR_SIZE] = {};
+    curl_easy_setopt(curl, CURLOPT_URL, baseBytes.constData());
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errorBuffer);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_CONNECT_ONLY, 1L);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, long(m_config.connectTimeout.count()));
+    curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
+    applyEndpoint(curl);
+
+    const QByteArray method = request.method.toUpper();
+    qCDebug(lcHttp).noquote() << method << request.path << "(upgrade) via" << displayName();
+    if (const CURLcode code = curl_easy_perform(curl); code != CURLE_OK) {
+        const QString detail = errorBuffer[0] ? QString::fromLocal8Bit(errorBuffer)
+                                              : QString::fromLatin1(curl_easy_strerror(code));
+        return fail(code == CURLE_OPERATION_TIMEDOUT ? Error::Kind::Timeout
+                                                     : Error::Kind::Transport,
+                    displayName(),
+                    QStringLiteral("%1 %2 failed: %3")
+                        .arg(QString::fromLatin1(method), request.path, detail));
+    }
+    curl_socket_t socket = CURL_SOCKET_BAD;
+    curl_easy_getinfo(curl, CURLINFO_ACTIVESOCKET, &socket);
+    if (socket == CURL_SOCKET_BAD)
+        return fail(Error::Kind::Transport, displayName(), QStringLiteral("no connected socket"));
+
+    QUrl target(request.path);
+    if (!request.query.isEmpty())
+        target.setQuery(request.query);
+    // Over a unix socket the daemon ignores Host; over tcp it is the endpoint's authority.
+    const QByteArray host =
+        m_config.unixSocketPath.isEmpty() ? base.authority().toLatin1() : QByteArray("localhost");
+    QByteArray head = method + ' ' + target.toEncoded() + " HTTP/1.1\r\nHost: " + host + "\r\n";
+    head += "Connection: Upgrade\r\nUpgrade: tcp\r\n";
+    if (!request.body.isEmpty() || method == "POST")
+        head += "Content-Type: " + request.contentType + "\r\n";
+    head += "Content-Length: " + QByteArray::number(request.body.size()) + "\r\n";
+    for (const auto &[name, value] : request.headers)
+        head += name + ": " + value + "\r\n";
+    head += "\r\n";
+
+    const auto timeout =
+        request.timeout.count() > 0 ? request.timeout : std::chrono::milliseconds(30000);
+    auto stream =
+        std::make_unique<RawStream>(std::move(handle), int(socket), QByteArray(), displayName());
+    if (auto sent = stream->write(head + request.body, timeout); !sent)
+        return fail(sent.error());
+
+    // Reads the response head; what follows it already belongs to the stream.
+    const auto deadline = Clock::now() + timeout;
+    QByteArray received;
+    qsizetype headEnd = -1;
+    while ((headEnd = received.indexOf("\r\n\r\n")) < 0) {
+        if (request.cancel.isCancelled())
+            return fail(Error::Kind::Cancelled, displayName(), QStringLiteral("request cancelled"));
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        if (left.count() <= 0)
+            return fail(Error::Kind::Timeout, displayName(),
+                        QStringLiteral("%1 %2 timed out waiting for the response")
+                            .arg(QString::fromLatin1(method), request.path));
+        auto chunk = stream->read(std::min(left, std::chrono::milliseconds(200)));
+        if (!chunk)
+            return fail(chunk.error());
+        received += *chunk;
+        if (stream->atEnd() && received.indexOf("\r\n\r\n") < 0)
+            return fail(Error::Kind::Transport, displayName(),
+                        QStringLiteral("%1 %2: the connection closed before a response")
+                            .arg(QString::fromLatin1(method), request.path));
+    }
+
+    UpgradedResponse out;
+    const QList<QByteArray> lines = received.left(headEnd).split('\n');
+    const QList<QByteArray> statusParts = lines.value(0).trimmed().split(' ');
+    out.response.status = statusParts.value(1).toInt();
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const QByteArray line = lines.at(i).trimmed();
+        if (const qsizetype colon = line.indexOf(':'); colon > 0)
+            out.response.headers.append(
+                {line.left(colon).trimmed().toLower(), line.mid(colon + 1).trimmed()});
+    }
+    QByteArray rest = received.mid(headEnd + 4);
+    const QByteArray type = out.response.header("content-type");
+    const bool upgraded = out.response.status == 101 ||
+                          (out.response.isSuccess() && type.startsWith("application/vnd.docker"));
+    if (upgraded) {
+        stream->unread(rest);
+        out.stream = std::move(stream);
+        return out;
+    }
+    // Not taken over: an ordinary (error) response; collect its body for the message.
+    const qsizetype length = out.response.header("content-length").toLongLong();
+    out.response.body = rest;
+    while (out.response.body.size() < length && !stream->atEnd()) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        if (left.count() <= 0)
+            break;
+        auto chunk = stream->read(std::min(left, std::chrono::milliseconds(200)));
+        if (!chunk)
+            break;
+        out.response.body += *chunk;
+    }
+    return out;
 }
 
 } // namespace ClusterDeck::Http

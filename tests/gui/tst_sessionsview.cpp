@@ -7,6 +7,8 @@
 #include "sessions/sessiontreemodel.h"
 #include "store/sqlitestore.h"
 
+#include "sessions/execresultsmodel.h"
+#include "sessions/runcommanddialog.h"
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QApplication>
@@ -14,6 +16,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QPointer>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -42,6 +46,9 @@ private Q_SLOTS:
     void clickingPortLinkOpensIt();
     void copyHostnames();
     void statusBarShowsStore();
+    void terminalFromKernelAndSession();
+    void runCommandOnRole();
+    void dashboardOfSession();
 
 private:
     void waitIdle() { m_controller->waitForIdle(); }
@@ -296,6 +303,83 @@ void TestSessionsView::statusBarShowsStore()
     auto *label = window.findChild<QLabel *>(QStringLiteral("storeLabel"));
     QVERIFY(label);
     QVERIFY2(label->text().contains(QStringLiteral("state.db")), qPrintable(label->text()));
+}
+
+void TestSessionsView::terminalFromKernelAndSession()
+{
+    SessionTreeModel *model = m_controller->sessionModel();
+    QSignalSpy requested(m_view.get(), &SessionsView::terminalRequested);
+    const KernelRecord &w2 = m_alpha.kernels[2];
+    const QModelIndex kernel = m_view->proxy()->mapFromSource(model->kernelIndex(w2.id));
+    std::unique_ptr<QMenu> menu(m_view->contextMenuFor(kernel));
+    QVERIFY(menu->actions().contains(m_view->openTerminalAction()));
+    QVERIFY(menu->actions().contains(m_view->runCommandAction()));
+    QCOMPARE(m_view->openTerminalAction()->text(), QStringLiteral("Open &Terminal in worker2"));
+    QVERIFY(m_view->openTerminalAction()->isEnabled());
+    m_view->openTerminalAction()->trigger();
+    QCOMPARE(requested.count(), 1);
+    QCOMPARE(requested.at(0).at(0).toString(), QStringLiteral("alpha/worker2"));
+    QCOMPARE(requested.at(0).at(1).toString(), w2.host);
+    QCOMPARE(requested.at(0).at(2).toString(), w2.containerId);
+
+    // Activating (double-clicking) a kernel row opens a terminal too.
+    Q_EMIT m_view->tree()->activated(kernel);
+    QCOMPARE(requested.count(), 2);
+    // On a session row: the primary kernel.
+    m_view->tree()->setCurrentIndex(
+        m_view->proxy()->mapFromSource(model->sessionIndex(m_alpha.session.id)));
+    m_view->openTerminalOfCurrent();
+    QCOMPARE(requested.count(), 3);
+    QCOMPARE(requested.at(2).at(0).toString(), QStringLiteral("alpha/master1"));
+}
+
+void TestSessionsView::runCommandOnRole()
+{
+    // The fixture's hosts are not registered: every kernel fails to run it, and says why.
+    SessionTreeModel *model = m_controller->sessionModel();
+    const QModelIndex alpha = model->sessionIndex(m_alpha.session.id);
+    QModelIndex workers;
+    for (int r = 0; r < model->rowCount(alpha); ++r) {
+        if (model->index(r, 0, alpha).data(SessionTreeModel::RoleNameRole) ==
+            QStringLiteral("worker"))
+            workers = model->index(r, 0, alpha);
+    }
+    m_view->tree()->setCurrentIndex(m_view->proxy()->mapFromSource(workers));
+    QPointer<RunCommandDialog> dialog = m_view->runCommandOnCurrent();
+    QVERIFY(dialog);
+    QAbstractItemModelTester tester(dialog->results(),
+                                    QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QCOMPARE(dialog->windowTitle(), QStringLiteral("Run Command in alpha/worker"));
+    QSignalSpy finished(dialog.data(), &RunCommandDialog::finished);
+    dialog->commandEdit()->setText(QStringLiteral("hostname"));
+    QTest::mouseClick(dialog->runButton(), Qt::LeftButton);
+    QCOMPARE(dialog->results()->rowCount(), 4);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+    QCOMPARE(finished.first().first().toInt(), 255);
+    for (int row = 0; row < 4; ++row) {
+        QCOMPARE(dialog->results()->index(row, ExecResultsModel::KernelColumn).data().toString(),
+                 QStringLiteral("worker%1").arg(row + 1));
+        QCOMPARE(dialog->results()->index(row, ExecResultsModel::ExitColumn).data().toString(),
+                 QStringLiteral("255"));
+        QVERIFY(!dialog->results()
+                     ->index(row, ExecResultsModel::OutputColumn)
+                     .data()
+                     .toString()
+                     .isEmpty());
+    }
+    dialog->close();
+}
+
+void TestSessionsView::dashboardOfSession()
+{
+    SessionTreeModel *model = m_controller->sessionModel();
+    QSignalSpy requested(m_view.get(), &SessionsView::dashboardRequested);
+    m_view->tree()->setCurrentIndex(
+        m_view->proxy()->mapFromSource(model->kernelIndex(m_alpha.kernels[3].id)));
+    m_view->dashboardAction()->trigger();
+    QCOMPARE(requested.count(), 1);
+    QCOMPARE(requested.first().at(0).toString(), QStringLiteral("alpha"));
+    QCOMPARE(requested.first().at(1).value<QList<KernelRecord>>().size(), 5); // the whole session
 }
 
 QTEST_MAIN(TestSessionsView)

@@ -2,12 +2,16 @@
 
 #include "common/version.h"
 #include "console/consolecontroller.h"
+#include "docker/dockerclient.h"
 #include "events/eventsview.h"
+#include "host/hostregistry.h"
 #include "hosts/hostsview.h"
 #include "images/imagesview.h"
 #include "launch/launchdialog.h"
 #include "sessions/sessionsview.h"
+#include "stats/sessiondashboard.h"
 #include "templates/templateeditor.h"
+#include "terminal/terminaltabs.h"
 
 #include "common/datapaths.h"
 
@@ -54,6 +58,39 @@ MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
         if (m_tabs->widget(index) == images)
             images->refresh();
     });
+    // Terminals open in a tab of their own, one inner tab per kernel.
+    m_terminals = new TerminalTabs;
+    m_tabs->addTab(m_terminals, tr("Terminals"));
+    connect(m_sessionsView, &SessionsView::terminalRequested, this,
+            [this](const QString &title, const QString &host, const QString &containerId) {
+                HostRegistry *registry = m_controller->registry();
+                if (!registry)
+                    return;
+                m_terminals->openTerminal(
+                    [registry, host]() -> Result<std::shared_ptr<const Docker::DockerClient>> {
+                        auto client = registry->client(host);
+                        if (!client)
+                            return fail(client.error());
+                        return std::shared_ptr<const Docker::DockerClient>(*client);
+                    },
+                    containerId, title);
+                m_tabs->setCurrentWidget(m_terminals);
+            });
+    m_dashboard = new SessionDashboard;
+    m_dashboard->setClientProvider(
+        [this](const QString &host) -> std::shared_ptr<const Docker::DockerClient> {
+            HostRegistry *registry = m_controller->registry();
+            if (!registry)
+                return {};
+            auto client = registry->client(host);
+            return client ? *client : nullptr;
+        });
+    m_tabs->addTab(m_dashboard, tr("Dashboard"));
+    connect(m_sessionsView, &SessionsView::dashboardRequested, this,
+            [this](const QString &title, const QList<KernelRecord> &kernels) {
+                m_dashboard->showSession(title, kernels);
+                m_tabs->setCurrentWidget(m_dashboard);
+            });
     setCentralWidget(m_tabs);
 
     setupToolBar();

@@ -11,6 +11,8 @@ namespace ClusterDeck::Ui {
 class ConsoleController;
 class SessionsView;
 class TemplateEditor;
+class TerminalTabs;
+class SessionDashboard;
 
 // The console: Sessions, Hosts, Templates and Events views as tabs, a toolbar (Launch, Restart,
 // Terminate, Refresh) and a status bar with the store and the reachable hosts. Remembers its
@@ -27,6 +29,8 @@ public:
     ConsoleController *controller() const { return m_controller; }
     SessionsView *sessionsView() const { return m_sessionsView; }
     TemplateEditor *templateEditor() const { return m_templateEditor; }
+    TerminalTabs *terminals() const { return m_terminals; }
+    SessionDashboard *dashboard() const { return m_dashboard; }
     QTabWidget *tabs() const { return m_tabs; }
     QAction *launchAction() const { return m_launch; }
     QAction *refreshAction() const { return m_refresh; }
@@ -53,6 +57,8 @@ private:
     QTabWidget *m_tabs = nullptr;
     SessionsView *m_sessionsView = nullptr;
     TemplateEditor *m_templateEditor = nullptr;
+    TerminalTabs *m_terminals = nullptr;
+    SessionDashboard *m_dashboard = nullptr;
     QAction *m_launch = nullptr;
     QAction *m_refresh = nullptr;
     QLabel *m_storeLabel = nullptr;

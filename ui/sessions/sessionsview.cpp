@@ -1,5 +1,11 @@
 #include "sessionsview.h"
 
+#include "docker/dockerclient.h"
+#include "host/hostregistry.h"
+#include "runcommanddialog.h"
+#include "sparklinedelegate.h"
+#include "stats/statsmonitor.h"
+
 #include "console/consolecontroller.h"
 #include "logspanel.h"
 #include "portlinkdelegate.h"
@@ -20,7 +26,10 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPointer>
+#include <QSet>
 #include <QSplitter>
+#include <QThreadPool>
 #include <QTimer>
 #include <QTreeView>
 #include <QUrl>
@@ -50,10 +59,16 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     , m_showLogs(
           new QAction(QIcon::fromTheme(QStringLiteral("text-x-generic")), tr("Show &Logs"), this))
     , m_copyHostnames(new QAction(tr("Copy &Hostnames"), this))
+    , m_openTerminal(new QAction(QIcon::fromTheme(QStringLiteral("utilities-terminal")),
+                                 tr("Open &Terminal"), this))
+    , m_runCommand(new QAction(tr("Run &Command…"), this))
+    , m_dashboard(new QAction(tr("Show &Dashboard"), this))
     , m_expandAll(new QAction(tr("Expand All"), this))
     , m_collapseAll(new QAction(tr("Collapse All"), this))
     , m_probeTimer(new QTimer(this))
     , m_ageTimer(new QTimer(this))
+    , m_stats(new StatsMonitor(this))
+    , m_statsTimer(new QTimer(this))
 {
     setObjectName(QStringLiteral("sessionsView"));
     m_proxy->setSourceModel(m_model);
@@ -84,6 +99,10 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     m_tree->setItemDelegateForColumn(Model::PortsColumn, m_portDelegate);
+    m_tree->setItemDelegateForColumn(Model::CpuColumn,
+                                     new SparklineDelegate(Model::CpuHistoryRole, 100.0, this));
+    m_tree->setItemDelegateForColumn(Model::MemoryColumn,
+                                     new SparklineDelegate(Model::MemoryHistoryRole, 0.0, this));
     m_tree->setMouseTracking(true);
     m_tree->header()->setStretchLastSection(true);
     m_tree->setColumnWidth(Model::NameColumn, 220);
@@ -93,6 +112,8 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     m_tree->setColumnWidth(Model::HostsColumn, 110);
     m_tree->setColumnWidth(Model::ContainerColumn, 110);
     m_tree->setColumnWidth(Model::AgeColumn, 70);
+    m_tree->setColumnWidth(Model::PortsColumn, 160);
+    m_tree->setColumnWidth(Model::CpuColumn, 120);
 
     auto *filterBar = new QHBoxLayout;
     filterBar->addWidget(m_filter, 1);
@@ -132,6 +153,20 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     connect(m_terminate, &QAction::triggered, this, &SessionsView::terminateCurrent);
     connect(m_showLogs, &QAction::triggered, this, &SessionsView::showLogsOfCurrent);
     connect(m_copyHostnames, &QAction::triggered, this, &SessionsView::copyHostnamesOfCurrent);
+    m_openTerminal->setObjectName(QStringLiteral("openTerminal"));
+    m_runCommand->setObjectName(QStringLiteral("runCommand"));
+    connect(m_openTerminal, &QAction::triggered, this, &SessionsView::openTerminalOfCurrent);
+    connect(m_runCommand, &QAction::triggered, this, [this] { runCommandOnCurrent(); });
+    m_dashboard->setObjectName(QStringLiteral("showDashboard"));
+    connect(m_dashboard, &QAction::triggered, this, [this] {
+        Target t = currentTarget();
+        if (!t.isValid())
+            return;
+        t.kernelId.clear(); // the whole session
+        t.hostname.clear();
+        t.role.clear();
+        Q_EMIT dashboardRequested(t.sessionName, kernelsOf(t));
+    });
     connect(m_expandAll, &QAction::triggered, m_tree, &QTreeView::expandAll);
     connect(m_collapseAll, &QAction::triggered, m_tree, &QTreeView::collapseAll);
 
@@ -155,8 +190,9 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     connect(m_tree, &QTreeView::activated, this, [this](const QModelIndex &index) {
         if (index.column() == Model::PortsColumn)
             return; // the delegate opens the clicked port
+        // A kernel row opens a terminal in it (its logs are one right-click away).
         if (index.data(Model::KindRole).toInt() == int(Model::RowKind::Kernel))
-            showLogsOfCurrent();
+            openTerminalOfCurrent();
     });
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] {
         updateActions();
@@ -183,6 +219,25 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     m_ageTimer->setInterval(30000);
     connect(m_ageTimer, &QTimer::timeout, m_tree->viewport(), qOverload<>(&QWidget::update));
     m_ageTimer->start();
+
+    // Stats streams follow the running kernels, re-checked a moment after the tree changes.
+    connect(m_stats, &StatsMonitor::sampled, m_model, &SessionTreeModel::setUsage);
+    connect(m_stats, &StatsMonitor::streamEnded, m_model, &SessionTreeModel::clearUsage);
+    m_statsTimer->setSingleShot(true);
+    m_statsTimer->setInterval(1000);
+    connect(m_statsTimer, &QTimer::timeout, this, &SessionsView::syncStatsStreams);
+    auto scheduleStats = [this] {
+        if (isVisible())
+            m_statsTimer->start();
+    };
+    connect(m_model, &QAbstractItemModel::modelReset, this, scheduleStats);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, scheduleStats);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, scheduleStats);
+    connect(m_model, &QAbstractItemModel::dataChanged, this,
+            [scheduleStats](const QModelIndex &, const QModelIndex &bottomRight) {
+                if (bottomRight.column() < Model::CpuColumn) // not our own usage updates
+                    scheduleStats();
+            });
 
     m_confirm = [this](const QString &title, const QString &text) {
         return QMessageBox::question(this, title, text, QMessageBox::Yes | QMessageBox::Cancel,
@@ -301,6 +356,143 @@ void SessionsView::copyHostnamesOfCurrent()
     QApplication::clipboard()->setText(names.join(u'\n'));
 }
 
+void SessionsView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    syncStatsStreams();
+}
+
+void SessionsView::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    // Not visible, nothing streams.
+    ++m_statsGeneration;
+    m_statsTimer->stop();
+    m_stats->unwatchAll();
+    m_model->clearAllUsage();
+}
+
+void SessionsView::syncStatsStreams()
+{
+    if (!isVisible() || !m_controller->registry())
+        return;
+    struct Wanted
+    {
+        QString kernelId, host, container;
+    };
+    QList<Wanted> wanted;
+    QSet<QString> running;
+    for (int s = 0; s < m_model->rowCount(); ++s) {
+        const QModelIndex session = m_model->index(s, 0);
+        for (int r = 0; r < m_model->rowCount(session); ++r) {
+            const QModelIndex role = m_model->index(r, 0, session);
+            for (int k = 0; k < m_model->rowCount(role); ++k) {
+                const QModelIndex kernel = m_model->index(k, 0, role);
+                if (kernel.data(Model::StatusRole).toString() != toString(KernelStatus::Running))
+                    continue;
+                const QString id = kernel.data(Model::KernelIdRole).toString();
+                running.insert(id);
+                if (m_stats->isWatching(id))
+                    continue;
+                const auto rec = m_model->kernelRecord(id);
+                if (rec && !rec->containerId.isEmpty())
+                    wanted.append({id, rec->host, rec->containerId});
+            }
+        }
+    }
+    for (const QString &id : m_stats->watchedKernels()) {
+        if (!running.contains(id)) {
+            m_stats->unwatch(id);
+            m_model->clearUsage(id);
+        }
+    }
+    if (wanted.isEmpty())
+        return;
+    // Clients come from the registry, which may ask its store: off the GUI thread.
+    HostRegistry *registry = m_controller->registry();
+    QPointer<SessionsView> self(this);
+    const int generation = m_statsGeneration;
+    QThreadPool::globalInstance()->start([self, registry, wanted, generation] {
+        QList<std::pair<Wanted, std::shared_ptr<const Docker::DockerClient>>> ready;
+        for (const Wanted &w : wanted) {
+            if (auto client = registry->client(w.host))
+                ready.append({w, *client});
+        }
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, ready, generation] {
+                if (!self || generation != self->m_statsGeneration || !self->isVisible())
+                    return;
+                for (const auto &[w, client] : ready)
+                    self->m_stats->watch(w.kernelId, client, w.container);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+QList<KernelRecord> SessionsView::kernelsOf(const Target &t) const
+{
+    QList<KernelRecord> out;
+    if (!t.kernelId.isEmpty()) {
+        if (auto k = m_model->kernelRecord(t.kernelId))
+            out.append(*k);
+        return out;
+    }
+    const QModelIndex session = m_model->sessionIndex(t.sessionId);
+    for (int r = 0; r < m_model->rowCount(session); ++r) {
+        const QModelIndex role = m_model->index(r, 0, session);
+        if (!t.role.isEmpty() && role.data(Model::RoleNameRole).toString() != t.role)
+            continue;
+        for (int k = 0; k < m_model->rowCount(role); ++k) {
+            const QString id = m_model->index(k, 0, role).data(Model::KernelIdRole).toString();
+            if (auto rec = m_model->kernelRecord(id))
+                out.append(*rec);
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const KernelRecord &a, const KernelRecord &b) {
+        return a.localRank < b.localRank;
+    });
+    return out;
+}
+
+void SessionsView::openTerminalOfCurrent()
+{
+    const Target t = currentTarget();
+    if (!t.isValid())
+        return;
+    std::optional<KernelRecord> kernel;
+    for (const KernelRecord &k : kernelsOf(t)) {
+        if (!t.kernelId.isEmpty() || k.primary || (!t.role.isEmpty() && !kernel))
+            kernel = k;
+        if (kernel && (kernel->primary || !t.kernelId.isEmpty()))
+            break;
+    }
+    if (!kernel)
+        return;
+    Q_EMIT terminalRequested(t.sessionName + u'/' + kernel->hostname, kernel->host,
+                             kernel->containerId.isEmpty() ? kernel->containerName
+                                                           : kernel->containerId);
+}
+
+RunCommandDialog *SessionsView::runCommandOnCurrent()
+{
+    const Target t = currentTarget();
+    if (!t.isValid())
+        return nullptr;
+    const QList<KernelRecord> kernels = kernelsOf(t);
+    if (kernels.isEmpty())
+        return nullptr;
+    QString title = t.sessionName;
+    if (!t.role.isEmpty())
+        title += u'/' + t.role;
+    else if (!t.hostname.isEmpty())
+        title += u'/' + t.hostname;
+    auto *dialog = new RunCommandDialog(m_controller->registry(), title, kernels, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
+}
+
 QMenu *SessionsView::contextMenuFor(const QModelIndex &proxyIndex)
 {
     m_tree->setCurrentIndex(proxyIndex);
@@ -327,6 +519,12 @@ QMenu *SessionsView::contextMenuFor(const QModelIndex &proxyIndex)
         });
     }
     menu->addAction(m_copyHostnames);
+    menu->addSeparator();
+    m_openTerminal->setText(t.hostname.isEmpty() ? tr("Open &Terminal (primary kernel)")
+                                                 : tr("Open &Terminal in %1").arg(t.hostname));
+    menu->addAction(m_openTerminal);
+    menu->addAction(m_runCommand);
+    menu->addAction(m_dashboard);
 
     const QVariantList ports = proxyIndex.siblingAtColumn(0).data(Model::PortsRole).toList();
     if (!ports.isEmpty()) {
@@ -366,6 +564,9 @@ void SessionsView::updateActions()
     m_terminate->setEnabled(has);
     m_showLogs->setEnabled(t.isValid());
     m_copyHostnames->setEnabled(t.isValid());
+    m_openTerminal->setEnabled(has);
+    m_runCommand->setEnabled(has);
+    m_dashboard->setEnabled(has);
     const QString suffix = t.hostname.isEmpty() ? QString() : tr(" (whole session)");
     m_restart->setText(tr("&Restart Session…") + suffix);
     m_terminate->setText(tr("&Terminate Session…") + suffix);

@@ -15,6 +15,8 @@ class QTimer;
 class QTreeView;
 
 namespace ClusterDeck {
+struct KernelRecord;
+class StatsMonitor;
 class SessionFilterProxyModel;
 class SessionTreeModel;
 } // namespace ClusterDeck
@@ -25,6 +27,7 @@ class ConsoleController;
 class LogsPanel;
 class PortLinkDelegate;
 class PortProber;
+class RunCommandDialog;
 
 // The collapsible session tree with its filter box, context menu and logs panel. Every action
 // acts on a whole session; asked on a member kernel, it says so in the confirmation.
@@ -57,6 +60,11 @@ public:
     QAction *terminateAction() const { return m_terminate; }
     QAction *logsAction() const { return m_showLogs; }
     QAction *copyHostnamesAction() const { return m_copyHostnames; }
+    QAction *openTerminalAction() const { return m_openTerminal; }
+    QAction *runCommandAction() const { return m_runCommand; }
+    QAction *dashboardAction() const { return m_dashboard; }
+    // The kernels an action on `target` reaches: one kernel, a role's, or the whole session's.
+    QList<KernelRecord> kernelsOf(const Target &target) const;
 
     Target currentTarget() const;
     Target targetAt(const QModelIndex &proxyIndex) const;
@@ -76,6 +84,10 @@ public:
     // The context menu for a row (exposed so tests can trigger its actions).
     QMenu *contextMenuFor(const QModelIndex &proxyIndex);
 
+    // Live CPU / memory: one stats stream per running kernel while the view is visible.
+    StatsMonitor *statsMonitor() const { return m_stats; }
+    void syncStatsStreams();
+
     QByteArray saveState() const;
     void restoreState(const QByteArray &state);
 
@@ -84,10 +96,22 @@ public Q_SLOTS:
     void terminateCurrent();
     void showLogsOfCurrent();
     void copyHostnamesOfCurrent();
+    // A terminal in the current kernel (a session row: its primary kernel).
+    void openTerminalOfCurrent();
+    // "Run Command…" on the current session, role or kernel; returns the (shown) dialog.
+    RunCommandDialog *runCommandOnCurrent();
 
 Q_SIGNALS:
     void currentSessionChanged(const QString &sessionId);
     void openUrlRequested(const QString &url);
+    // title = "session/kernel"
+    void terminalRequested(const QString &title, const QString &host, const QString &containerId);
+    // "Show Dashboard": the session's kernels (direct connections only).
+    void dashboardRequested(const QString &title, const QList<ClusterDeck::KernelRecord> &kernels);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
 
 private:
     void updateActions();
@@ -110,12 +134,18 @@ private:
     QAction *m_terminate;
     QAction *m_showLogs;
     QAction *m_copyHostnames;
+    QAction *m_openTerminal;
+    QAction *m_runCommand;
+    QAction *m_dashboard;
     QAction *m_expandAll;
     QAction *m_collapseAll;
     Confirm m_confirm;
     std::function<void(const QString &)> m_urlOpener;
     QTimer *m_probeTimer;
     QTimer *m_ageTimer;
+    StatsMonitor *m_stats;
+    QTimer *m_statsTimer;
+    int m_statsGeneration = 0; // drops client lookups that finish after a hide
 };
 
 } // namespace ClusterDeck::Ui

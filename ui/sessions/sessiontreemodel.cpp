@@ -1,5 +1,7 @@
 #include "sessiontreemodel.h"
 
+#include <QLocale>
+
 #include <QColor>
 #include <QFont>
 #include <QGuiApplication>
@@ -208,6 +210,9 @@ void SessionTreeModel::updateKernel(const KernelRecord &kernel)
 
 void SessionTreeModel::removeKernel(const QString &sessionId, const QString &kernelId)
 {
+    m_usageDirty.remove(kernelId);
+    m_usage.remove(kernelId);
+    m_history.remove(kernelId);
     Node *node = m_kernels.value(kernelId);
     if (!node)
         return;
@@ -722,6 +727,10 @@ QVariant SessionTreeModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Age");
     case PortsColumn:
         return tr("Service ports");
+    case CpuColumn:
+        return tr("CPU");
+    case MemoryColumn:
+        return tr("Memory");
     default:
         return {};
     }
@@ -749,6 +758,9 @@ QHash<int, QByteArray> SessionTreeModel::roleNames() const
     names.insert(LastErrorRole, "lastError");
     names.insert(KernelCountRole, "kernelCount");
     names.insert(LocalRankRole, "localRank");
+    names.insert(UsageRole, "usage");
+    names.insert(CpuHistoryRole, "cpuHistory");
+    names.insert(MemoryHistoryRole, "memoryHistory");
     return names;
 }
 
@@ -757,6 +769,9 @@ QVariant SessionTreeModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
     const Node *node = nodeFor(index);
+    if (node->kind != Node::Kind::Root && (index.column() >= CpuColumn || role == UsageRole ||
+                                           role == CpuHistoryRole || role == MemoryHistoryRole))
+        return usageData(node, index.column(), role);
     switch (node->kind) {
     case Node::Kind::Session:
         return sessionData(node, index.column(), role);
@@ -1035,6 +1050,187 @@ QVariant SessionTreeModel::kernelData(const Node *node, int column, int role) co
         return k.localRank;
     }
     return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Live usage
+
+static QString memoryText(quint64 bytes)
+{
+    return QLocale::c().formattedDataSize(qint64(bytes), 1, QLocale::DataSizeIecFormat);
+}
+
+void SessionTreeModel::setUsage(const QString &kernelId, const Docker::ResourceUsage &usage)
+{
+    const Node *node = m_kernels.value(kernelId);
+    if (!node)
+        return;
+    const KernelRecord &k = *node->kernel;
+    m_usage.set({k.sessionId, k.role, k.id}, usage);
+    History &h = m_history[kernelId];
+    h.cpu.append(usage.cpuPercent);
+    h.memory.append(double(usage.memoryUsed));
+    if (h.cpu.size() > kUsageHistory) {
+        h.cpu.removeFirst();
+        h.memory.removeFirst();
+    }
+    m_usageDirty.insert(kernelId);
+    if (!m_usageFlush) {
+        m_usageFlush = new QTimer(this);
+        m_usageFlush->setSingleShot(true);
+        m_usageFlush->setInterval(100);
+        connect(m_usageFlush, &QTimer::timeout, this, &SessionTreeModel::flushUsage);
+    }
+    if (!m_usageFlush->isActive())
+        m_usageFlush->start();
+}
+
+void SessionTreeModel::flushUsage()
+{
+    // Each changed kernel row once, then each role and session row once.
+    QSet<const Node *> parents;
+    for (const QString &id : std::as_const(m_usageDirty)) {
+        const Node *node = m_kernels.value(id);
+        if (!node)
+            continue;
+        Q_EMIT dataChanged(
+            indexFor(node, CpuColumn), indexFor(node, MemoryColumn),
+            {Qt::DisplayRole, UsageRole, CpuHistoryRole, MemoryHistoryRole, SortRole});
+        for (const Node *n = node->parent; n && n != m_root.get(); n = n->parent)
+            parents.insert(n);
+    }
+    m_usageDirty.clear();
+    for (const Node *n : std::as_const(parents))
+        Q_EMIT dataChanged(indexFor(n, CpuColumn), indexFor(n, MemoryColumn),
+                           {Qt::DisplayRole, UsageRole, SortRole});
+}
+
+void SessionTreeModel::clearUsage(const QString &kernelId)
+{
+    m_usage.remove(kernelId);
+    m_history.remove(kernelId);
+    if (const Node *node = m_kernels.value(kernelId))
+        emitUsageChanged(node);
+}
+
+void SessionTreeModel::clearAllUsage()
+{
+    const QList<QString> ids = m_history.keys();
+    m_usage.clear();
+    m_history.clear();
+    for (const QString &id : ids) {
+        if (const Node *node = m_kernels.value(id))
+            emitUsageChanged(node);
+    }
+}
+
+void SessionTreeModel::emitUsageChanged(const Node *node)
+{
+    // The kernel's cells, then the sums on its role and session rows.
+    for (const Node *n = node; n && n != m_root.get(); n = n->parent)
+        Q_EMIT dataChanged(
+            indexFor(n, CpuColumn), indexFor(n, MemoryColumn),
+            {Qt::DisplayRole, UsageRole, CpuHistoryRole, MemoryHistoryRole, SortRole});
+}
+
+QVariant SessionTreeModel::usageData(const Node *node, int column, int role) const
+{
+    std::optional<Docker::ResourceUsage> usage;
+    switch (node->kind) {
+    case Node::Kind::Kernel:
+        usage = m_usage.kernel(node->id);
+        break;
+    case Node::Kind::Role: {
+        const Docker::ResourceUsage sum = m_usage.role(node->parent->id, node->id);
+        if (sum.kernels > 0)
+            usage = sum;
+        break;
+    }
+    case Node::Kind::Session: {
+        const Docker::ResourceUsage sum = m_usage.session(node->id);
+        if (sum.kernels > 0)
+            usage = sum;
+        break;
+    }
+    case Node::Kind::Root:
+        break;
+    }
+    if (role == UsageRole)
+        return usage ? QVariant::fromValue(*usage) : QVariant();
+    if (role == CpuHistoryRole || role == MemoryHistoryRole) {
+        if (node->kind != Node::Kind::Kernel)
+            return {};
+        const auto it = m_history.constFind(node->id);
+        if (it == m_history.cend())
+            return {};
+        return QVariant::fromValue(role == CpuHistoryRole ? it->cpu : it->memory);
+    }
+    if (column < CpuColumn) {
+        // Not a usage column: the row's own data.
+        switch (node->kind) {
+        case Node::Kind::Session:
+            return sessionData(node, column, role);
+        case Node::Kind::Role:
+            return roleData(node, column, role);
+        default:
+            return kernelData(node, column, role);
+        }
+    }
+    switch (role) {
+    case Qt::DisplayRole:
+        if (!usage)
+            return {};
+        if (column == CpuColumn)
+            return QStringLiteral("%1 %").arg(usage->cpuPercent, 0, 'f', 1);
+        return usage->memoryLimit ? memoryText(usage->memoryUsed) + QStringLiteral(" / ") +
+                                        memoryText(usage->memoryLimit)
+                                  : memoryText(usage->memoryUsed);
+    case Qt::TextAlignmentRole:
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+        if (!usage)
+            return {};
+        return tr("CPU %1 % · memory %2 of %3 (%4 %) · net %5 in / %6 out · block %7 read / %8 "
+                  "written · %9 processes")
+            .arg(usage->cpuPercent, 0, 'f', 1)
+            .arg(memoryText(usage->memoryUsed), memoryText(usage->memoryLimit))
+            .arg(usage->memoryPercent(), 0, 'f', 1)
+            .arg(memoryText(usage->rxBytes), memoryText(usage->txBytes),
+                 memoryText(usage->blockRead), memoryText(usage->blockWrite))
+            .arg(usage->pids);
+    case SortRole:
+        if (!usage)
+            return -1.0;
+        return column == CpuColumn ? usage->cpuPercent : double(usage->memoryUsed);
+    case KindRole:
+    case IdRole:
+    case SessionIdRole:
+    case KernelIdRole:
+    case SessionNameRole:
+    case HostnameRole:
+    case StatusRole:
+    case RoleNameRole:
+    case KernelCountRole:
+    case LocalRankRole:
+    case HostRole:
+    case HostnamesRole:
+    case TemplateRole:
+    case ContainerIdRole:
+    case CreatedAtRole:
+    case LastErrorRole:
+    case PortsRole:
+    case PortUrlsRole:
+        switch (node->kind) {
+        case Node::Kind::Session:
+            return sessionData(node, NameColumn, role);
+        case Node::Kind::Role:
+            return roleData(node, NameColumn, role);
+        default:
+            return kernelData(node, NameColumn, role);
+        }
+    default:
+        return {};
+    }
 }
 
 } // namespace ClusterDeck

@@ -1,11 +1,15 @@
 #pragma once
 
+#include "docker/statstypes.h"
+#include "stats/usageaggregator.h"
 #include "store/records.h"
 
 #include <QAbstractItemModel>
 #include <QDateTime>
 #include <QHash>
 #include <QList>
+#include <QSet>
+#include <QTimer>
 
 #include <memory>
 #include <vector>
@@ -32,7 +36,9 @@ public:
         HostsColumn,     // hosts used (session, role) / host (kernel)
         ContainerColumn, // short container id (primary's for a session)
         AgeColumn,
-        PortsColumn, // service ports (primary's for a session)
+        PortsColumn,  // service ports (primary's for a session)
+        CpuColumn,    // live CPU % (kernel: with a 60 s sparkline; role, session: sums)
+        MemoryColumn, // live memory used / limit (likewise)
         ColumnCount
     };
     Q_ENUM(Column)
@@ -60,6 +66,9 @@ public:
         LastErrorRole,   // session lastError / kernel's last status reason
         KernelCountRole, // kernels below this row
         LocalRankRole,
+        UsageRole,         // Docker::ResourceUsage of the row (sums on role and session rows)
+        CpuHistoryRole,    // QList<double>: the kernel's CPU % over the last 60 samples
+        MemoryHistoryRole, // QList<double>: the kernel's memory used (bytes), likewise
     };
 
     explicit SessionTreeModel(QObject *parent = nullptr);
@@ -76,6 +85,15 @@ public:
     void updateKernel(const KernelRecord &kernel);
     void removeKernel(const QString &sessionId, const QString &kernelId);
     void clear();
+
+    // Live usage of a kernel (one sample a second from StatsMonitor): updates the kernel's CPU
+    // and memory cells and the sums on its role and session rows.
+    void setUsage(const QString &kernelId, const Docker::ResourceUsage &usage);
+    void clearUsage(const QString &kernelId);
+    void clearAllUsage();
+    static constexpr int kUsageHistory = 60;
+    // Announces pending usage changes now (they go out by themselves within 100 ms).
+    void flushUsageNow() { flushUsage(); }
 
     // Registered host → public address, so tcp ports without a URL can name an address.
     void setHostAddresses(const QHash<QString, QString> &addresses);
@@ -131,12 +149,26 @@ private:
     QVariant sessionData(const Node *node, int column, int role) const;
     QVariant roleData(const Node *node, int column, int role) const;
     QVariant kernelData(const Node *node, int column, int role) const;
+    QVariant usageData(const Node *node, int column, int role) const;
+    void emitUsageChanged(const Node *node);
 
     std::unique_ptr<Node> m_root;
     QHash<QString, Node *> m_sessions; // session id → session node
     QHash<QString, Node *> m_kernels;  // kernel id → kernel node
     QHash<QString, QString> m_hostAddresses;
     QDateTime m_referenceTime;
+    UsageAggregator m_usage;
+    struct History
+    {
+        QList<double> cpu;
+        QList<double> memory;
+    };
+    QHash<QString, History> m_history; // kernel id → last kUsageHistory samples
+    // Usage changes are announced together, a moment after the first (100 kernels a second
+    // would otherwise be 300 dataChanged a second through the proxy).
+    QSet<QString> m_usageDirty; // kernel ids
+    QTimer *m_usageFlush = nullptr;
+    void flushUsage();
 };
 
 } // namespace ClusterDeck

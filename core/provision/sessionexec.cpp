@@ -1,0 +1,125 @@
+#include "sessionexec.h"
+
+#include "docker/dockerclient.h"
+#include "host/hostregistry.h"
+
+#include <QElapsedTimer>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace ClusterDeck {
+
+SessionExec::SessionExec(HostRegistry *registry)
+    : m_registry(registry)
+{}
+
+Result<QList<KernelRecord>> SessionExec::select(const QList<KernelRecord> &kernels,
+                                                const KernelSelection &selection)
+{
+    QList<KernelRecord> chosen;
+    for (const KernelRecord &k : kernels) {
+        if (!selection.hostname.isEmpty() && k.hostname != selection.hostname)
+            continue;
+        if (!selection.role.isEmpty() && k.role != selection.role)
+            continue;
+        chosen.append(k);
+    }
+    if (chosen.isEmpty()) {
+        if (!selection.hostname.isEmpty())
+            return fail(Error::Kind::NotFound, QString(),
+                        QStringLiteral("the session has no kernel '%1'").arg(selection.hostname));
+        if (!selection.role.isEmpty())
+            return fail(Error::Kind::NotFound, QString(),
+                        QStringLiteral("the session has no role '%1'").arg(selection.role));
+        return fail(Error::Kind::NotFound, QString(), QStringLiteral("the session has no kernels"));
+    }
+    std::sort(chosen.begin(), chosen.end(), [](const KernelRecord &a, const KernelRecord &b) {
+        return a.localRank < b.localRank;
+    });
+    return chosen;
+}
+
+int SessionExec::worstExitCode(const QList<KernelExecResult> &results)
+{
+    int worst = 0;
+    for (const KernelExecResult &r : results)
+        worst = std::max(worst, r.error ? kUnreachableExitCode : r.exitCode);
+    return worst;
+}
+
+QList<KernelExecResult> SessionExec::run(const QList<KernelRecord> &kernels,
+                                         const QStringList &command, int parallel,
+                                         const LineSink &sink, const Http::CancelToken &cancel,
+                                         std::chrono::milliseconds timeout)
+{
+    QList<KernelExecResult> results(kernels.size());
+    std::mutex sinkMutex;
+    auto emitLines = [&](const QString &hostname, QByteArray &buffer, bool err, bool flush) {
+        const qsizetype end = flush ? buffer.size() : buffer.lastIndexOf('\n') + 1;
+        if (end <= 0 || !sink)
+            return;
+        QList<QByteArray> lines = buffer.left(end).split('\n');
+        if (lines.last().isEmpty())
+            lines.removeLast();
+        buffer.remove(0, end);
+        std::lock_guard lock(sinkMutex);
+        for (const QByteArray &line : std::as_const(lines))
+            sink(hostname, line, err);
+    };
+
+    auto runOne = [&](int i) {
+        KernelExecResult &r = results[i];
+        r.kernel = kernels.at(i);
+        QElapsedTimer timer;
+        timer.start();
+        auto client = m_registry->client(r.kernel.host);
+        if (!client) {
+            r.error = client.error();
+            return;
+        }
+        Docker::ExecSpec spec;
+        spec.cmd = command;
+        Docker::CallOptions call;
+        call.cancel = cancel;
+        call.timeout = timeout;
+        QByteArray pending[2];
+        auto code = (*client)->runExec(
+            r.kernel.containerId.isEmpty() ? r.kernel.containerName : r.kernel.containerId, spec,
+            [&](const Docker::LogFrame &f) {
+                const bool err = f.stream == Docker::LogFrame::Stream::Stderr;
+                (err ? r.stderrData : r.stdoutData) += f.data;
+                pending[err] += f.data;
+                emitLines(r.kernel.hostname, pending[err], err, false);
+                return true;
+            },
+            call);
+        emitLines(r.kernel.hostname, pending[0], false, true);
+        emitLines(r.kernel.hostname, pending[1], true, true);
+        r.elapsedMs = timer.elapsed();
+        if (!code)
+            r.error = code.error().withContext(QStringLiteral("in %1").arg(r.kernel.hostname));
+        else
+            r.exitCode = *code;
+    };
+
+    const int n = int(kernels.size());
+    const int workers = parallel <= 0 ? n : std::min(parallel, n);
+    std::atomic_int next{0};
+    std::vector<std::thread> threads;
+    threads.reserve(size_t(workers));
+    for (int w = 0; w < workers; ++w) {
+        threads.emplace_back([&] {
+            for (int i = next++; i < n; i = next++)
+                runOne(i);
+        });
+    }
+    for (std::thread &t : threads)
+        t.join();
+    return results;
+}
+
+} // namespace ClusterDeck

@@ -1,0 +1,89 @@
+#include "terminaltabs.h"
+
+#include "terminalscreen.h"
+#include "terminalsession.h"
+#include "terminalwidget.h"
+
+namespace ClusterDeck::Ui {
+
+TerminalTabs::TerminalTabs(QWidget *parent)
+    : QTabWidget(parent)
+{
+    setObjectName(QStringLiteral("terminalTabs"));
+    setTabsClosable(true);
+    setMovable(true);
+    setDocumentMode(true);
+    connect(this, &QTabWidget::tabCloseRequested, this, &TerminalTabs::closeTerminal);
+}
+
+TerminalTabs::~TerminalTabs() = default;
+
+TerminalSession *TerminalTabs::sessionOf(TerminalWidget *widget) const
+{
+    return widget ? widget->findChild<TerminalSession *>(QString(), Qt::FindDirectChildrenOnly)
+                  : nullptr;
+}
+
+TerminalWidget *TerminalTabs::terminalAt(int index) const
+{
+    return qobject_cast<TerminalWidget *>(widget(index));
+}
+
+TerminalWidget *TerminalTabs::openTerminal(std::shared_ptr<const Docker::DockerClient> client,
+                                           const QString &containerId, const QString &title,
+                                           const Docker::ExecStream::Options &options)
+{
+    return openTerminal(
+        [client = std::move(client)]() -> Result<std::shared_ptr<const Docker::DockerClient>> {
+            return client;
+        },
+        containerId, title, options);
+}
+
+TerminalWidget *TerminalTabs::openTerminal(
+    std::function<Result<std::shared_ptr<const Docker::DockerClient>>()> provider,
+    const QString &containerId, const QString &title, const Docker::ExecStream::Options &options)
+{
+    auto *terminal = new TerminalWidget;
+    terminal->setObjectName(QStringLiteral("terminal:") + title);
+    auto *session = new TerminalSession(std::move(provider), containerId, options, terminal);
+    TerminalScreen *screen = terminal->screen();
+    connect(session, &TerminalSession::received, screen, &TerminalScreen::feed);
+    connect(screen, &TerminalScreen::output, session, &TerminalSession::send);
+    connect(terminal, &TerminalWidget::sizeChanged, session, &TerminalSession::resize);
+    const int index = addTab(terminal, title);
+    setTabToolTip(index, tr("Terminal in %1 (container %2)").arg(title, containerId.left(12)));
+    auto markTab = [this, terminal, title](const QString &suffix) {
+        const int i = indexOf(terminal);
+        if (i >= 0)
+            setTabText(i, title + suffix);
+    };
+    connect(session, &TerminalSession::finished, this, [this, terminal, markTab](int code) {
+        markTab(tr(" (exited %1)").arg(code));
+        terminal->screen()->feed(tr("\r\n[process exited with code %1]\r\n").arg(code).toUtf8());
+        Q_EMIT terminalFinished(terminal, code);
+    });
+    connect(session, &TerminalSession::failed, this, [terminal, markTab](const QString &message) {
+        markTab(tr(" (failed)"));
+        terminal->screen()->feed(("\r\n\x1b[31m" + message + "\x1b[0m\r\n").toUtf8());
+    });
+    setCurrentIndex(index);
+    terminal->setFocus();
+    // The size the widget has once laid out goes to the exec when it opens.
+    session->resize(terminal->screen()->rows(), terminal->screen()->cols());
+    session->start();
+    return terminal;
+}
+
+void TerminalTabs::closeTerminal(int index)
+{
+    TerminalWidget *terminal = terminalAt(index);
+    if (!terminal)
+        return;
+    removeTab(index);
+    if (TerminalSession *session = sessionOf(terminal))
+        session->close();
+    terminal->deleteLater();
+}
+
+} // namespace ClusterDeck::Ui
