@@ -5,6 +5,7 @@
 #include "controllercommands.h"
 #include "hostcommands.h"
 #include "networkcommands.h"
+#include "prunecommands.h"
 #include "sessioncommands.h"
 #include "templatecommands.h"
 
@@ -43,6 +44,9 @@ Commands:
                                       run the controller in the foreground (leader election;
                                       SIGTERM resigns and exits)
   watch                               follow the store's changes (statuses, events, leader)
+  prune [--older-than DURATION] [--dry-run]
+                                      forget ended sessions (never running ones); DURATION
+                                      like 90s, 30m, 12h, 7d, 2w
 
 Options:
   --store URL     sqlite:///path/state.db or etcd://host:2379[,host2:2379]/prefix
@@ -73,6 +77,7 @@ const CommandEntry kCommands[] = {
     {"reconcile", reconcileCommand},
     {"controller", controllerCommand},
     {"watch", watchCommand},
+    {"prune", pruneCommand},
 };
 
 } // namespace
