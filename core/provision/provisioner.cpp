@@ -654,7 +654,7 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
             return fail(where(QStringLiteral("inspecting"), existing.error()));
         if (existing->labels.value(ProvisionLabels::session()) != run.spec.plan.sessionId ||
             existing->labels.value(ProvisionLabels::kernel()) != k.kernelId ||
-            existing->labels.value(ProvisionLabels::store()) != run.storeId)
+            !m_store->identity().owns(existing->labels.value(ProvisionLabels::store()), true))
             return fail(Error::Kind::Conflict, QStringLiteral("host %1").arg(host),
                         QStringLiteral("a container named %1 exists on host %2 and is not kernel "
                                        "%3 of this session")
