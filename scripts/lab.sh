@@ -16,6 +16,9 @@
 # pidfile, bridge subnet), an address 192.168.213.1N on the bridge `cdlab0` reachable from the root
 # namespace, and a TLS listener on that address. All hosts form one swarm with h1 as manager
 # (unless `up --no-swarm`: then no host is in a swarm, e.g. to test `clusterdeckctl network setup`).
+# A Docker registry (Debian's docker-registry, TLS from the lab CA, htpasswd) listens on the bridge
+# address, port 5000; every lab dockerd trusts it through /etc/docker/certs.d/<address>:5000/ca.crt.
+# It holds the lab image and a registry-only tag (the lab image plus ~48 MB) that no host has.
 set -euo pipefail
 
 # CLUSTERDECK_LAB_ID=N (0-9) runs an independent lab beside the default one (own names, subnet,
@@ -36,6 +39,11 @@ readonly ETCD_PEER_PORT=$((ETCD_PORT + 1))
 readonly ETCD_AUTH_PORT=$((ETCD_PORT + 10))
 readonly ETCD_AUTH_PEER_PORT=$((ETCD_PORT + 11))
 readonly IMAGE=clusterdeck/lab:latest
+readonly REGISTRY=${BRIDGE_ADDR}:5000
+readonly REGISTRY_USER=cdlab
+readonly REGISTRY_ONLY_IMAGE=$REGISTRY/clusterdeck/lab:remote
+# dockerd reads registry CAs from this fixed folder; one sub-folder per lab (the address differs).
+readonly CERTS_D=/etc/docker/certs.d/$REGISTRY
 readonly IPT_COMMENT=clusterdeck-lab$suffix
 
 log() { printf 'lab: %s\n' "$*" >&2; }
@@ -112,6 +120,8 @@ cmd_down() {
         stop_pidfile "$pidfile"
     done
     stop_pidfile "$LAB_RUN/etcd-auth.pid"
+    stop_pidfile "$LAB_RUN/registry.pid"
+    rm -rf "$CERTS_D"
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^${NS_PREFIX}" || true); do
         kill_netns_pids "$ns"
         ip netns delete "$ns" 2>/dev/null || true
@@ -124,7 +134,7 @@ cmd_down() {
     unmount_under "$LAB_RUN"
     unmount_under "$LAB_DATA"
     rm -rf "$LAB_RUN" "$LAB_DATA"
-    [[ $n -gt 0 ]] && log "down: removed $n hosts, etcd, bridge, namespaces" || log "down: nothing left"
+    [[ $n -gt 0 ]] && log "down: removed $n hosts, etcd, registry, bridge, namespaces" || log "down: nothing left"
     return 0
 }
 
@@ -144,6 +154,12 @@ make_pki() {
         printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth,clientAuth\n' "$san" > server.ext
         openssl x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 30 \
             -extfile server.ext -out server-cert.pem 2>/dev/null
+        # The registry's certificate, for the bridge address the hosts reach it on.
+        openssl genrsa -out registry-key.pem 2048 2>/dev/null
+        openssl req -new -key registry-key.pem -subj "/CN=cdlab-registry" -out registry.csr 2>/dev/null
+        printf 'subjectAltName=IP:%s\nextendedKeyUsage=serverAuth\n' "$BRIDGE_ADDR" > registry.ext
+        openssl x509 -req -in registry.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 30 \
+            -extfile registry.ext -out registry-cert.pem 2>/dev/null
         openssl genrsa -out client-key.pem 2048 2>/dev/null
         openssl req -new -key client-key.pem -subj "/CN=cdlab-client" -out client.csr 2>/dev/null
         printf 'extendedKeyUsage=clientAuth\n' > client.ext
@@ -302,7 +318,7 @@ build_image_tar() {
 }
 
 import_image() {
-    local i=$1 tar=$2
+    local i=$1 tar=$2 ref=${3:-$IMAGE}
     hdocker "$i" import \
         --change 'ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin' \
         --change 'ENV LAB_GREETING=hello-from-image' \
@@ -311,7 +327,66 @@ import_image() {
         --change 'EXPOSE 8080' \
         --change 'WORKDIR /root' \
         --change 'CMD ["/bin/sh"]' \
-        "$tar" "$IMAGE" >/dev/null
+        "$tar" "$ref" >/dev/null
+}
+
+start_registry() {
+    local dir=$LAB_RUN/registry password
+    mkdir -p "$dir" "$LAB_DATA/registry" "$CERTS_D"
+    cp "$LAB_RUN/pki/ca.pem" "$CERTS_D/ca.crt"
+    password=$(openssl rand -hex 12)
+    echo "$password" >"$dir/password"
+    chmod 600 "$dir/password"
+    htpasswd -Bbn "$REGISTRY_USER" "$password" >"$dir/htpasswd" 2>/dev/null
+    # Access log at info level: tests count the pulls of each host in it.
+    cat >"$dir/config.yml" <<EOF
+version: 0.1
+log:
+  level: info
+  formatter: text
+  accesslog:
+    disabled: false
+storage:
+  filesystem:
+    rootdirectory: $LAB_DATA/registry
+  delete:
+    enabled: true
+http:
+  addr: $REGISTRY
+  tls:
+    certificate: $LAB_RUN/pki/registry-cert.pem
+    key: $LAB_RUN/pki/registry-key.pem
+auth:
+  htpasswd:
+    realm: cdlab-registry
+    path: $dir/htpasswd
+EOF
+    setsid docker-registry serve "$dir/config.yml" >"$LAB_RUN/registry.log" 2>&1 &
+    echo $! >"$LAB_RUN/registry.pid"
+    wait_for "registry" 100 curl -fsS --cacert "$LAB_RUN/pki/ca.pem" -u "$REGISTRY_USER:$password" \
+        "https://$REGISTRY/v2/"
+}
+
+# Pushes the lab image, and a registry-only tag built on h1 and then removed from it, so that no
+# host has it. Logins stay in a lab-private docker config, not in the caller's ~/.docker.
+push_registry_images() {
+    local tar=$1 cfg=$LAB_RUN/registry/docker-config root=$LAB_RUN/image/rootfs
+    local -a dk=(env DOCKER_CONFIG="$cfg" docker -H "unix://$(host_sock 1)")
+    mkdir -p "$cfg"
+    "${dk[@]}" login -u "$REGISTRY_USER" --password-stdin "$REGISTRY" \
+        <"$LAB_RUN/registry/password" >/dev/null 2>&1
+    "${dk[@]}" tag "$IMAGE" "$REGISTRY/$IMAGE"
+    "${dk[@]}" push -q "$REGISTRY/$IMAGE" >/dev/null
+    "${dk[@]}" rmi "$REGISTRY/$IMAGE" >/dev/null
+    # The registry-only image: the lab rootfs plus ~48 MB that does not compress, in a layer of its
+    # own, so that a pull really moves bytes (the pull benchmark wants ~50 MB).
+    mkdir -p "$root/opt"
+    head -c $((48 * 1024 * 1024)) /dev/urandom >"$root/opt/payload.bin"
+    tar -C "$root" -cf "$tar.remote" .
+    import_image 1 "$tar.remote" "$REGISTRY_ONLY_IMAGE"
+    "${dk[@]}" push -q "$REGISTRY_ONLY_IMAGE" >/dev/null
+    "${dk[@]}" rmi "$REGISTRY_ONLY_IMAGE" >/dev/null
+    rm -f "$tar.remote" "$root/opt/payload.bin"
 }
 
 make_swarm() {
@@ -346,7 +421,7 @@ cmd_up() {
     [[ $n =~ ^[1-9]$ ]] || die "--hosts must be between 1 and 9"
     [[ $members =~ ^[135]$ ]] || die "--etcd-members must be 1, 3 or 5"
     [[ $EUID -eq 0 ]] || die "the lab needs root (network namespaces, dockerd)"
-    for tool in dockerd docker etcd etcdctl nsenter ip iptables openssl busybox dropbear; do
+    for tool in dockerd docker etcd etcdctl nsenter ip iptables openssl busybox dropbear docker-registry htpasswd curl; do
         command -v "$tool" >/dev/null || die "$tool is missing: run scripts/setup.sh"
     done
     if [[ -d $LAB_RUN || -d $LAB_DATA ]] || ip link show "$BRIDGE" >/dev/null 2>&1; then
@@ -373,6 +448,9 @@ cmd_up() {
         pids+=($!)
     done
     for pid in "${pids[@]}"; do wait "$pid" || die "importing $IMAGE failed"; done
+    log "starting the registry on $REGISTRY and pushing the lab images"
+    start_registry
+    push_registry_images "$tar"
     rm -rf "$LAB_RUN/image"
     if [[ $swarm -eq 1 ]]; then
         log "joining the hosts into one swarm"
@@ -380,7 +458,7 @@ cmd_up() {
     else
         log "--no-swarm: the hosts stay out of any swarm"
     fi
-    log "up: $n hosts, etcd on 127.0.0.1:$ETCD_PORT and (TLS+auth) :$ETCD_AUTH_PORT in $((SECONDS - start))s"
+    log "up: $n hosts, etcd on 127.0.0.1:$ETCD_PORT and (TLS+auth) :$ETCD_AUTH_PORT, registry $REGISTRY in $((SECONDS - start))s"
 }
 
 cmd_env() {
@@ -406,6 +484,12 @@ cmd_env() {
     echo "export CLUSTERDECK_LAB_ETCD_USER='root'"
     echo "export CLUSTERDECK_LAB_ETCD_PASSWORD='$(cat "$LAB_RUN/etcd-password")'"
     echo "export CLUSTERDECK_LAB_IMAGE='$IMAGE'"
+    echo "export CLUSTERDECK_LAB_REGISTRY='$REGISTRY'"
+    echo "export CLUSTERDECK_LAB_REGISTRY_USER='$REGISTRY_USER'"
+    echo "export CLUSTERDECK_LAB_REGISTRY_PASSWORD='$(cat "$LAB_RUN/registry/password")'"
+    echo "export CLUSTERDECK_LAB_REGISTRY_IMAGE='$REGISTRY/$IMAGE'"
+    echo "export CLUSTERDECK_LAB_REGISTRY_ONLY_IMAGE='$REGISTRY_ONLY_IMAGE'"
+    echo "export CLUSTERDECK_LAB_REGISTRY_LOG='$LAB_RUN/registry.log'"
 }
 
 cmd_status() {
@@ -435,6 +519,13 @@ cmd_status() {
         echo "etcd https://127.0.0.1:$ETCD_AUTH_PORT (auth) healthy"
     else
         echo "etcd https://127.0.0.1:$ETCD_AUTH_PORT (auth) DOWN"
+        rc=1
+    fi
+    if curl -fsS --cacert "$LAB_RUN/pki/ca.pem" \
+        -u "$REGISTRY_USER:$(cat "$LAB_RUN/registry/password" 2>/dev/null)" "https://$REGISTRY/v2/" >/dev/null 2>&1; then
+        echo "registry https://$REGISTRY healthy"
+    else
+        echo "registry https://$REGISTRY DOWN"
         rc=1
     fi
     return $rc

@@ -40,7 +40,32 @@ session="shot-$(date +%H%M%S)"
     --count worker=3 >/dev/null
 sleep 3 # let the master's http port answer
 
+# A launch that pulls the lab registry's registry-only image on three hosts (launch-pulling.png).
+export DOCKER_CONFIG="$work/docker-config"
+pull_template=""
+if [[ -n "${CLUSTERDECK_LAB_REGISTRY_ONLY_IMAGE:-}" ]]; then
+    echo "$CLUSTERDECK_LAB_REGISTRY_PASSWORD" | "$ctl" --store "$store" registry login \
+        "$CLUSTERDECK_LAB_REGISTRY" -u "$CLUSTERDECK_LAB_REGISTRY_USER" --password-stdin >/dev/null
+    "$ctl" --store "$store" image rm "$CLUSTERDECK_LAB_REGISTRY_ONLY_IMAGE" >/dev/null || true
+    pull_template="$work/pull-on-three-hosts.yaml"
+    cat >"$pull_template" <<EOF
+apiVersion: clusterdeck/v1
+kind: Cluster
+name: pull-on-three-hosts
+description: a registry-only image, pulled by every host during the launch
+mode: multi-node
+roles:
+  - name: master
+    count: 1
+    task: {image: "$CLUSTERDECK_LAB_REGISTRY_ONLY_IMAGE", command: [sleep, "3600"]}
+  - name: worker
+    count: 6
+    max: 12
+    task: {image: "$CLUSTERDECK_LAB_REGISTRY_ONLY_IMAGE", command: [sleep, "3600"]}
+EOF
+fi
+
 mkdir -p "$out"
-xvfb-run -a -s "-screen 0 1600x1000x24" \
+CLUSTERDECK_SCREENSHOT_PULL_TEMPLATE="$pull_template" xvfb-run -a -s "-screen 0 1600x1000x24" \
     "$gui" --store "$store" --no-reconcile --screenshot-dir "$out"
 ls -l "$out"/*.png

@@ -12,6 +12,8 @@ PACKAGES=(
     # the lab: Docker hosts in network namespaces, etcd, the lab image's contents
     docker.io etcd-server etcd-client busybox-static dropbear-bin openssh-client
     iproute2 iptables openssl util-linux procps ca-certificates curl
+    # the lab registry (TLS + htpasswd) for pull tests
+    docker-registry apache2-utils
     # GUI tests, screenshots, the demo
     xvfb xauth imagemagick
     # packaging checks

@@ -10,7 +10,12 @@ Args Args::parse(const QStringList &args, const QStringList &valued, const QStri
     bool optionsEnded = false;
     for (int i = 0; i < args.size(); ++i) {
         QString arg = args.at(i);
-        if (optionsEnded || !arg.startsWith(QLatin1String("--"))) {
+        // Short options ("-u") only where a command names them; other words with one '-' stay
+        // positional (a negative number, a command's own options after the first word).
+        const bool shortOption = !arg.startsWith(QLatin1String("--")) &&
+                                 arg.startsWith(QLatin1Char('-')) &&
+                                 (valued.contains(arg) || flagNames.contains(arg));
+        if (optionsEnded || (!arg.startsWith(QLatin1String("--")) && !shortOption)) {
             a.positional.append(arg);
             continue;
         }

@@ -4,6 +4,7 @@
 #include "common/version.h"
 #include "controllercommands.h"
 #include "hostcommands.h"
+#include "imagecommands.h"
 #include "networkcommands.h"
 #include "prunecommands.h"
 #include "sessioncommands.h"
@@ -47,6 +48,13 @@ Commands:
   prune [--older-than DURATION] [--dry-run]
                                       forget ended sessions (never running ones); DURATION
                                       like 90s, 30m, 12h, 7d, 2w
+  image ls [--hosts H,...] [--json]   which images are on which host (a host x image matrix)
+  image pull IMAGE [--hosts H,...] [--if-not-present] [--json]
+                                      pull onto every (or the given) host at once, with progress
+  image rm IMAGE [--hosts H,...] [--force]
+  registry login [SERVER] -u USER [--password-stdin | -p PASSWORD] [--no-verify]
+  registry logout [SERVER] | registry ls [--json]
+                                      logins shared with the docker CLI (~/.docker/config.json)
 
 Options:
   --store URL     sqlite:///path/state.db or etcd://host:2379[,host2:2379]/prefix
@@ -78,6 +86,8 @@ const CommandEntry kCommands[] = {
     {"controller", controllerCommand},
     {"watch", watchCommand},
     {"prune", pruneCommand},
+    {"image", imageCommand},
+    {"registry", registryCommand},
 };
 
 } // namespace

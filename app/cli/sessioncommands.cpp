@@ -10,6 +10,7 @@
 #include "provision/provisionlabels.h"
 #include "provision/sessioncontroller.h"
 #include "provision/sessionjson.h"
+#include "pullprogressprinter.h"
 #include "store/statestore.h"
 #include "template/templateloader.h"
 #include "template/templatevalues.h"
@@ -246,15 +247,20 @@ int launchCommand(Context &context, const QStringList &args)
     if (settle)
         provisioner.setSettlePeriod(*settle);
     const bool live = !json && isatty(STDOUT_FILENO);
-    std::mutex printMutex;
+    // Pulls show as one bar per host on a terminal, as plain lines otherwise (never in --json).
+    PullProgressPrinter pulls(context.out(), live);
     if (live) {
         provisioner.setProgressCallback([&](const KernelRecord &k) {
-            std::lock_guard lock(printMutex);
-            context.out() << "  " << k.hostname.leftJustified(12) << ' '
-                          << toString(k.status).leftJustified(11) << ' ' << k.host << '\n';
-            context.out().flush();
+            pulls.line(QStringLiteral("  %1 %2 %3")
+                           .arg(k.hostname.leftJustified(12), toString(k.status).leftJustified(11),
+                                k.host));
         });
     }
+    if (!json)
+        provisioner.setPullProgressCallback(
+            [&](const QString &host, const QString &image, const Docker::PullProgress &p) {
+                pulls.update(host, image, p);
+            });
 
     if (a.flags.contains(QStringLiteral("--no-wait"))) {
         // Desired state only; a detached reconcile makes the hosts match it.

@@ -30,6 +30,13 @@ bool isGone(const Error &e)
     return e.kind == Error::Kind::NotFound || e.httpStatus == 404;
 }
 
+// Docker answers 409 "removal of container … is already in progress" while another client's
+// removal (say, of an `rm` that was killed) still runs: that removal will finish it.
+bool isBeingRemoved(const Error &e)
+{
+    return e.httpStatus == 409 && e.message.contains(QLatin1String("already in progress"));
+}
+
 // Does a fresh plan still call for `a`? Same kind on the same object.
 bool stillPlanned(const ReconcileAction &a, const ReconcilePlan &fresh, ReconcileAction *match)
 {
@@ -394,6 +401,14 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
             Docker::RemoveContainerOptions rm;
             rm.force = true;
             auto ok = (*client)->removeContainer(c.id, rm, call);
+            // Someone else's removal is under way: wait (bounded) until it is done.
+            for (int wait = 0; !ok && isBeingRemoved(ok.error()) && wait < 40; ++wait) {
+                if (m_cancel.isCancelled())
+                    break;
+                std::this_thread::sleep_for(250ms);
+                auto info = (*client)->inspectContainer(c.id, call);
+                ok = info ? Result<void>(fail(ok.error())) : Result<void>(fail(info.error()));
+            }
             std::lock_guard lock(mutex);
             if (ok || isGone(ok.error()))
                 ++removed;

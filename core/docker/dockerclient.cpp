@@ -6,6 +6,8 @@
 #include "http/httptransport.h"
 #include "tararchivebuilder.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QUrl>
 
 #include <algorithm>
@@ -214,6 +216,7 @@ Result<Http::HttpResponse> DockerClient::send(const Request &request,
     http.query = request.query;
     http.body = request.body;
     http.contentType = request.contentType;
+    http.headers = request.headers;
     http.timeout = options.timeout;
     http.cancel = options.cancel;
     if (request.onData) {
@@ -300,6 +303,76 @@ Result<ImageInfo> DockerClient::inspectImage(const QString &nameOrId,
     if (!response)
         return fail(response.error());
     return decoded(Json::decodeImageInfo(response->body), request);
+}
+
+Result<PullProgress> DockerClient::pullImage(const ImagePullSpec &pull, const PullSink &onProgress,
+                                             const CallOptions &options) const
+{
+    Request request;
+    request.method = "POST";
+    request.path = QStringLiteral("/images/create");
+    addQuery(request.query, QStringLiteral("fromImage"), pull.fromImage);
+    addQuery(request.query, QStringLiteral("tag"),
+             pull.tag.isEmpty() ? QStringLiteral("latest") : pull.tag);
+    if (!pull.registryAuth.isEmpty())
+        request.headers.append({"X-Registry-Auth", pull.registryAuth});
+    PullProgressDecoder decoder;
+    request.onData = [&](const QByteArray &chunk) {
+        if (decoder.feed(chunk) && onProgress)
+            return onProgress(decoder.progress());
+        return true;
+    };
+    const QChar separator = pull.tag.startsWith(QLatin1String("sha256:")) ? QLatin1Char('@')
+                                                                           : QLatin1Char(':');
+    const QString what = pull.fromImage + separator + pull.tag;
+    auto response = send(request, options);
+    if (!response)
+        return fail(response.error());
+    if (decoder.finish() && onProgress)
+        onProgress(decoder.progress());
+    const PullProgress &done = decoder.progress();
+    if (!done.error.isEmpty())
+        return fail(Error::Kind::Http, displayName(),
+                    QStringLiteral("pulling %1: %2").arg(what, done.error));
+    if (options.cancel.isCancelled())
+        return fail(Error::Kind::Cancelled, displayName(),
+                    QStringLiteral("pulling %1: cancelled").arg(what));
+    if (!done.finished)
+        return fail(Error::Kind::Cancelled, displayName(),
+                    QStringLiteral("pulling %1: stopped before the daemon finished").arg(what));
+    return done;
+}
+
+Result<RemovedImage> DockerClient::removeImage(const QString &nameOrId, bool force,
+                                               const CallOptions &options) const
+{
+    Request request;
+    request.method = "DELETE";
+    request.path = QStringLiteral("/images/%1").arg(pathPart(nameOrId));
+    addQuery(request.query, QStringLiteral("force"), flag(force));
+    auto response = send(request, options);
+    if (!response)
+        return fail(response.error());
+    return decoded(Json::decodeRemovedImage(response->body), request);
+}
+
+Result<AuthCheck> DockerClient::checkAuth(const QString &serverAddress, const QString &username,
+                                          const QString &password,
+                                          const CallOptions &options) const
+{
+    Request request;
+    request.method = "POST";
+    request.path = QStringLiteral("/auth");
+    request.body = QJsonDocument(QJsonObject{{QStringLiteral("username"), username},
+                                             {QStringLiteral("password"), password},
+                                             {QStringLiteral("serveraddress"), serverAddress}})
+                       .toJson(QJsonDocument::Compact);
+    auto response = send(request, options);
+    if (!response)
+        return fail(response.error());
+    const QJsonObject o = QJsonDocument::fromJson(response->body).object();
+    return AuthCheck{o.value(QLatin1String("Status")).toString(),
+                     o.value(QLatin1String("IdentityToken")).toString()};
 }
 
 // ---------------------------------------------------------------------------------------------

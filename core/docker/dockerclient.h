@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "dockerendpoint.h"
 #include "dockertypes.h"
+#include "pullprogress.h"
 
 #include <QByteArray>
 #include <QString>
@@ -54,6 +55,18 @@ public:
     Result<QList<ImageSummary>> listImages(const QStringList &labels = {},
                                            const CallOptions &options = {}) const;
     Result<ImageInfo> inspectImage(const QString &nameOrId, const CallOptions &options = {}) const;
+    // POST /images/create: pulls and reports the decoded progress after every change; `onProgress`
+    // returning false stops the pull (the daemon cancels it when the connection closes). A failure
+    // the daemon reports mid-stream is an error of kind Http with its message. Set
+    // options.timeout to 0 for no overall limit.
+    using PullSink = std::function<bool(const PullProgress &)>;
+    Result<PullProgress> pullImage(const ImagePullSpec &pull, const PullSink &onProgress = {},
+                                   const CallOptions &options = {}) const;
+    Result<RemovedImage> removeImage(const QString &nameOrId, bool force = false,
+                                     const CallOptions &options = {}) const;
+    // POST /auth: the daemon logs in to the registry (so its own CA trust applies).
+    Result<AuthCheck> checkAuth(const QString &serverAddress, const QString &username,
+                                const QString &password, const CallOptions &options = {}) const;
 
     // Containers
     Result<CreatedContainer> createContainer(const ContainerSpec &spec,
@@ -128,6 +141,7 @@ private:
         QUrlQuery query;
         QByteArray body;
         QByteArray contentType = "application/json";
+        QList<QPair<QByteArray, QByteArray>> headers;
         std::function<bool(const QByteArray &)> onData;
         QList<int> extraOkStatuses; // e.g. 304 for start/stop of an already started container
         bool versioned = true;

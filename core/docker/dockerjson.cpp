@@ -422,6 +422,22 @@ Result<ImageInfo> decodeImageInfo(const QByteArray &body)
     return image;
 }
 
+Result<RemovedImage> decodeRemovedImage(const QByteArray &body)
+{
+    auto array = parseArray(body, "removed image");
+    if (!array)
+        return fail(array.error());
+    RemovedImage removed;
+    for (const QJsonValue &v : std::as_const(*array)) {
+        const QJsonObject o = v.toObject();
+        if (const QString u = str(o, QLatin1String("Untagged")); !u.isEmpty())
+            removed.untagged.append(u);
+        if (const QString d = str(o, QLatin1String("Deleted")); !d.isEmpty())
+            removed.deleted.append(d);
+    }
+    return removed;
+}
+
 Result<CreatedContainer> decodeCreatedContainer(const QByteArray &body)
 {
     auto o = parseObject(body, "created container");

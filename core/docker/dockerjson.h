@@ -17,6 +17,7 @@ Result<VersionInfo> decodeVersion(const QByteArray &body);
 Result<SystemInfo> decodeSystemInfo(const QByteArray &body);
 Result<QList<ImageSummary>> decodeImageList(const QByteArray &body);
 Result<ImageInfo> decodeImageInfo(const QByteArray &body);
+Result<RemovedImage> decodeRemovedImage(const QByteArray &body);
 Result<CreatedContainer> decodeCreatedContainer(const QByteArray &body);
 Result<ContainerInfo> decodeContainerInfo(const QByteArray &body);
 Result<QList<ContainerSummary>> decodeContainerList(const QByteArray &body);

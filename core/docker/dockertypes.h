@@ -104,6 +104,28 @@ struct ImageSummary
     Labels labels;
 };
 
+// POST /images/create: what to pull and with which login.
+struct ImagePullSpec
+{
+    QString fromImage;        // "registry.example:5000/team/train" (no tag)
+    QString tag;              // "3" or a digest "sha256:…"; never empty (empty pulls every tag)
+    QByteArray registryAuth;  // X-Registry-Auth value; empty: anonymous
+};
+
+// DELETE /images/{name}: what the daemon untagged and deleted.
+struct RemovedImage
+{
+    QStringList untagged;
+    QStringList deleted;
+};
+
+// POST /auth: the daemon checked a login against a registry.
+struct AuthCheck
+{
+    QString status;        // "Login Succeeded"
+    QString identityToken; // some registries hand out a token to keep instead of the password
+};
+
 struct ImageInfo
 {
     QString id;

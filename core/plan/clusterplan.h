@@ -34,6 +34,12 @@ struct KernelSpec
     bool primary = false;
 
     QString image;
+    PullPolicy pullPolicy = PullPolicy::IfNotPresent;
+    // What the image was on the host when the kernel was first made ("name@sha256:…", else the
+    // image id): later recreations (restart, repair) use exactly that, not whatever the tag is now.
+    QString imageDigest;
+    // The reference to create from: the recorded digest once there is one.
+    const QString &imageToRun() const { return imageDigest.isEmpty() ? image : imageDigest; }
     QStringList entrypoint;
     QStringList command;
     QString workingDir;

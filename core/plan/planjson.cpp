@@ -71,6 +71,7 @@ QJsonObject PlanJson::toJson(const KernelSpec &k)
                        {QStringLiteral("local_rank"), k.localRank},
                        {QStringLiteral("primary"), k.primary},
                        {QStringLiteral("image"), k.image},
+                       {QStringLiteral("pull_policy"), TemplateValues::pullPolicyName(k.pullPolicy)},
                        {QStringLiteral("entrypoint"), list(k.entrypoint)},
                        {QStringLiteral("command"), list(k.command)},
                        {QStringLiteral("working_dir"), k.workingDir},

@@ -177,6 +177,7 @@ Result<ClusterPlan> resolvePlan(const ClusterTemplate &t, const LaunchOptions &o
             k.localRank = rank;
             k.primary = rank == 0;
             k.image = task.image;
+            k.pullPolicy = task.pullPolicy.value_or(PullPolicy::IfNotPresent);
             k.entrypoint = entrypoint;
             k.command = command;
             k.workingDir = task.workingDir.isEmpty() ? image.workingDir : task.workingDir;

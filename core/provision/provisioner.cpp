@@ -10,6 +10,8 @@
 #include "plan/planresolver.h"
 #include "plan/presets.h"
 #include "provisionlabels.h"
+#include "registry/imagereference.h"
+#include "registry/registryclient.h"
 #include "store/statestore.h"
 #include "template/templatevalues.h"
 
@@ -18,6 +20,7 @@
 #include <QSet>
 #include <QUuid>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -88,6 +91,7 @@ struct Provisioner::Run
     QString failedHostname;
     QHash<QString, KernelRecord> records;   // hostname → latest record
     QMap<QString, QStringList> volumesMade; // host → volume names made by this run
+    QMap<QString, QStringList> imagesPulled; // host → images this run pulled (rolled back too)
 
     Docker::CallOptions call() const
     {
@@ -173,6 +177,27 @@ Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
                 continue;
             images.insert(role.task.image, imageDefaultsOf(*info));
             break;
+        }
+        // No host has it yet (it is pulled after placement): ask the registry for its config,
+        // so its ENV and labels (service ports) count as for an image that is there.
+        if (!images.contains(role.task.image) &&
+            role.task.pullPolicy.value_or(PullPolicy::IfNotPresent) != PullPolicy::Never) {
+            auto ref = Registry::ImageReference::parse(role.task.image);
+            if (!ref)
+                continue;
+            auto lookup = m_credentials ? m_credentials : Registry::ImagePuller::dockerConfigLookup();
+            auto creds = lookup(ref->authKey());
+            Registry::RegistryClient registry(
+                ref->isDockerHub() ? QStringLiteral("registry-1.docker.io") : ref->domain,
+                creds ? *creds : std::nullopt);
+            registry.setTimeout(10s);
+            auto defaults = registry.imageDefaults(ref->repository,
+                                                   ref->digest.isEmpty() ? ref->tag : ref->digest);
+            if (defaults)
+                images.insert(role.task.image, *defaults);
+            else
+                qCInfo(lcProvision).noquote() << "defaults of" << role.task.image
+                                              << "unknown before the pull:" << defaults.error().toString();
         }
     }
 
@@ -406,6 +431,21 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
     if (!removed)
         qCWarning(lcProvision) << "rollback of" << plan.sessionId
                                << "incomplete:" << removed.error().toString();
+    // Images this launch pulled go too (a host that had one keeps it; one in use stays).
+    QMap<QString, QStringList> pulled;
+    {
+        std::lock_guard lock(run.mutex);
+        pulled = run.imagesPulled;
+    }
+    for (auto it = pulled.cbegin(); it != pulled.cend(); ++it) {
+        for (const QString &image : it.value()) {
+            Docker::CallOptions call;
+            call.timeout = 30s;
+            if (auto gone = run.clients.value(it.key())->removeImage(image, false, call); !gone)
+                qCInfo(lcProvision).noquote() << "keeping pulled image" << image << "on"
+                                              << it.key() << ":" << gone.error().toString();
+        }
+    }
     const KernelStatus final = cancelled ? KernelStatus::Cancelled : KernelStatus::Error;
     for (const KernelSpec &k : plan.kernels) {
         const QString why =
@@ -436,35 +476,16 @@ Result<void> Provisioner::prepareHosts(Run &run)
         std::function<Result<void>()> run;
     };
     QList<Task> tasks;
-    QMap<QString, QSet<QString>> imagesOf;
     QMap<QString, QMap<QString, Mount>> volumesOf;
     for (const KernelSpec &k : plan.kernels) {
         const QString host = placement.hostOf.value(k.hostname);
-        imagesOf[host].insert(k.image);
         for (const Mount &m : k.mounts) {
             if (m.type == Mount::Type::Volume && !m.source.isEmpty())
                 volumesOf[host].insert(m.source, m);
         }
     }
-    for (auto it = imagesOf.cbegin(); it != imagesOf.cend(); ++it) {
-        for (const QString &image : it.value()) {
-            const QString host = it.key();
-            tasks.append({host, [&run, host, image]() -> Result<void> {
-                              auto info = run.clients.value(host)->inspectImage(image, run.call());
-                              if (info)
-                                  return {};
-                              if (isGone(info.error()))
-                                  return fail(
-                                      Error::Kind::NotFound, QStringLiteral("host %1").arg(host),
-                                      QStringLiteral("image '%1' is not present on host %2 (no "
-                                                     "registry is reachable: load it there, "
-                                                     "e.g. docker save | docker load)")
-                                          .arg(image, host));
-                              return fail(info.error().withContext(
-                                  QStringLiteral("checking image %1 on host %2").arg(image, host)));
-                          }});
-        }
-    }
+    // Images: every host that lacks one pulls it, all hosts at once, each image once per host.
+    tasks.append({QString(), [this, &run]() { return pullImages(run); }});
     for (auto it = volumesOf.cbegin(); it != volumesOf.cend(); ++it) {
         for (const Mount &m : it.value()) {
             const QString host = it.key();
@@ -542,12 +563,133 @@ Result<void> Provisioner::prepareHosts(Run &run)
     return {};
 }
 
+Result<void> Provisioner::pullImages(Run &run)
+{
+    // One target per (host, image); the strictest policy of the kernels sharing it wins.
+    struct Want
+    {
+        QString host;
+        QString image;
+        PullPolicy policy;
+    };
+    QList<Want> wants;
+    for (const KernelSpec &k : run.spec.plan.kernels) {
+        const QString host = run.spec.placement.hostOf.value(k.hostname);
+        // A recorded digest is immutable: pulling it again can never change it.
+        const PullPolicy policy =
+            !k.imageDigest.isEmpty() && k.pullPolicy == PullPolicy::Always ? PullPolicy::IfNotPresent
+                                                                            : k.pullPolicy;
+        auto same = std::find_if(wants.begin(), wants.end(), [&](const Want &w) {
+            return w.host == host && w.image == k.imageToRun();
+        });
+        if (same == wants.end())
+            wants.append({host, k.imageToRun(), policy});
+        else if (policy == PullPolicy::Always || same->policy == PullPolicy::Never)
+            same->policy = policy;
+    }
+
+    QList<Registry::PullTarget> targets;
+    QList<Want> never;
+    for (const Want &w : std::as_const(wants)) {
+        if (w.policy == PullPolicy::Never)
+            never.append(w);
+        else
+            targets.append({w.host, run.clients.value(w.host), w.image,
+                            w.policy == PullPolicy::IfNotPresent});
+    }
+    QHash<QString, QString> pinned; // host + image → digest or image id
+    auto key = [](const QString &host, const QString &image) -> QString {
+        return host + QLatin1Char('\n') + image;
+    };
+
+    // pullPolicy: never — today's refusal when the host lacks it.
+    for (const Want &w : std::as_const(never)) {
+        auto info = run.clients.value(w.host)->inspectImage(w.image, run.call());
+        if (!info) {
+            if (isGone(info.error()))
+                return fail(Error::Kind::NotFound, QStringLiteral("host %1").arg(w.host),
+                            QStringLiteral("image '%1' is not present on host %2 (pullPolicy is "
+                                           "never: load it there, e.g. docker save | docker "
+                                           "load, or pull it with clusterdeckctl image pull)")
+                                .arg(w.image, w.host));
+            return fail(info.error().withContext(
+                QStringLiteral("checking image %1 on host %2").arg(w.image, w.host)));
+        }
+        QString digest = info->id;
+        if (auto ref = Registry::ImageReference::parse(w.image)) {
+            for (const QString &d : std::as_const(info->repoDigests)) {
+                if (d.startsWith(QString(ref->name() + QLatin1Char('@'))))
+                    digest = d;
+            }
+        }
+        pinned.insert(key(w.host, w.image), digest);
+    }
+
+    if (!targets.isEmpty()) {
+        Registry::ImagePuller puller;
+        puller.setCredentialLookup(m_credentials ? m_credentials
+                                                 : Registry::ImagePuller::dockerConfigLookup());
+        puller.setCallTimeout(run.timeout);
+        if (m_pullProgress)
+            puller.setProgressCallback(
+                [this](const Registry::PullTarget &t, const Docker::PullProgress &p) {
+                    m_pullProgress(t.host, t.image, p);
+                });
+        const QList<Registry::PullOutcome> outcomes = puller.run(targets, run.ops);
+        for (const Registry::PullOutcome &o : outcomes) {
+            if (o.pulled) {
+                std::lock_guard lock(run.mutex);
+                run.imagesPulled[o.host].append(o.image);
+            }
+            if (!o.error)
+                pinned.insert(key(o.host, o.image), o.pinnedReference());
+        }
+        QStringList pulled;
+        for (const Registry::PullOutcome &o : outcomes) {
+            if (o.pulled)
+                pulled.append(QStringLiteral("%1 on %2 (%3 MB)")
+                                  .arg(o.image, o.host)
+                                  .arg(double(o.bytes) / 1e6, 0, 'f', 1));
+        }
+        if (!pulled.isEmpty())
+            logEvent(run.spec.plan.sessionId, {}, QStringLiteral("pull"),
+                     pulled.join(QStringLiteral(", ")));
+        if (auto e = Registry::ImagePuller::firstError(outcomes))
+            return fail(*e);
+    }
+
+    // Record what each kernel runs, so a restart recreates exactly that.
+    bool changed = false;
+    for (KernelSpec &k : run.spec.plan.kernels) {
+        if (!k.imageDigest.isEmpty())
+            continue;
+        const QString d = pinned.value(key(run.spec.placement.hostOf.value(k.hostname), k.image));
+        if (!d.isEmpty()) {
+            k.imageDigest = d;
+            changed = true;
+        }
+    }
+    if (changed) {
+        SessionRecord s;
+        {
+            std::lock_guard lock(run.mutex);
+            QJsonObject options = run.session.launchOptions;
+            options.insert(QStringLiteral("spec"), run.spec.toJson());
+            run.session.launchOptions = options;
+            s = run.session;
+        }
+        if (auto ok = m_store->updateSession(s); !ok)
+            return fail(ok.error().withContext(QStringLiteral("recording image digests")));
+    }
+    return {};
+}
+
 Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const QString &network,
                                                     const QString &storeId)
 {
     Docker::ContainerSpec c;
     c.name = k.containerName;
-    c.image = k.image;
+    c.image = k.imageToRun();
     c.hostname = k.hostname;
     for (auto it = k.env.cbegin(); it != k.env.cend(); ++it)
         c.env.append(it.key() + QLatin1Char('=') + it.value());

@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "http/httptypes.h"
 #include "placement/placement.h"
+#include "registry/imagepuller.h"
 #include "plan/imagedefaults.h"
 #include "plan/launchoptions.h"
 #include "sessionspec.h"
@@ -49,6 +50,9 @@ class Provisioner : public QObject
 
 public:
     using ProgressCallback = std::function<void(const KernelRecord &kernel)>;
+    // One pull on one host changed (worker threads).
+    using PullProgressCallback = std::function<void(const QString &host, const QString &image,
+                                                    const Docker::PullProgress &progress)>;
 
     Provisioner(StateStore *store, HostRegistry *registry, QObject *parent = nullptr);
     ~Provisioner() override;
@@ -63,6 +67,12 @@ public:
     std::chrono::milliseconds settlePeriod() const { return m_settle; }
     void setProgressCallback(ProgressCallback callback) { m_progress = std::move(callback); }
     void setActor(const QString &actor) { m_actor = actor; }
+    void setPullProgressCallback(PullProgressCallback callback) { m_pullProgress = std::move(callback); }
+    // Registry logins for pulls; unset: the user's Docker config ($DOCKER_CONFIG, ~/.docker).
+    void setCredentialLookup(Registry::ImagePuller::CredentialLookup lookup)
+    {
+        m_credentials = std::move(lookup);
+    }
 
     // prepare() then provision(): returns the session as it ended (RUNNING), or the error that
     // made it end in ERROR / CANCELLED (the session then exists in the store with the reason).
@@ -102,6 +112,7 @@ private:
     struct Run;
     Result<SessionRecord> doProvision(Run &run);
     Result<void> prepareHosts(Run &run);
+    Result<void> pullImages(Run &run);
     Result<void> createKernel(Run &run, const KernelSpec &kernel);
     Result<void> settle(Run &run);
     void setKernelStatus(Run &run, const QString &hostname, KernelStatus status,
@@ -116,6 +127,8 @@ private:
     std::chrono::milliseconds m_callTimeout{60000};
     std::chrono::milliseconds m_settle{2000};
     ProgressCallback m_progress;
+    PullProgressCallback m_pullProgress;
+    Registry::ImagePuller::CredentialLookup m_credentials;
     QString m_actor;
 };
 

@@ -74,6 +74,8 @@ QJsonObject kernelToJson(const KernelSpec &k)
                        {QStringLiteral("local_rank"), k.localRank},
                        {QStringLiteral("primary"), k.primary},
                        {QStringLiteral("image"), k.image},
+                       {QStringLiteral("pull_policy"), TemplateValues::pullPolicyName(k.pullPolicy)},
+                       {QStringLiteral("image_digest"), k.imageDigest},
                        {QStringLiteral("entrypoint"), listToJson(k.entrypoint)},
                        {QStringLiteral("command"), listToJson(k.command)},
                        {QStringLiteral("working_dir"), k.workingDir},
@@ -98,6 +100,9 @@ KernelSpec kernelFromJson(const QJsonObject &o)
     k.localRank = o.value(QStringLiteral("local_rank")).toInt();
     k.primary = o.value(QStringLiteral("primary")).toBool();
     k.image = o.value(QStringLiteral("image")).toString();
+    k.pullPolicy = TemplateValues::parsePullPolicy(o.value(QStringLiteral("pull_policy")).toString())
+                       .value_or(PullPolicy::IfNotPresent);
+    k.imageDigest = o.value(QStringLiteral("image_digest")).toString();
     k.entrypoint = listFromJson(o.value(QStringLiteral("entrypoint")));
     k.command = listFromJson(o.value(QStringLiteral("command")));
     k.workingDir = o.value(QStringLiteral("working_dir")).toString();

@@ -52,10 +52,15 @@ struct Resources
     friend bool operator==(const Resources &, const Resources &) = default;
 };
 
+// When a host pulls the task's image: only when it lacks it (the default), before every launch,
+// or never (the image must already be on every host the placement chose).
+enum class PullPolicy { IfNotPresent, Always, Never };
+
 // One kind of kernel.
 struct TaskTemplate
 {
     QString image;
+    std::optional<PullPolicy> pullPolicy; // unset: if-not-present
     QStringList entrypoint;
     QStringList command;
     QString workingDir;

@@ -732,6 +732,17 @@ private:
         }
 
         task.image = optionalString(n, path, QStringLiteral("image"));
+        if (const YAML::Node p = n["pullPolicy"]; present(p)) {
+            const QString where = join(path, QStringLiteral("pullPolicy"));
+            if (auto s = scalar(p, where)) {
+                if (auto policy = parsePullPolicy(*s))
+                    task.pullPolicy = *policy;
+                else
+                    badChoice(p, where, *s,
+                              {QStringLiteral("if-not-present"), QStringLiteral("always"),
+                               QStringLiteral("never")});
+            }
+        }
         if (const YAML::Node e = n["entrypoint"]; present(e))
             task.entrypoint = commandLine(e, join(path, QStringLiteral("entrypoint")));
         if (const YAML::Node c = n["command"]; present(c))
@@ -953,7 +964,8 @@ QStringList TemplateLoader::roleKeys()
 QStringList TemplateLoader::taskKeys()
 {
     return {QStringLiteral("apiVersion"), QStringLiteral("kind"),       QStringLiteral("extends"),
-            QStringLiteral("image"),      QStringLiteral("entrypoint"), QStringLiteral("command"),
+            QStringLiteral("image"),      QStringLiteral("pullPolicy"), QStringLiteral("entrypoint"),
+            QStringLiteral("command"),
             QStringLiteral("workingDir"), QStringLiteral("user"),       QStringLiteral("env"),
             QStringLiteral("resources"),  QStringLiteral("mounts"),     QStringLiteral("bootstrap"),
             QStringLiteral("ports"),      QStringLiteral("labels")};

@@ -240,6 +240,28 @@ std::optional<StartupOrder> parseStartupOrder(const QString &text)
     return std::nullopt;
 }
 
+QString pullPolicyName(PullPolicy policy)
+{
+    switch (policy) {
+    case PullPolicy::Always:
+        return QStringLiteral("always");
+    case PullPolicy::Never:
+        return QStringLiteral("never");
+    case PullPolicy::IfNotPresent:
+        break;
+    }
+    return QStringLiteral("if-not-present");
+}
+
+std::optional<PullPolicy> parsePullPolicy(const QString &text)
+{
+    for (PullPolicy p : {PullPolicy::IfNotPresent, PullPolicy::Always, PullPolicy::Never}) {
+        if (pullPolicyName(p) == text)
+            return p;
+    }
+    return std::nullopt;
+}
+
 QString failureActionName(FailurePolicy::Action action)
 {
     switch (action) {
@@ -394,6 +416,8 @@ TaskTemplate mergeTasks(const TaskTemplate &base, const TaskTemplate &overlay)
             target = value;
     };
     pick(result.image, overlay.image);
+    if (overlay.pullPolicy)
+        result.pullPolicy = overlay.pullPolicy;
     pick(result.workingDir, overlay.workingDir);
     pick(result.user, overlay.user);
     pick(result.bootstrap, overlay.bootstrap);

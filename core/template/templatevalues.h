@@ -49,6 +49,8 @@ QString modeName(ClusterMode mode);
 std::optional<ClusterMode> parseMode(const QString &text);
 QString startupOrderName(StartupOrder order);
 std::optional<StartupOrder> parseStartupOrder(const QString &text);
+QString pullPolicyName(PullPolicy policy);
+std::optional<PullPolicy> parsePullPolicy(const QString &text);
 QString failureActionName(FailurePolicy::Action action);
 std::optional<FailurePolicy::Action> parseFailureAction(const QString &text);
 // none, primary-exits, all-exit, role-exits

@@ -98,6 +98,8 @@ void writeScalar(YAML::Emitter &out, const char *key, const QString &value)
 void writeTaskFields(YAML::Emitter &out, const TaskTemplate &task)
 {
     writeScalar(out, "image", task.image);
+    if (task.pullPolicy)
+        writeScalar(out, "pullPolicy", TemplateValues::pullPolicyName(*task.pullPolicy));
     writeList(out, "entrypoint", task.entrypoint);
     writeList(out, "command", task.command);
     writeScalar(out, "workingDir", task.workingDir);

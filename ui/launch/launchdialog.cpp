@@ -23,6 +23,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QLineEdit>
 #include <QLoggingCategory>
 #include <QPlainTextEdit>
@@ -97,6 +98,9 @@ LaunchDialog::LaunchDialog(ConsoleController *controller, QWidget *parent)
     , m_previewStatus(new QLabel)
     , m_progress(new QTreeWidget)
     , m_bar(new QProgressBar)
+    , m_pullBox(new QWidget)
+    , m_pullForm(new QFormLayout(m_pullBox))
+    , m_pullTotal(new QProgressBar)
     , m_error(new QPlainTextEdit)
     , m_launch(new QPushButton(tr("&Launch")))
     , m_cancel(new QPushButton(tr("Cancel Launch")))
@@ -181,6 +185,13 @@ LaunchDialog::LaunchDialog(ConsoleController *controller, QWidget *parent)
     auto *progressGroup = new QGroupBox(tr("Progress"));
     auto *progressLayout = new QVBoxLayout(progressGroup);
     progressLayout->addWidget(m_bar);
+    // Shown once a host starts pulling an image it lacks.
+    m_pullForm->setContentsMargins(0, 0, 0, 0);
+    m_pullTotal->setRange(0, 1000);
+    m_pullTotal->setFormat(tr("pulling images: %p%"));
+    m_pullForm->addRow(tr("All hosts:"), m_pullTotal);
+    m_pullBox->hide();
+    progressLayout->addWidget(m_pullBox);
     progressLayout->addWidget(m_progress);
     auto *right = new QSplitter(Qt::Vertical);
     right->addWidget(previewGroup);
@@ -440,6 +451,13 @@ void LaunchDialog::launch()
     }
     m_bar->setRange(0, std::max(total, 1));
     m_bar->setValue(0);
+    for (QProgressBar *b : std::as_const(m_pullBars)) {
+        m_pullForm->removeRow(b);
+    }
+    m_pullBars.clear();
+    m_pullFractions.clear();
+    m_pullTotal->setValue(0);
+    m_pullBox->hide();
 
     LaunchRequest request;
     request.clusterTemplate = *m_loaded;
@@ -466,6 +484,19 @@ void LaunchDialog::launch()
                     },
                     Qt::QueuedConnection);
             });
+            provisioner.setPullProgressCallback(
+                [self](const QString &host, const QString &image, const Docker::PullProgress &p) {
+                    const double fraction = p.fraction();
+                    const qint64 down = p.downloadedBytes(), total = p.totalBytes();
+                    const QString error = p.error;
+                    QMetaObject::invokeMethod(
+                        self.data(),
+                        [=] {
+                            if (self)
+                                self->setPullProgress(host, image, fraction, down, total, error);
+                        },
+                        Qt::QueuedConnection);
+                });
             return provisioner.launch(request, cancel);
         },
         [self](const Result<SessionRecord> &result) {
@@ -498,6 +529,40 @@ void LaunchDialog::setKernelStatus(const QString &hostname, const QString &statu
         m_bar->setMaximum(m_progress->topLevelItemCount());
     }
     m_bar->setValue(running);
+}
+
+void LaunchDialog::setPullProgress(const QString &host, const QString &image, double fraction,
+                                   qint64 downloaded, qint64 total, const QString &error)
+{
+    m_pullBox->show();
+    QProgressBar *bar = m_pullBars.value(host);
+    if (!bar) {
+        bar = new QProgressBar;
+        bar->setRange(0, 1000);
+        m_pullBars.insert(host, bar);
+        m_pullForm->addRow(host + QLatin1Char(':'), bar);
+    }
+    m_pullFractions[host][image] = fraction;
+    double hostSum = 0;
+    for (double f : std::as_const(m_pullFractions[host]))
+        hostSum += f;
+    bar->setValue(int(1000 * hostSum / double(m_pullFractions[host].size())));
+    const QLocale locale;
+    bar->setFormat(error.isEmpty()
+                       ? tr("%1  %2 of %3")
+                             .arg(image.section(QLatin1Char('/'), -1),
+                                  locale.formattedDataSize(downloaded, 1, QLocale::DataSizeSIFormat),
+                                  locale.formattedDataSize(total, 1, QLocale::DataSizeSIFormat))
+                       : tr("failed: %1").arg(error));
+    double all = 0;
+    int n = 0;
+    for (const auto &images : std::as_const(m_pullFractions)) {
+        for (double f : images) {
+            all += f;
+            ++n;
+        }
+    }
+    m_pullTotal->setValue(n ? int(1000 * all / n) : 0);
 }
 
 void LaunchDialog::finishLaunch(bool ok, const QString &sessionId, const QString &message)

@@ -53,6 +53,9 @@ public:
     QTreeWidget *progressTree() const { return m_progress; }
     QProgressBar *progressBar() const { return m_bar; }
     QPlainTextEdit *errorText() const { return m_error; }
+    // Image pulls during the launch: one bar per host, plus the total.
+    QProgressBar *pullBar(const QString &host) const { return m_pullBars.value(host); }
+    QProgressBar *pullTotalBar() const { return m_pullTotal; }
 
     // What launching now would send, and where it would land (or why it would not fit).
     Result<LaunchOptions> launchOptions() const;
@@ -79,6 +82,8 @@ private:
     void loadTemplate(int index);
     void rebuildRoles();
     void setKernelStatus(const QString &hostname, const QString &status);
+    void setPullProgress(const QString &host, const QString &image, double fraction,
+                         qint64 downloaded, qint64 total, const QString &error);
     void finishLaunch(bool ok, const QString &sessionId, const QString &message);
     QList<HostCapacity> capacities() const;
 
@@ -96,6 +101,11 @@ private:
     QLabel *m_previewStatus;
     QTreeWidget *m_progress;
     QProgressBar *m_bar;
+    QWidget *m_pullBox;
+    QFormLayout *m_pullForm;
+    QProgressBar *m_pullTotal;
+    QMap<QString, QProgressBar *> m_pullBars;
+    QMap<QString, QMap<QString, double>> m_pullFractions; // host → image → 0..1
     QPlainTextEdit *m_error;
     QPushButton *m_launch;
     QPushButton *m_cancel;

@@ -4,6 +4,7 @@
 #include "console/consolecontroller.h"
 #include "events/eventsview.h"
 #include "hosts/hostsview.h"
+#include "images/imagesview.h"
 #include "launch/launchdialog.h"
 #include "sessions/sessionsview.h"
 #include "templates/templateeditor.h"
@@ -46,6 +47,13 @@ MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
     templates->setKnownImages(TemplateEditor::imagesOf(m_controller->hostStatuses()));
     m_tabs->addTab(templates, tr("Templates"));
     m_tabs->addTab(new EventsView(m_controller), tr("Events"));
+    auto *images = new ImagesView(m_controller);
+    m_tabs->addTab(images, tr("Images"));
+    // Listing images asks every host: only when the tab is looked at.
+    connect(m_tabs, &QTabWidget::currentChanged, images, [this, images](int index) {
+        if (m_tabs->widget(index) == images)
+            images->refresh();
+    });
     setCentralWidget(m_tabs);
 
     setupToolBar();

@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QLoggingCategory>
 #include <QPixmap>
+#include <QProgressBar>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTimer>
@@ -108,6 +109,40 @@ void ScreenshotTour::run()
     settle(500);
     save(dialog, QStringLiteral("launch-dialog.png"));
     dialog->close();
+
+    tabs->setCurrentIndex(4); // Images: lists every host's images when shown
+    settle(2500);
+    save(m_window, QStringLiteral("images.png"));
+    tabs->setCurrentIndex(0);
+
+    // A launch that pulls an image on three hosts (scripts/screenshots.sh writes a template
+    // naming the lab registry's registry-only tag): caught mid-pull, then cancelled.
+    const QString pullTemplate = qEnvironmentVariable("CLUSTERDECK_SCREENSHOT_PULL_TEMPLATE");
+    if (!pullTemplate.isEmpty()) {
+        auto *pulling = new LaunchDialog(m_window->controller(), m_window);
+        pulling->addTemplateFile(pullTemplate);
+        pulling->selectTemplate(pullTemplate);
+        pulling->show();
+        settle(500);
+        pulling->launch();
+        // Until every host's bar moves (or 60 s), then the picture.
+        for (int i = 0; i < 600; ++i) {
+            settle(100);
+            QProgressBar *total = pulling->pullTotalBar();
+            int moving = 0;
+            for (const QString &h : {QStringLiteral("h1"), QStringLiteral("h2"), QStringLiteral("h3")}) {
+                if (QProgressBar *b = pulling->pullBar(h); b && b->value() > 100)
+                    ++moving;
+            }
+            if ((moving == 3 && total->value() > 250) || !pulling->isLaunching())
+                break;
+        }
+        save(pulling, QStringLiteral("launch-pulling.png"));
+        pulling->cancelLaunch();
+        for (int i = 0; i < 600 && pulling->isLaunching(); ++i)
+            settle(100);
+        pulling->close();
+    }
     QApplication::quit();
 }
 

@@ -1,6 +1,11 @@
 #include "roletaskeditor.h"
 
+#include "registry/imagereference.h"
+#include "registry/registryclient.h"
 #include "template/templatevalues.h"
+
+#include <QFutureWatcher>
+#include <QtConcurrent>
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -201,6 +206,7 @@ void RoleTaskEditor::buildUi()
     layout->addWidget(m_box);
 
     connect(m_image, &QComboBox::editTextChanged, this, &RoleTaskEditor::changed);
+    connect(m_image->lineEdit(), &QLineEdit::editingFinished, this, &RoleTaskEditor::offerRegistryTags);
     connect(m_command, &QLineEdit::textEdited, this, &RoleTaskEditor::changed);
     connect(m_memory, &QLineEdit::textEdited, this, &RoleTaskEditor::changed);
     for (QSpinBox *s : {m_min, m_max, m_count})
@@ -369,6 +375,33 @@ void RoleTaskEditor::setKnownImages(const QStringList &images)
     m_image->addItems(images);
     m_image->setCurrentIndex(-1); // no item is "current" unless the text is one
     m_image->setEditText(current);
+}
+
+void RoleTaskEditor::offerRegistryTags()
+{
+    const QString text = m_image->currentText().trimmed();
+    auto ref = Registry::ImageReference::parse(text);
+    if (!ref || ref->isDockerHub() || ref->name() == m_tagsAskedFor)
+        return;
+    m_tagsAskedFor = ref->name();
+    auto *watcher = new QFutureWatcher<Result<QStringList>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+        watcher->deleteLater();
+        const Result<QStringList> tags = watcher->result();
+        if (!tags) {
+            m_image->setToolTip(tags.error().toString());
+            return;
+        }
+        const QScopedValueRollback updating(m_updating, true);
+        const QString current = m_image->currentText();
+        for (const QString &t : *tags) {
+            if (m_image->findText(t) < 0)
+                m_image->addItem(t);
+        }
+        m_image->setEditText(current);
+        m_image->setToolTip(tr("%n tag(s) in the registry", nullptr, int(tags->size())));
+    });
+    watcher->setFuture(QtConcurrent::run([text] { return Registry::RegistryClient::tagReferences(text); }));
 }
 
 QString RoleTaskEditor::joinCommand(const QStringList &args)

@@ -52,6 +52,9 @@ public:
     QString memoryText() const;
 
     void setKnownImages(const QStringList &images);
+    // Asks the registry named in the image box for the repository's tags (off the GUI thread)
+    // and offers them beside the hosts' images. Docker Hub is not asked.
+    void offerRegistryTags();
 
     // Highlights the widget of `path` (relative to the role: "task.env.FOO", "task.ports[0]",
     // "max") with `message` as tooltip; false when no widget here shows that field.
@@ -107,6 +110,7 @@ private:
     QLabel *m_taskFileNote = nullptr;
     QPushButton *m_inline = nullptr;
     QComboBox *m_image = nullptr;
+    QString m_tagsAskedFor; // the repository whose registry tags the image box offers
     QLineEdit *m_command = nullptr;
     QSpinBox *m_min = nullptr;
     QSpinBox *m_max = nullptr;
