@@ -7,6 +7,7 @@
 #include "hostcommands.h"
 #include "imagecommands.h"
 #include "networkcommands.h"
+#include "prunecommands.h"
 #include "sessioncommands.h"
 #include "templatecommands.h"
 #include "topcommand.h"
@@ -46,6 +47,9 @@ Commands:
                                       run the controller in the foreground (leader election;
                                       SIGTERM resigns and exits)
   watch                               follow the store's changes (statuses, events, leader)
+  prune [--older-than DURATION] [--dry-run]
+                                      forget ended sessions (never running ones); DURATION
+                                      like 90s, 30m, 12h, 7d, 2w
   image ls [--hosts H,...] [--json]   which images are on which host (a host x image matrix)
   image pull IMAGE [--hosts H,...] [--if-not-present] [--json]
                                       pull onto every (or the given) host at once, with progress
@@ -91,6 +95,7 @@ const CommandEntry kCommands[] = {
     {"reconcile", reconcileCommand},
     {"controller", controllerCommand},
     {"watch", watchCommand},
+    {"prune", pruneCommand},
     {"image", imageCommand},
     {"registry", registryCommand},
     {"exec", execCommand},

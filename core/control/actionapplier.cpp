@@ -56,11 +56,11 @@ bool stillPlanned(const ReconcileAction &a, const ReconcilePlan &fresh, Reconcil
 
 } // namespace
 
-ActionApplier::ActionApplier(StateStore *store, HostRegistry *registry, QString storeId,
+ActionApplier::ActionApplier(StateStore *store, HostRegistry *registry, StoreIdentity self,
                              QString actor)
     : m_store(store)
     , m_registry(registry)
-    , m_storeId(std::move(storeId))
+    , m_self(std::move(self))
     , m_actor(std::move(actor))
 {}
 
@@ -200,7 +200,7 @@ ReconcileReport ActionApplier::apply(const ReconcilePlan &plan, const QList<Host
             continue;
         }
         const Observed fresh = observeSession(sid, hosts);
-        const ReconcilePlan again = planReconcile(fresh, m_storeId, m_grace);
+        const ReconcilePlan again = planReconcile(fresh, m_self, m_grace);
         bool removedObjects = false;
         for (const ReconcileAction &a : actions) {
             ReconcileAction current;
@@ -238,7 +238,7 @@ void ActionApplier::followThrough(const QString &sessionId, const QList<HostReco
         if (look > 0)
             std::this_thread::sleep_for(500ms);
         const Observed after = observeSession(sessionId, hosts);
-        const QList<ReconcileAction> actions = planReconcile(after, m_storeId, m_grace).actions;
+        const QList<ReconcileAction> actions = planReconcile(after, m_self, m_grace).actions;
         const auto mark = std::find_if(actions.cbegin(), actions.cend(), [&](const auto &a) {
             return a.sessionId == sessionId &&
                    (a.kind == Kind::MarkTerminated || a.kind == Kind::MarkTerminating);
@@ -333,7 +333,9 @@ ActionApplier::Outcome ActionApplier::removeContainer(const ReconcileAction &a, 
     if (!info)
         return isGone(info.error()) ? Outcome{true, QStringLiteral("already gone")}
                                     : Outcome{false, info.error().toString()};
-    if (info->labels.value(ProvisionLabels::store()) != m_storeId ||
+    // An orphan's session is unknown to the store: only this store's id makes it ours.
+    const bool knownSession = a.kind != Kind::RemoveOrphanContainer;
+    if (!m_self.owns(info->labels.value(ProvisionLabels::store()), knownSession) ||
         info->labels.value(ProvisionLabels::session()) != a.sessionId ||
         (checkKernel && info->labels.value(ProvisionLabels::kernel()) != a.kernelId))
         return {false, QStringLiteral("left alone: its labels changed")};
@@ -360,7 +362,7 @@ ActionApplier::Outcome ActionApplier::removeNetwork(const ReconcileAction &a)
     if (!info)
         return isGone(info.error()) ? Outcome{true, QStringLiteral("already gone")}
                                     : Outcome{false, info.error().toString()};
-    if (info->labels.value(ProvisionLabels::store()) != m_storeId ||
+    if (!m_self.owns(info->labels.value(ProvisionLabels::store()), false) ||
         info->labels.value(ProvisionLabels::session()) != a.sessionId)
         return {false, QStringLiteral("left alone: its labels changed")};
     auto removed = (*client)->removeNetwork(info->id, call);
@@ -394,7 +396,7 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
         call.cancel = m_cancel;
         for (const Docker::ContainerSummary &c : listing.containers) {
             if (c.labels.value(ProvisionLabels::session()) != a.sessionId ||
-                c.labels.value(ProvisionLabels::store()) != m_storeId)
+                !m_self.owns(c.labels.value(ProvisionLabels::store()), true))
                 continue;
             Docker::RemoveContainerOptions rm;
             rm.force = true;
@@ -416,7 +418,7 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
         }
         for (const Docker::NetworkInfo &n : listing.networks) {
             if (n.labels.value(ProvisionLabels::session()) != a.sessionId ||
-                n.labels.value(ProvisionLabels::store()) != m_storeId)
+                !m_self.owns(n.labels.value(ProvisionLabels::store()), true))
                 continue;
             // An overlay keeps its endpoints for a moment after the last container left.
             Result<void> ok;

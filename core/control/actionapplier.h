@@ -5,6 +5,7 @@
 #include "http/httptypes.h"
 #include "reconcilereport.h"
 #include "store/records.h"
+#include "store/storeidentity.h"
 
 #include <QString>
 
@@ -23,7 +24,7 @@ class StateStore;
 class ActionApplier
 {
 public:
-    ActionApplier(StateStore *store, HostRegistry *registry, QString storeId, QString actor);
+    ActionApplier(StateStore *store, HostRegistry *registry, StoreIdentity self, QString actor);
 
     void setOrphanGrace(std::chrono::seconds grace) { m_grace = grace; }
     void setStopTimeout(int seconds) { m_stopTimeout = seconds; }
@@ -31,7 +32,7 @@ public:
     void setStillLeading(std::function<bool()> check) { m_stillLeading = std::move(check); }
     void setCancel(const Http::CancelToken &cancel) { m_cancel = cancel; }
 
-    const QString &storeId() const { return m_storeId; }
+    const StoreIdentity &identity() const { return m_self; }
     std::chrono::seconds orphanGrace() const { return m_grace; }
 
     // Host listings first (all hosts at once, bounded by `timeout` each), then the store.
@@ -73,7 +74,7 @@ private:
 
     StateStore *m_store;
     HostRegistry *m_registry;
-    const QString m_storeId;
+    const StoreIdentity m_self;
     const QString m_actor;
     std::chrono::seconds m_grace{60};
     int m_stopTimeout = 5;

@@ -41,8 +41,8 @@ Controller::Controller(StateStore *store, HostRegistry *registry, ControllerOpti
     m_candidate.hostname = QSysInfo::machineHostName();
     m_candidate.pid = QCoreApplication::applicationPid();
     m_candidate.actor = m_options.actor.isEmpty() ? defaultActor() : m_options.actor;
-    m_applier =
-        std::make_unique<ActionApplier>(m_store, m_registry, m_store->url(), m_candidate.actor);
+    m_applier = std::make_unique<ActionApplier>(m_store, m_registry, m_store->identity(),
+                                                m_candidate.actor);
     m_applier->setOrphanGrace(m_options.orphanGrace);
 }
 
@@ -206,7 +206,7 @@ ReconcileReport Controller::pass(Leadership &leadership)
     }
     updateHealth(*observed);
     const ReconcilePlan plan =
-        planReconcile(*observed, m_applier->storeId(), m_applier->orphanGrace());
+        planReconcile(*observed, m_applier->identity(), m_applier->orphanGrace());
     report = m_applier->apply(plan, *hosts);
     report.startedAt = observed->listedAt;
     report.finishedAt = QDateTime::currentDateTimeUtc();
@@ -303,7 +303,12 @@ void Controller::syncStreams(const QList<HostRecord> &hosts)
         Docker::EventFilter filter;
         filter.types = {QStringLiteral("container")};
         filter.events = {QStringLiteral("start"), QStringLiteral("die"), QStringLiteral("destroy")};
-        filter.labels = {ProvisionLabels::store() + QLatin1Char('=') + m_applier->storeId()};
+        // Objects labelled by builds before the store id carry the URL: with such sessions
+        // about, listen to every store's objects (the planner sorts them out).
+        const StoreIdentity &self = m_applier->identity();
+        filter.labels = {self.legacyLabels.isEmpty()
+                             ? ProvisionLabels::store() + QLatin1Char('=') + self.id
+                             : ProvisionLabels::store()};
         auto stream = std::make_shared<Docker::DockerEventStream>(*client, filter);
         const QString host = h.name;
         stream->setCallback([this, host](const Docker::DockerEvent &event) {

@@ -15,9 +15,11 @@ namespace {
 
 using Kind = ReconcileAction::Kind;
 
-bool isOurs(const Docker::Labels &labels, const QString &storeId)
+// `knownSession`: the object's session is one the store knows (only then does a legacy URL label
+// count as ours).
+bool isOurs(const Docker::Labels &labels, const StoreIdentity &self, bool knownSession)
 {
-    return !storeId.isEmpty() && labels.value(ProvisionLabels::store()) == storeId;
+    return self.owns(labels.value(ProvisionLabels::store()), knownSession);
 }
 
 qint64 networkCreated(const Docker::NetworkInfo &n)
@@ -30,13 +32,13 @@ qint64 networkCreated(const Docker::NetworkInfo &n)
 // Only this store's: another store's container with the same labels is never taken for ours
 // (its state would hide our kernel's exit, and its id and logs would end up in our actions).
 const Docker::ContainerSummary *containerOf(const HostListing &listing, const KernelRecord &kernel,
-                                            const QString &storeId)
+                                            const StoreIdentity &self)
 {
     const Docker::ContainerSummary *labelled = nullptr;
     for (const Docker::ContainerSummary &c : listing.containers) {
         if (c.labels.value(ProvisionLabels::kernel()) != kernel.id ||
             c.labels.value(ProvisionLabels::session()) != kernel.sessionId ||
-            !isOurs(c.labels, storeId))
+            !isOurs(c.labels, self, true))
             continue;
         if (!kernel.containerId.isEmpty() && c.id == kernel.containerId)
             return &c;
@@ -111,7 +113,8 @@ std::optional<int> exitCodeFromStatus(const QString &dockerStatus)
     return match.captured(1).toInt();
 }
 
-ReconcilePlan planReconcile(const Observed &o, const QString &storeId, std::chrono::seconds grace)
+ReconcilePlan planReconcile(const Observed &o, const StoreIdentity &self,
+                            std::chrono::seconds grace)
 {
     ReconcilePlan plan;
     QHash<QString, const SessionRecord *> sessionById;
@@ -135,7 +138,7 @@ ReconcilePlan planReconcile(const Observed &o, const QString &storeId, std::chro
         int foreign = 0;
         int recent = 0;
         for (const Docker::ContainerSummary &c : listing.containers) {
-            if (!isOurs(c.labels, storeId)) {
+            if (!isOurs(c.labels, self, sessionById.contains(c.labels.value(sessionLabel)))) {
                 ++foreign;
                 continue;
             }
@@ -162,13 +165,13 @@ ReconcilePlan planReconcile(const Observed &o, const QString &storeId, std::chro
                 add({Kind::RemoveStrayContainer, sid, kid, host, c.id, name, std::nullopt,
                      QStringLiteral("%1 belongs on host %2").arg(kernel->hostname, kernel->host)});
             } else if (!kernel->containerId.isEmpty() && c.id != kernel->containerId &&
-                       containerOf(listing, *kernel, storeId)->id == kernel->containerId) {
+                       containerOf(listing, *kernel, self)->id == kernel->containerId) {
                 add({Kind::RemoveStrayContainer, sid, kid, host, c.id, name, std::nullopt,
                      QStringLiteral("an older container of %1").arg(kernel->hostname)});
             }
         }
         for (const Docker::NetworkInfo &n : listing.networks) {
-            if (!isOurs(n.labels, storeId)) {
+            if (!isOurs(n.labels, self, sessionById.contains(n.labels.value(sessionLabel)))) {
                 ++foreign;
                 continue;
             }
@@ -212,10 +215,10 @@ ReconcilePlan planReconcile(const Observed &o, const QString &storeId, std::chro
                 continue;
             for (const Docker::ContainerSummary &c : it->containers)
                 anyObjects = anyObjects ||
-                             (c.labels.value(sessionLabel) == s.id && isOurs(c.labels, storeId));
+                             (c.labels.value(sessionLabel) == s.id && isOurs(c.labels, self, true));
             for (const Docker::NetworkInfo &n : it->networks)
                 anyObjects = anyObjects ||
-                             (n.labels.value(sessionLabel) == s.id && isOurs(n.labels, storeId));
+                             (n.labels.value(sessionLabel) == s.id && isOurs(n.labels, self, true));
         }
         for (const QString &h : std::as_const(sessionHosts)) {
             // A host that is not registered any more cannot be asked either.
@@ -282,7 +285,7 @@ ReconcilePlan planReconcile(const Observed &o, const QString &storeId, std::chro
             }
             if (k.status != KernelStatus::Running && k.status != KernelStatus::Unknown)
                 continue;
-            const Docker::ContainerSummary *c = containerOf(listing, k, storeId);
+            const Docker::ContainerSummary *c = containerOf(listing, k, self);
             if (!c) {
                 add({Kind::KernelVanished, s.id, k.id, k.host, k.containerId, k.hostname,
                      std::nullopt,

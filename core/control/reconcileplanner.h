@@ -2,6 +2,7 @@
 
 #include "docker/dockertypes.h"
 #include "store/records.h"
+#include "store/storeidentity.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -74,10 +75,11 @@ struct ReconcilePlan
     QStringList notes; // what was deliberately left alone, and why
 };
 
-// Pure: no I/O, no clock (everything is in `observed`). `storeId` is this store's value of the
-// io.clusterdeck.store label; objects without it or with another value are never acted on.
+// Pure: no I/O, no clock (everything is in `observed`). `self` is this store's identity: objects
+// whose io.clusterdeck.store label is absent or another store's are never acted on; a legacy (URL)
+// label counts only on objects of sessions the store knows.
 // `grace`: how old an orphan must be (by its Docker creation time) before it is removed.
-ReconcilePlan planReconcile(const Observed &observed, const QString &storeId,
+ReconcilePlan planReconcile(const Observed &observed, const StoreIdentity &self,
                             std::chrono::seconds grace);
 
 // "Exited (137) 3 seconds ago" → 137.

@@ -78,7 +78,7 @@ struct Provisioner::Run
 {
     SessionSpec spec;
     SessionRecord session;
-    QString storeUrl;
+    QString storeId;
     QHash<QString, std::shared_ptr<Docker::DockerClient>> clients; // host → client
     QHash<QString, HostRecord> hosts;
     Http::CancelToken userCancel;
@@ -318,7 +318,7 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
 {
     Run run;
     run.spec = spec;
-    run.storeUrl = m_store->url();
+    run.storeId = m_store->storeId();
     run.userCancel = cancel;
     run.timeout = m_callTimeout;
     run.limiter = std::make_unique<Concurrent::KeyedLimiter>(m_perHostLimit);
@@ -501,7 +501,7 @@ Result<void> Provisioner::prepareHosts(Run &run)
                               v.driver = m.driver.isEmpty() ? QStringLiteral("local") : m.driver;
                               v.driverOptions = m.driverOptions;
                               v.labels = {{ProvisionLabels::session(), run.spec.plan.sessionId},
-                                          {ProvisionLabels::store(), run.storeUrl}};
+                                          {ProvisionLabels::store(), run.storeId}};
                               auto made = client->createVolume(v, run.call());
                               if (!made)
                                   return fail(made.error().withContext(
@@ -522,7 +522,7 @@ Result<void> Provisioner::prepareHosts(Run &run)
                       n.driver = overlay ? QStringLiteral("overlay") : QStringLiteral("bridge");
                       n.attachable = overlay;
                       n.labels = {{ProvisionLabels::session(), plan.sessionId},
-                                  {ProvisionLabels::store(), run.storeUrl}};
+                                  {ProvisionLabels::store(), run.storeId}};
                       if (plan.mtu)
                           n.options.insert(QStringLiteral("com.docker.network.driver.mtu"),
                                            QString::number(*plan.mtu));
@@ -531,7 +531,9 @@ Result<void> Provisioner::prepareHosts(Run &run)
                           // Completing an interrupted launch: adopt our own network.
                           auto existing = client->inspectNetwork(plan.networkName, run.call());
                           if (existing &&
-                              existing->labels.value(ProvisionLabels::session()) == plan.sessionId)
+                              existing->labels.value(ProvisionLabels::session()) ==
+                                  plan.sessionId &&
+                              existing->labels.value(ProvisionLabels::store()) == run.storeId)
                               id = existing->id;
                       }
                       if (!id)
@@ -683,7 +685,7 @@ Result<void> Provisioner::pullImages(Run &run)
 }
 
 Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const QString &network,
-                                                    const QString &storeUrl)
+                                                    const QString &storeId)
 {
     Docker::ContainerSpec c;
     c.name = k.containerName;
@@ -692,8 +694,8 @@ Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const Q
     for (auto it = k.env.cbegin(); it != k.env.cend(); ++it)
         c.env.append(it.key() + QLatin1Char('=') + it.value());
     c.labels = k.labels;
-    if (!storeUrl.isEmpty())
-        c.labels.insert(ProvisionLabels::store(), storeUrl);
+    if (!storeId.isEmpty())
+        c.labels.insert(ProvisionLabels::store(), storeId);
     c.entrypoint = k.entrypoint;
     c.cmd = k.command;
     c.workingDir = k.workingDir;
@@ -783,7 +785,7 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
 
     QString id;
     bool adopted = false;
-    const Docker::ContainerSpec spec = containerSpecFor(k, run.spec.plan.networkName, run.storeUrl);
+    const Docker::ContainerSpec spec = containerSpecFor(k, run.spec.plan.networkName, run.storeId);
     setKernelStatus(run, k.hostname, KernelStatus::Creating);
     auto created = client->createContainer(spec, run.call());
     if (!created && created.error().kind == Error::Kind::Conflict) {
@@ -793,7 +795,8 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         if (!existing)
             return fail(where(QStringLiteral("inspecting"), existing.error()));
         if (existing->labels.value(ProvisionLabels::session()) != run.spec.plan.sessionId ||
-            existing->labels.value(ProvisionLabels::kernel()) != k.kernelId)
+            existing->labels.value(ProvisionLabels::kernel()) != k.kernelId ||
+            !m_store->identity().owns(existing->labels.value(ProvisionLabels::store()), true))
             return fail(Error::Kind::Conflict, QStringLiteral("host %1").arg(host),
                         QStringLiteral("a container named %1 exists on host %2 and is not kernel "
                                        "%3 of this session")
@@ -974,6 +977,18 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
     };
     Docker::CallOptions call;
     call.timeout = 30s;
+    QSet<QString> kernelIds;
+    for (const KernelSpec &k : spec.plan.kernels)
+        kernelIds.insert(k.kernelId);
+    // The session is this store's (the caller read it from the store): its legacy URL label
+    // counts too.
+    const StoreIdentity self = m_store->identity();
+    auto ownsObject = [&](const Docker::Labels &labels, const QString &session,
+                          const QSet<QString> &kernels) {
+        return labels.value(ProvisionLabels::session()) == session &&
+               self.owns(labels.value(ProvisionLabels::store()), true) &&
+               (kernels.isEmpty() || kernels.contains(labels.value(ProvisionLabels::kernel())));
+    };
 
     Concurrent::forEach(int(hosts.size()), [&](int h) {
         const QString host = hosts.at(h);
@@ -982,21 +997,22 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
             note(client.error());
             return;
         }
+        // By id, and only what the labels say is this store's object of this session and of
+        // one of its kernels: never by name (a same-named container may be someone else's).
         QStringList targets;
-        for (const KernelSpec &k : spec.plan.kernels) {
-            if (spec.placement.hostOf.value(k.hostname) == host)
-                targets.append(k.containerName);
-        }
         Docker::ContainerListOptions list;
         list.labels = {ProvisionLabels::session() + QLatin1Char('=') + sessionId};
         auto listed = (*client)->listContainers(list, call);
         if (!listed) {
             note(listed.error());
-        } else {
-            for (const Docker::ContainerSummary &c : std::as_const(*listed)) {
-                if (!targets.contains(c.names.value(0)))
-                    targets.append(c.id);
-            }
+            return;
+        }
+        for (const Docker::ContainerSummary &c : std::as_const(*listed)) {
+            if (ownsObject(c.labels, sessionId, kernelIds))
+                targets.append(c.id);
+            else
+                qCInfo(lcProvision) << "left alone:" << c.names.value(0) << "on host" << host
+                                    << "(labels of another store or kernel)";
         }
         Concurrent::forEach(int(targets.size()), [&](int i) {
             Docker::RemoveContainerOptions rm;
@@ -1013,9 +1029,21 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
         if (!client) {
             note(client.error());
         } else {
+            // The network by id, after its labels say it is this store's of this session.
+            QString networkId;
+            auto info = (*client)->inspectNetwork(spec.plan.networkName, call);
+            if (!info) {
+                if (!isGone(info.error()))
+                    note(info.error());
+            } else if (ownsObject(info->labels, sessionId, {})) {
+                networkId = info->id;
+            } else {
+                qCInfo(lcProvision) << "left alone: network" << spec.plan.networkName
+                                    << "(labels of another store or session)";
+            }
             // An overlay keeps "active endpoints" for a moment after its last container left.
-            for (int attempt = 0;; ++attempt) {
-                auto ok = (*client)->removeNetwork(spec.plan.networkName, call);
+            for (int attempt = 0; !networkId.isEmpty(); ++attempt) {
+                auto ok = (*client)->removeNetwork(networkId, call);
                 if (ok || isGone(ok.error()))
                     break;
                 if (attempt >= 40) {

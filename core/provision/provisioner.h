@@ -95,7 +95,7 @@ public:
 
     // The container a kernel becomes (pure; exposed for tests and the benchmark).
     static Docker::ContainerSpec containerSpecFor(const KernelSpec &kernel, const QString &network,
-                                                  const QString &storeUrl);
+                                                  const QString &storeId);
     // The files a kernel gets before it starts (bootstrap, hostfile, keys) as one tar archive.
     static Docker::TarArchiveBuilder filesArchiveFor(const KernelSpec &kernel);
     // What a plan takes from an image (ENV, labels such as service ports, entrypoint, cmd, user).

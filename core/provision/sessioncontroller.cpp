@@ -27,6 +27,25 @@ QString publicAddressOf(const HostRecord &host)
     return url.host().isEmpty() ? QStringLiteral("127.0.0.1") : url.host();
 }
 
+// The id of kernel `k`'s container, after its labels say it is this store's container of that
+// kernel; never acts on a name alone (a same-named container may be someone else's).
+Result<QString> ownedContainer(Docker::DockerClient &client, const KernelRecord &k,
+                               const StoreIdentity &self, const Docker::CallOptions &call)
+{
+    const QString target = k.containerId.isEmpty() ? k.containerName : k.containerId;
+    auto info = client.inspectContainer(target, call);
+    if (!info)
+        return fail(info.error());
+    if (info->labels.value(ProvisionLabels::session()) != k.sessionId ||
+        info->labels.value(ProvisionLabels::kernel()) != k.id ||
+        !self.owns(info->labels.value(ProvisionLabels::store()), true))
+        return fail(Error::Kind::Conflict, QStringLiteral("host %1").arg(k.host),
+                    QStringLiteral("container %1 on host %2 is not kernel %3 of this store's "
+                                   "session (its labels differ); left alone")
+                        .arg(target, k.host, k.hostname));
+    return info->id;
+}
+
 } // namespace
 
 SessionController::SessionController(StateStore *store, HostRegistry *registry, QObject *parent)
@@ -42,33 +61,56 @@ Result<SessionRecord> SessionController::findSession(const StateStore &store, co
     auto sessions = store.sessions();
     if (!sessions)
         return fail(sessions.error());
+    return matchSession(*sessions, ref);
+}
+
+Result<SessionRecord> SessionController::matchSession(const QList<SessionRecord> &sessions,
+                                                      const QString &ref)
+{
+    if (ref.isEmpty())
+        return fail(Error::Kind::Invalid, QString(), QStringLiteral("no session given"));
     QList<SessionRecord> byPrefix, byName;
-    for (const SessionRecord &s : std::as_const(*sessions)) {
+    for (const SessionRecord &s : sessions) {
         if (s.id == ref)
             return s;
-        if (s.id.startsWith(ref))
-            byPrefix.append(s);
         if (s.name == ref)
             byName.append(s);
+        if (s.id.startsWith(ref))
+            byPrefix.append(s);
     }
-    // A name may be reused after its session ended: prefer the live one, then the newest.
-    auto newest = [](QList<SessionRecord> list) {
-        std::sort(list.begin(), list.end(), [](const SessionRecord &a, const SessionRecord &b) {
-            if ((a.desired == DesiredState::Running) != (b.desired == DesiredState::Running))
-                return a.desired == DesiredState::Running;
-            return a.createdAt > b.createdAt;
-        });
-        return list.first();
+    auto candidates = [](const QList<SessionRecord> &list) {
+        QStringList lines;
+        for (const SessionRecord &s : list)
+            lines.append(QStringLiteral("%1 (%2, %3)").arg(s.id, s.name, toString(s.status)));
+        lines.sort();
+        return lines.join(QStringLiteral("; "));
     };
+    // An exact name before an id prefix: `rm db` means the session named db. A name may be
+    // reused after its session ended: the one session still wanted running is meant.
+    if (byName.size() == 1)
+        return byName.first();
+    if (byName.size() > 1) {
+        QList<SessionRecord> live;
+        for (const SessionRecord &s : std::as_const(byName)) {
+            if (s.desired == DesiredState::Running)
+                live.append(s);
+        }
+        if (live.size() == 1)
+            return live.first();
+        return fail(Error::Kind::Conflict, QString(),
+                    QStringLiteral("'%1' names %2 sessions; give the id of one: %3")
+                        .arg(ref)
+                        .arg(byName.size())
+                        .arg(candidates(byName)));
+    }
     if (byPrefix.size() == 1)
         return byPrefix.first();
-    if (!byName.isEmpty())
-        return newest(byName);
     if (byPrefix.size() > 1)
         return fail(Error::Kind::Conflict, QString(),
-                    QStringLiteral("'%1' matches %2 sessions; give more of the id")
+                    QStringLiteral("'%1' is the start of %2 session ids; give more of the id: %3")
                         .arg(ref)
-                        .arg(byPrefix.size()));
+                        .arg(byPrefix.size())
+                        .arg(candidates(byPrefix)));
     return fail(Error::Kind::NotFound, QString(), QStringLiteral("no session '%1'").arg(ref));
 }
 
@@ -143,6 +185,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         auto spec = Provisioner::specOf(*session);
         if (!spec)
             return fail(spec.error());
+        const StoreIdentity self = m_store->identity();
         Concurrent::forEach(int(kernels->size()), [&](int i) {
             const KernelRecord &k = kernels->at(i);
             auto client = m_registry->client(k.host);
@@ -150,11 +193,16 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
                 return;
             Docker::CallOptions call;
             call.timeout = std::chrono::seconds(m_stopTimeout + 60);
-            const QString target = k.containerId.isEmpty() ? k.containerName : k.containerId;
-            (*client)->stopContainer(target, m_stopTimeout, call);
+            auto target = ownedContainer(**client, k, self, call);
+            if (!target) {
+                if (target.error().kind == Error::Kind::Conflict)
+                    qCWarning(lcProvision) << target.error().toString();
+                return;
+            }
+            (*client)->stopContainer(*target, m_stopTimeout, call);
             Docker::RemoveContainerOptions rm;
             rm.force = true;
-            (*client)->removeContainer(target, rm, call);
+            (*client)->removeContainer(*target, rm, call);
         });
         Provisioner provisioner(m_store, m_registry);
         provisioner.setActor(m_actor.isEmpty() ? QStringLiteral("controller") : m_actor);
@@ -182,9 +230,12 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         auto client = m_registry->client(k.host);
         if (!client)
             return failed(client.error());
-        const QString target = k.containerId.isEmpty() ? k.containerName : k.containerId;
         Docker::CallOptions call;
         call.timeout = std::chrono::seconds(m_stopTimeout + 60);
+        auto owned = ownedContainer(**client, k, m_store->identity(), call);
+        if (!owned)
+            return failed(owned.error());
+        const QString target = *owned;
         if (auto ok = (*client)->restartContainer(target, m_stopTimeout, call); !ok) {
             // A node drops its copy of an attachable overlay when its last container stops, and
             // the restarted container then finds its network id gone: recreate that kernel.

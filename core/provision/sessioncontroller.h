@@ -35,8 +35,12 @@ public:
     // Seconds a kernel gets to stop before SIGKILL on restart.
     void setStopTimeout(int seconds) { m_stopTimeout = seconds; }
 
-    // SESSION as the CLI takes it: the id, a unique prefix of it (the short id), or the name.
+    // SESSION as the CLI takes it, in this order: the exact id, the exact name (of several
+    // sessions of that name, the one still wanted running), a unique prefix of the id (the short
+    // id). Anything matching several is a Conflict listing the candidates.
     static Result<SessionRecord> findSession(const StateStore &store, const QString &ref);
+    static Result<SessionRecord> matchSession(const QList<SessionRecord> &sessions,
+                                              const QString &ref); // pure: the same rules
     // What removeSessionObjects needs, from the store's records (they are the placement truth).
     static SessionSpec specFromRecords(const SessionRecord &session,
                                        const QList<KernelRecord> &kernels);

@@ -7,11 +7,13 @@
 #include "recordjson.h"
 
 #include <QCoreApplication>
+#include <QJsonArray>
 #include <QPointer>
 #include <QRandomGenerator>
 #include <QSet>
 #include <QSysInfo>
 #include <QTimer>
+#include <QUuid>
 
 #include <thread>
 
@@ -119,14 +121,17 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::open(const EtcdConfig &config, con
     }
     std::unique_ptr<EtcdStore> store(new EtcdStore(client, p, displayUrl, parent));
     qint64 revision = 0;
-    if (auto ok = store->checkSchema(&revision); !ok)
+    bool created = false;
+    if (auto ok = store->checkSchema(&revision, &created); !ok)
+        return fail(ok.error());
+    if (auto ok = store->ensureIdentity(created, &revision); !ok)
         return fail(ok.error());
     store->startWatch(revision + 1);
     qCDebug(lcStore) << "opened etcd store" << displayUrl << "at revision" << revision;
     return store;
 }
 
-Result<void> EtcdStore::checkSchema(qint64 *revision)
+Result<void> EtcdStore::checkSchema(qint64 *revision, bool *createdNow)
 {
     const QByteArray schemaKey = m_prefix + "/meta/schema";
     for (int attempt = 0; attempt < 5; ++attempt) {
@@ -165,11 +170,60 @@ Result<void> EtcdStore::checkSchema(qint64 *revision)
 
         if (created->succeeded) {
             *revision = created->header.revision;
+            *createdNow = true;
             return {};
         }
     }
     return fail(Error::Kind::Conflict, where(schemaKey),
                 QStringLiteral("the schema version keeps changing; is another tool writing here?"));
+}
+
+Result<void> EtcdStore::ensureIdentity(bool newPrefix, qint64 *revision)
+{
+    const QByteArray idKey = m_prefix + "/meta/id";
+    const QByteArray legacyKey = m_prefix + "/meta/legacy-labels";
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        auto current = m_client->get(idKey);
+        if (!current)
+            return fail(current.error().withContext(QStringLiteral("reading the store id")));
+        if (*current) {
+            m_storeId = QString::fromUtf8((*current)->value).trimmed();
+            if (m_storeId.isEmpty())
+                return fail(Error::Kind::Decode, where(idKey),
+                            QStringLiteral("the store id is empty"));
+            auto legacy = m_client->get(legacyKey);
+            if (!legacy)
+                return fail(legacy.error().withContext(QStringLiteral("reading the store id")));
+            if (*legacy) {
+                auto array = RecordJson::parseArray((*legacy)->value, where(legacyKey));
+                if (!array)
+                    return fail(array.error());
+                for (const QJsonValue &v : std::as_const(*array))
+                    m_legacyLabels.append(v.toString());
+                // The prefix predates the store id, and consoles reached it by several URLs
+                // (tunnels): each labelled its sessions with its own. Sessions the store knows
+                // are its own whichever of its URLs they carry.
+                if (!m_legacyLabels.contains(m_url))
+                    m_legacyLabels.append(m_url);
+            }
+            return {};
+        }
+        // A missing id: created with the prefix, or a prefix from before the store id, whose
+        // objects carry the URL as their store label.
+        TxnRequest txn;
+        txn.compare = {TxnCompare::missing(idKey)};
+        txn.success = {
+            TxnOp::makePut(idKey, QUuid::createUuid().toString(QUuid::WithoutBraces).toUtf8())};
+        if (!newPrefix)
+            txn.success.append(TxnOp::makePut(legacyKey, RecordJson::compact(QJsonArray{m_url})));
+        auto created = m_client->txn(txn);
+        if (!created)
+            return fail(created.error().withContext(QStringLiteral("writing the store id")));
+        if (created->succeeded)
+            *revision = created->header.revision;
+    }
+    return fail(Error::Kind::Conflict, where(idKey),
+                QStringLiteral("the store id keeps changing; is another tool writing here?"));
 }
 
 void EtcdStore::startWatch(qint64 fromRevision)

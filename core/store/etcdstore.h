@@ -52,6 +52,8 @@ public:
     ~EtcdStore() override;
 
     QString url() const override { return m_url; }
+    QString storeId() const override { return m_storeId; }
+    QStringList legacyStoreLabels() const override { return m_legacyLabels; }
     QString describe() const override;
     QByteArray prefix() const { return m_prefix; }
 
@@ -108,7 +110,11 @@ private:
     EtcdStore(std::shared_ptr<Etcd::EtcdClient> client, QByteArray prefix, QString url,
               QObject *parent);
 
-    Result<void> checkSchema(qint64 *revision);
+    // `createdNow`: this call wrote the schema version (a new prefix).
+    Result<void> checkSchema(qint64 *revision, bool *createdNow);
+    // Reads <prefix>/meta/id, creating it (in a transaction, when absent) with a random UUID;
+    // a prefix from before the store id also records its URL as a legacy label.
+    Result<void> ensureIdentity(bool newPrefix, qint64 *revision);
     void startWatch(qint64 fromRevision);
     void deliver(const QList<Etcd::WatchEvent> &events);
 
@@ -138,6 +144,8 @@ private:
     std::shared_ptr<Etcd::EtcdClient> m_client;
     const QByteArray m_prefix; // "/clusterdeck", no trailing slash
     const QString m_url;
+    QString m_storeId;          // <prefix>/meta/id
+    QStringList m_legacyLabels; // <prefix>/meta/legacy-labels, plus m_url when present
     std::unique_ptr<Etcd::EtcdWatch> m_watch;
     mutable std::mutex m_fenceMutex;
     std::shared_ptr<Fence> m_fence;

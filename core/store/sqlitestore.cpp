@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QPointer>
 #include <QSysInfo>
 #include <QThread>
@@ -94,6 +95,12 @@ CREATE TABLE controller (
     status TEXT, requests INTEGER NOT NULL DEFAULT 0
 );
 INSERT INTO controller(id, status, requests) VALUES (1, NULL, 0);
+)sql",
+    // 3: the store's identity. `id` (a random UUID, the io.clusterdeck.store label) and, for a
+    // file made before it, `legacy_labels` (a JSON array of the URL labels earlier builds wrote)
+    // are written by migrate() in the same transaction.
+    R"sql(
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 )sql",
 };
 static_assert(std::size(kMigrations) == SqliteStore::kSchemaVersion);
@@ -448,6 +455,8 @@ Result<void> SqliteStore::migrate()
                     !ok)
                     return ok;
             }
+            if (auto ok = ensureIdentity(version); !ok)
+                return ok;
             if (version != kSchemaVersion) {
                 const QByteArray set = "PRAGMA user_version=" + QByteArray::number(kSchemaVersion);
                 if (auto ok = exec(set.constData(), QStringLiteral("writing the schema version"));
@@ -470,6 +479,43 @@ Result<void> SqliteStore::migrate()
         }
         return commit;
     }
+}
+
+Result<void> SqliteStore::ensureIdentity(int fromVersion)
+{
+    auto put = [&](const char *key, const QString &value) -> Result<void> {
+        Statement s(m_db, "INSERT OR IGNORE INTO meta(key, value) VALUES(?, ?)");
+        s.bind(1, QString::fromLatin1(key)).bind(2, value);
+        if (const int rc = s.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, QStringLiteral("writing the store id")));
+        return {};
+    };
+    if (auto ok = put("id", QUuid::createUuid().toString(QUuid::WithoutBraces)); !ok)
+        return ok;
+    // A file from before the store id: its objects carry the URL as their store label.
+    if (fromVersion > 0 && fromVersion < 3) {
+        const QJsonArray legacy{url()};
+        if (auto ok = put("legacy_labels", QString::fromUtf8(RecordJson::compact(legacy))); !ok)
+            return ok;
+    }
+    m_storeId.clear();
+    m_legacyLabels.clear();
+    Statement get(m_db, "SELECT key, value FROM meta WHERE key IN ('id', 'legacy_labels')");
+    int rc;
+    while ((rc = get.step()) == SQLITE_ROW) {
+        if (get.text(0) == u"id") {
+            m_storeId = get.text(1);
+        } else if (auto array = RecordJson::parseArray(get.bytes(1), m_path); array) {
+            for (const QJsonValue &v : std::as_const(*array))
+                m_legacyLabels.append(v.toString());
+        }
+    }
+    if (rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("reading the store id")));
+    if (m_storeId.isEmpty())
+        return fail(Error::Kind::Decode, QStringLiteral("state store %1").arg(m_path),
+                    QStringLiteral("the store has no id (table meta)"));
+    return {};
 }
 
 Result<void> SqliteStore::write(const QString &what, const std::function<Result<void>()> &body,

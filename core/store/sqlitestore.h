@@ -27,7 +27,7 @@ class SqliteStore : public StateStore
     Q_OBJECT
 
 public:
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
 
     // Opens the file (creating it, its folder and the schema when missing) and migrates an older
     // schema; a file written by a newer ClusterDeck is refused.
@@ -37,6 +37,8 @@ public:
 
     QString path() const { return m_path; }
     QString url() const override;
+    QString storeId() const override { return m_storeId; }
+    QStringList legacyStoreLabels() const override { return m_legacyLabels; }
     QString describe() const override;
 
     // How often other processes' changes are looked for (default 500 ms; 0 stops the timer).
@@ -111,6 +113,9 @@ private:
     SqliteStore(QString path, sqlite3 *db, QObject *parent);
 
     Result<void> migrate();
+    // Inside migrate()'s transaction: makes the store id when missing (and records the URL label
+    // of a file older than schema 3), then reads both.
+    Result<void> ensureIdentity(int fromVersion);
     // Runs `body` in one BEGIN IMMEDIATE … COMMIT, retrying the whole transaction while another
     // process holds the write lock; emits the resulting signals after the commit.
     // Writes of a store that granted a Leadership check it inside the transaction (the fence);
@@ -137,6 +142,8 @@ private:
     Result<QList<KernelRecord>> readKernels(const char *sql, const QString &arg) const;
 
     const QString m_path;
+    QString m_storeId;
+    QStringList m_legacyLabels;
     sqlite3 *m_db = nullptr;
     mutable std::recursive_mutex m_mutex;
     qint64 m_lastChange = 0;

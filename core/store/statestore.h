@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "http/httptypes.h"
 #include "records.h"
+#include "storeidentity.h"
 
 #include <QObject>
 
@@ -48,6 +49,13 @@ public:
     ~StateStore() override = default;
 
     virtual QString url() const = 0;
+    // The random UUID made when the store was created (SQLite: the meta table; etcd:
+    // <prefix>/meta/id). Objects are labelled io.clusterdeck.store=<storeId()>.
+    virtual QString storeId() const = 0;
+    // Store label values written by builds before the store id (the store's URL), recorded when
+    // the store was migrated; empty for a store created with an id.
+    virtual QStringList legacyStoreLabels() const = 0;
+    StoreIdentity identity() const { return {storeId(), legacyStoreLabels()}; }
     // For the status bar: "sqlite /path" / "etcd a:2379,b:2379".
     virtual QString describe() const = 0;
 

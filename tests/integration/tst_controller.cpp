@@ -672,7 +672,7 @@ void TestController::launchRemoveRace()
     for (const QString &id : std::as_const(m_sessions))
         cli({QStringLiteral("rm"), id});
     // Everything of this store on every host, whether or not a session id was ever printed.
-    const QString storeLabel = QStringLiteral("io.clusterdeck.store=") + m_store->url();
+    const QString storeLabel = QStringLiteral("io.clusterdeck.store=") + m_store->storeId();
     QTRY_COMPARE_WITH_TIMEOUT(LabHosts::count(m_lab.containersWith(storeLabel)), 0, 20000);
     QTRY_COMPARE_WITH_TIMEOUT(LabHosts::count(m_lab.networksWith(storeLabel)), 0, 20000);
     const int orphans = LabHosts::count(m_lab.containersWith(storeLabel)) +

@@ -131,7 +131,7 @@ void TestEtcdMembers::cleanupTestCase()
 {
     for (const QString &id : std::as_const(m_sessions))
         cli({QStringLiteral("rm"), id});
-    const QString label = QStringLiteral("io.clusterdeck.store=") + m_store->url();
+    const QString label = QStringLiteral("io.clusterdeck.store=") + m_store->storeId();
     QTRY_COMPARE_WITH_TIMEOUT(LabHosts::count(m_lab.containersWith(label)), 0, 20000);
 }
 
@@ -144,7 +144,7 @@ int TestEtcdMembers::strayObjects()
     for (const QString &h : m_lab.names()) {
         const Proc p =
             m_lab.docker(h, {QStringLiteral("ps"), QStringLiteral("-a"), QStringLiteral("--filter"),
-                             QStringLiteral("label=io.clusterdeck.store=") + m_store->url(),
+                             QStringLiteral("label=io.clusterdeck.store=") + m_store->storeId(),
                              QStringLiteral("--format"),
                              QStringLiteral("{{.Label \"io.clusterdeck.session\"}}")});
         for (const QString &sid : QString::fromUtf8(p.out).split(u'\n', Qt::SkipEmptyParts)) {

@@ -185,6 +185,8 @@ private Q_SLOTS:
     void lockInProcess();
     void lockTwoProcesses();
     void refusesNewerSchema();
+    void storeIdentity();
+    void legacyStoreLabelAfterMigration();
     void tenThousandKernels();
 
 private:
@@ -673,6 +675,70 @@ void TestStoreContract::refusesNewerSchema()
     QVERIFY2(store.error().message.contains(QStringLiteral(
                  "was written by a newer ClusterDeck (schema 99, this build knows ")),
              qPrintable(store.error().toString()));
+}
+
+// Every store has a random UUID made with it: stable across opens and connections, different
+// for another store at the same location (a file moved away and made again, a new prefix).
+void TestStoreContract::storeIdentity()
+{
+    const QString id = m_store->storeId();
+    QVERIFY2(!QUuid::fromString(id).isNull(), qPrintable(id));
+    QVERIFY(m_store->legacyStoreLabels().isEmpty());
+    auto second = openOrFail();
+    QVERIFY(second);
+    QCOMPARE(second->storeId(), id);
+    CHECK_OK(m_store->createSession(makeSession(), {}));
+    m_store.reset();
+    second.reset();
+    // The same location, emptied: a new store, a new id.
+    if (backend() == u"sqlite") {
+        const QString path = m_url.mid(QStringLiteral("sqlite://").size());
+        QVERIFY(QFile::rename(path, path + QStringLiteral(".moved")));
+        QFile::remove(path + QStringLiteral("-wal"));
+        QFile::remove(path + QStringLiteral("-shm"));
+    } else {
+        CHECK_OK(m_etcd->removePrefix((m_etcdPrefix + u'/').toUtf8()));
+    }
+    auto fresh = openOrFail();
+    QVERIFY(fresh);
+    QVERIFY(!fresh->storeId().isEmpty());
+    QVERIFY2(fresh->storeId() != id, qPrintable(id));
+    QVERIFY(fresh->legacyStoreLabels().isEmpty());
+    qInfo("%s: store id %s, after re-creation %s", qPrintable(m_backend), qPrintable(id),
+          qPrintable(fresh->storeId()));
+    m_store = std::move(fresh);
+}
+
+// A store from before the store id gets one when opened, and remembers its URL as the label its
+// existing objects carry.
+void TestStoreContract::legacyStoreLabelAfterMigration()
+{
+    CHECK_OK(m_store->createSession(makeSession(), {}));
+    const QString before = m_store->storeId();
+    m_store.reset();
+    if (backend() == u"sqlite") {
+        const QByteArray path = m_url.mid(QStringLiteral("sqlite://").size()).toUtf8();
+        sqlite3 *db = nullptr;
+        QCOMPARE(sqlite3_open(path.constData(), &db), SQLITE_OK);
+        QCOMPARE(
+            sqlite3_exec(db, "DROP TABLE meta; PRAGMA user_version=2", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+        sqlite3_close(db);
+    } else {
+        CHECK_OK(m_etcd->remove((m_etcdPrefix + QStringLiteral("/meta/id")).toUtf8()));
+    }
+    auto store = openOrFail();
+    QVERIFY(store);
+    QVERIFY(!QUuid::fromString(store->storeId()).isNull());
+    QVERIFY(store->storeId() != before);
+    QCOMPARE(store->legacyStoreLabels(), QStringList{store->url()});
+    QCOMPARE(store->sessions()->size(), 1);
+    // Reopening keeps both.
+    auto again = openOrFail();
+    QVERIFY(again);
+    QCOMPARE(again->storeId(), store->storeId());
+    QCOMPARE(again->legacyStoreLabels(), QStringList{store->url()});
+    m_store = std::move(store);
 }
 
 void TestStoreContract::tenThousandKernels()

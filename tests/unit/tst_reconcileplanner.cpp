@@ -228,6 +228,8 @@ private Q_SLOTS:
     void plan_data();
     void plan();
     void withoutStoreIdNothingIsTouched();
+    void legacyLabels_data();
+    void legacyLabels();
     void actionsNameTheirReason();
     void exitCodeFromStatus_data();
     void exitCodeFromStatus();
@@ -606,6 +608,87 @@ void TestReconcilePlanner::plan()
                                        [&](const QString &n) { return n.contains(note); });
         QVERIFY2(found, qPrintable(plan.notes.join(QLatin1Char('\n'))));
     }
+}
+
+// Objects of builds before the store id carry the store's URL as their label: that counts as ours
+// only for sessions the store knows, never for orphans (a new store at the old path must not take
+// the old store's objects for its own).
+void TestReconcilePlanner::legacyLabels_data()
+{
+    QTest::addColumn<Observed>("observed");
+    QTest::addColumn<QStringList>("legacy"); // this store's legacy labels
+    QTest::addColumn<QStringList>("expected");
+    QTest::addColumn<QString>("note");
+
+    const QString s1 = QStringLiteral("s1");
+    const QString s9 = QStringLiteral("s9");
+    const QString url = QStringLiteral("sqlite:///home/a/.local/share/clusterdeck/state.db");
+
+    QTest::newRow("URL label, unknown session: left alone, not an orphan")
+        << Observed(World()
+                        .up(h1)
+                        .container(h1, s9, w1, "exited", "Exited (0) 1 hour ago", 3600, url)
+                        .network(h1, s9, 3600, url))
+        << QStringList{url} << QStringList{}
+        << "host h1: 2 object(s) of other stores or without a store label left alone";
+    QTest::newRow("new store at the old path (no legacy labels): the old objects are foreign")
+        << Observed(World()
+                        .up(h1)
+                        .container(h1, s9, w1, "running", "Up 1 hour", 3600, url)
+                        .network(h1, s9, 3600, url))
+        << QStringList{} << QStringList{}
+        << "host h1: 2 object(s) of other stores or without a store label left alone";
+    QTest::newRow("URL label, known session terminated: its objects removed")
+        << Observed(World()
+                        .up(h1)
+                        .session(s1, SessionStatus::Terminating, DesiredState::Terminated)
+                        .kernel(s1, m1, h1, KernelStatus::Terminating)
+                        .container(h1, s1, m1, "running", "Up 1 hour", 3600, url)
+                        .network(h1, s1, 3600, url))
+        << QStringList{url} << QStringList{act(Kind::RemoveSessionObjects, s1)} << "";
+    QTest::newRow("URL label, known session running, kernel exited: the policies decide")
+        << Observed(World()
+                        .up(h1)
+                        .session(s1, SessionStatus::Running)
+                        .kernel(s1, m1, h1)
+                        .container(h1, s1, m1, "exited", "Exited (3) 1 second ago", 3600, url))
+        << QStringList{url}
+        << QStringList{act(Kind::KernelExited, s1, kid(s1, m1), h1, cid(s1, m1), 3)} << "";
+    QTest::newRow("URL label of another URL on a known session: foreign, kernel vanished")
+        << Observed(World()
+                        .up(h1)
+                        .session(s1, SessionStatus::Running)
+                        .kernel(s1, m1, h1)
+                        .container(h1, s1, m1, "running", "Up 1 hour", 3600,
+                                   QStringLiteral("sqlite:///elsewhere.db")))
+        << QStringList{url}
+        << QStringList{act(Kind::KernelVanished, s1, kid(s1, m1), h1, cid(s1, m1))}
+        << "host h1: 1 object(s) of other stores or without a store label left alone";
+    QTest::newRow("another store's id on a known session: never removed as a stray")
+        << Observed(World()
+                        .up(h1)
+                        .session(s1, SessionStatus::Running)
+                        .kernel(s1, m1, h1)
+                        .container(h1, s1, m1)
+                        .container(h1, s1, QStringLiteral("worker2"), "running", "Up 1 hour", 3600,
+                                   kOtherStore))
+        << QStringList{url} << QStringList{}
+        << "host h1: 1 object(s) of other stores or without a store label left alone";
+}
+
+void TestReconcilePlanner::legacyLabels()
+{
+    QFETCH(Observed, observed);
+    QFETCH(QStringList, legacy);
+    QFETCH(QStringList, expected);
+    QFETCH(QString, note);
+    const ReconcilePlan plan = planReconcile(observed, StoreIdentity(kStore, legacy), kGrace);
+    QStringList actual;
+    for (const ReconcileAction &a : plan.actions)
+        actual.append(describe(a));
+    QCOMPARE(actual, expected);
+    if (!note.isEmpty())
+        QVERIFY2(plan.notes.contains(note), qPrintable(plan.notes.join(QLatin1Char('\n'))));
 }
 
 void TestReconcilePlanner::withoutStoreIdNothingIsTouched()

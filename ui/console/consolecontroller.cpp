@@ -1,9 +1,12 @@
 #include "consolecontroller.h"
 
+#include "provision/sessionhistory.h"
+
 #include "control/controller.h"
 #include "host/hostinspector.h"
 #include "host/hostregistry.h"
 #include "provision/sessioncontroller.h"
+#include "provision/sessionhistory.h"
 #include "sessions/sessiontreemodel.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
@@ -541,6 +544,21 @@ void ConsoleController::terminateSession(const QString &sessionId)
             return std::unexpected(result.error());
         return tr("session %1 is %2").arg(result->name, toString(result->status));
     });
+}
+
+void ConsoleController::removeFromHistory(const QString &sessionId)
+{
+    if (!m_store)
+        return;
+    StateStore *store = m_store.get();
+    const auto record = m_sessionModel->sessionRecord(sessionId);
+    const QString name = record ? record->name : sessionId;
+    runOperation(tr("Remove %1 from history").arg(name),
+                 [store, sessionId, name]() -> Result<QString> {
+                     if (auto ok = SessionHistory::forget(store, sessionId); !ok)
+                         return std::unexpected(ok.error());
+                     return tr("session %1 removed from the store").arg(name);
+                 });
 }
 
 void ConsoleController::runOperation(const QString &what, std::function<Result<QString>()> work)

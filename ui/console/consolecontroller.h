@@ -90,6 +90,9 @@ public:
     // Whole-session operations (asking for one kernel acts on its session).
     void restartSession(const QString &sessionId);
     void terminateSession(const QString &sessionId);
+    // Forgets an ended session (its record, kernels' records and history); refused, with a
+    // message, for one that has not ended.
+    void removeFromHistory(const QString &sessionId);
 
     // Runs `work` on the controller's pool; `done` gets its result on the GUI thread (unless the
     // controller is gone by then).

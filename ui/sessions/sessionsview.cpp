@@ -12,6 +12,7 @@
 #include "portprober.h"
 #include "sessionfilterproxymodel.h"
 #include "sessiontreemodel.h"
+#include "store/status.h"
 
 #include <QAction>
 #include <QApplication>
@@ -56,6 +57,8 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
                             tr("&Restart Session…"), this))
     , m_terminate(new QAction(QIcon::fromTheme(QStringLiteral("process-stop")),
                               tr("&Terminate Session…"), this))
+    , m_removeFromHistory(new QAction(QIcon::fromTheme(QStringLiteral("edit-delete")),
+                                      tr("Remove from &History…"), this))
     , m_showLogs(
           new QAction(QIcon::fromTheme(QStringLiteral("text-x-generic")), tr("Show &Logs"), this))
     , m_copyHostnames(new QAction(tr("Copy &Hostnames"), this))
@@ -141,6 +144,7 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
 
     m_restart->setObjectName(QStringLiteral("restartSession"));
     m_terminate->setObjectName(QStringLiteral("terminateSession"));
+    m_removeFromHistory->setObjectName(QStringLiteral("removeFromHistory"));
     m_showLogs->setObjectName(QStringLiteral("showLogs"));
     m_copyHostnames->setObjectName(QStringLiteral("copyHostnames"));
     m_copyHostnames->setShortcut(QKeySequence::Copy);
@@ -151,6 +155,8 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     m_tree->addAction(m_terminate);
     connect(m_restart, &QAction::triggered, this, &SessionsView::restartCurrent);
     connect(m_terminate, &QAction::triggered, this, &SessionsView::terminateCurrent);
+    connect(m_removeFromHistory, &QAction::triggered, this,
+            &SessionsView::removeCurrentFromHistory);
     connect(m_showLogs, &QAction::triggered, this, &SessionsView::showLogsOfCurrent);
     connect(m_copyHostnames, &QAction::triggered, this, &SessionsView::copyHostnamesOfCurrent);
     m_openTerminal->setObjectName(QStringLiteral("openTerminal"));
@@ -334,6 +340,22 @@ void SessionsView::terminateCurrent()
     m_controller->terminateSession(t.sessionId);
 }
 
+void SessionsView::removeCurrentFromHistory()
+{
+    const Target t = currentTarget();
+    if (!t.isValid())
+        return;
+    const auto record = m_model->sessionRecord(t.sessionId);
+    if (!record || !isFinal(record->status))
+        return; // the action is disabled for sessions that have not ended
+    if (!confirm(tr("Remove from History"),
+                 tr("Session “%1” (%2) ended. Remove it, its kernels and their history from the "
+                    "store? Its events stay in the event log.")
+                     .arg(t.sessionName, toString(record->status))))
+        return;
+    m_controller->removeFromHistory(t.sessionId);
+}
+
 void SessionsView::showLogsOfCurrent()
 {
     const Target t = currentTarget();
@@ -506,6 +528,11 @@ QMenu *SessionsView::contextMenuFor(const QModelIndex &proxyIndex)
     }
     menu->addAction(m_restart);
     menu->addAction(m_terminate);
+    // Only an ended session can be forgotten (a running one would leave its containers to the
+    // reconciler as orphans).
+    const auto record = m_model->sessionRecord(t.sessionId);
+    m_removeFromHistory->setEnabled(record && isFinal(record->status));
+    menu->addAction(m_removeFromHistory);
     menu->addSeparator();
     QAction *logs = menu->addAction(t.hostname.isEmpty() ? tr("Show Logs of the Session")
                                                          : tr("Show Logs of %1").arg(t.hostname));

@@ -58,6 +58,7 @@ public:
     PortProber *portProber() const { return m_prober; }
     QAction *restartAction() const { return m_restart; }
     QAction *terminateAction() const { return m_terminate; }
+    QAction *removeFromHistoryAction() const { return m_removeFromHistory; }
     QAction *logsAction() const { return m_showLogs; }
     QAction *copyHostnamesAction() const { return m_copyHostnames; }
     QAction *openTerminalAction() const { return m_openTerminal; }
@@ -94,6 +95,7 @@ public:
 public Q_SLOTS:
     void restartCurrent();
     void terminateCurrent();
+    void removeCurrentFromHistory();
     void showLogsOfCurrent();
     void copyHostnamesOfCurrent();
     // A terminal in the current kernel (a session row: its primary kernel).
@@ -132,6 +134,7 @@ private:
     PortLinkDelegate *m_portDelegate;
     QAction *m_restart;
     QAction *m_terminate;
+    QAction *m_removeFromHistory;
     QAction *m_showLogs;
     QAction *m_copyHostnames;
     QAction *m_openTerminal;

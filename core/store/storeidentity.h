@@ -1,0 +1,33 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+namespace ClusterDeck {
+
+// Who a store is, as the io.clusterdeck.store label says it: a random UUID made when the store
+// was created (never its URL: two stores at one path, or one store behind two URLs, would take
+// each other's objects for their own). `legacyLabels` are the URL values that builds before the
+// store id wrote; they count as this store's only for sessions the store knows (a session id is
+// a UUID, so another store never knows it), never for objects of unknown sessions.
+struct StoreIdentity
+{
+    QString id;
+    QStringList legacyLabels;
+
+    StoreIdentity(QString storeId = {}, QStringList legacy = {}) // NOLINT: implicit on purpose
+        : id(std::move(storeId))
+        , legacyLabels(std::move(legacy))
+    {}
+
+    // Does an object with store label `label`, of a session the store knows (`knownSession`) or
+    // not, belong to this store? An empty id owns nothing, not even an unlabelled object.
+    bool owns(const QString &label, bool knownSession) const
+    {
+        if (id.isEmpty() || label.isEmpty())
+            return false;
+        return label == id || (knownSession && legacyLabels.contains(label));
+    }
+};
+
+} // namespace ClusterDeck
