@@ -187,22 +187,56 @@ roles:
                 host = k.value(QStringLiteral("host")).toString();
             }
         }
+        auto sessionEvents = [&] {
+            QString events;
+            if (auto list = reader->events(0, 100000); list) {
+                for (const EventRecord &e : std::as_const(*list))
+                    if (e.sessionId == id)
+                        events +=
+                            QStringLiteral("  %1 %2 %3: %4\n")
+                                .arg(e.at.toString(Qt::ISODateWithMs), e.actor, e.action, e.detail);
+            }
+            return events;
+        };
+        if (before.value(QStringLiteral("status")).toString() != u"RUNNING")
+            die(QStringLiteral("%1 round %2: the session is %3 before the kill; its events:\n%4")
+                    .arg(backend)
+                    .arg(round)
+                    .arg(before.value(QStringLiteral("status")).toString(), sessionEvents()));
         measuring = true;
+        const QDateTime killedAt = QDateTime::currentDateTimeUtc();
         QElapsedTimer restart;
         restart.start();
         if (const Proc killed = lab.docker(host, {QStringLiteral("kill"), victim});
-            killed.exitCode != 0)
-            die(QStringLiteral("docker kill of %1 on %2 failed: %3")
-                    .arg(victim, host, QString::fromUtf8(killed.err)));
+            killed.exitCode != 0) {
+            // Say what happened to the session before the kill (seen once in CI on etcd: the
+            // container named by `show` was gone already).
+            const QString events = sessionEvents();
+            die(QStringLiteral("%1 round %2: docker kill of %3 on %4 failed: %5\nthe session's "
+                               "events:\n%6the controller said:\n%7")
+                    .arg(backend)
+                    .arg(round)
+                    .arg(victim, host, QString::fromUtf8(killed.err), events,
+                         QString::fromUtf8(controller.err())));
+        }
         const bool again = spinUntil(
             [&] {
                 static QElapsedTimer poll;
                 if (poll.isValid() && poll.elapsed() < 500)
                     return false;
                 poll.start();
+                // The restart counts itself before the session leaves RUNNING (two writes): the
+                // end of the restart is its "running" event, logged after the kill.
                 const QJsonObject s = sessionJson();
-                return s.value(QStringLiteral("restart_count")).toInt() > restarts &&
-                       s.value(QStringLiteral("status")).toString() == u"RUNNING";
+                if (s.value(QStringLiteral("restart_count")).toInt() <= restarts ||
+                    s.value(QStringLiteral("status")).toString() != u"RUNNING")
+                    return false;
+                auto list = reader->events(0, 100000);
+                if (!list)
+                    return false;
+                return std::any_of(list->cbegin(), list->cend(), [&](const EventRecord &e) {
+                    return e.sessionId == id && e.action == u"running" && e.at > killedAt;
+                });
             },
             180000);
         if (!again)
