@@ -20,10 +20,9 @@ struct Proc
     QByteArray err;
 };
 
-inline Proc runProcess(const QString &program, const QStringList &args, int timeoutMs = 180000)
+// Waits for a started process (killing it after `timeoutMs`) and collects what it printed.
+inline Proc finishProcess(QProcess &p, int timeoutMs)
 {
-    QProcess p;
-    p.start(program, args);
     Proc r;
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
@@ -35,6 +34,13 @@ inline Proc runProcess(const QString &program, const QStringList &args, int time
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();
     return r;
+}
+
+inline Proc runProcess(const QString &program, const QStringList &args, int timeoutMs = 180000)
+{
+    QProcess p;
+    p.start(program, args);
+    return finishProcess(p, timeoutMs);
 }
 
 class LabHosts

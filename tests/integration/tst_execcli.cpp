@@ -3,6 +3,8 @@
 // under a real pseudo-terminal (raw mode, SIGWINCH, exit code, the terminal given back).
 // Endpoints come from `eval "$(scripts/lab.sh env)"`; without them the test FAILS.
 
+#include "labcli.h"
+
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -29,30 +31,6 @@
 #endif
 
 namespace {
-
-struct Proc
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Proc runProcess(const QStringList &args, int timeoutMs = 240000)
-{
-    QProcess p;
-    p.start(QStringLiteral(CLUSTERDECKCTL), args);
-    Proc r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
 
 // A child process on a pseudo-terminal; the test keeps the slave side open to look at its modes.
 struct PtyChild
@@ -167,7 +145,8 @@ private Q_SLOTS:
 private:
     Proc cli(const QStringList &args, int timeoutMs = 240000) const
     {
-        return runProcess(QStringList{QStringLiteral("--store"), m_storeUrl} + args, timeoutMs);
+        return runProcess(QStringLiteral(CLUSTERDECKCTL),
+                          QStringList{QStringLiteral("--store"), m_storeUrl} + args, timeoutMs);
     }
     QString launch(int workers, const QString &name);
 

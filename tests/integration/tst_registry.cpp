@@ -4,6 +4,7 @@
 // shared with the docker CLI (config.json and a credential helper), `image ls|pull|rm`.
 // Endpoints come from `eval "$(scripts/lab.sh env)"`; without them the test FAILS, never skips.
 
+#include "labcli.h"
 #include "provision/provisioner.h"
 #include "registry/registryclient.h"
 #include "store/statestore.h"
@@ -29,13 +30,6 @@ using namespace ClusterDeck;
 #endif
 
 namespace {
-
-struct Proc
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
 
 QString templateText(const QString &name, const QString &image, const QString &policy = {})
 {
@@ -96,32 +90,26 @@ private:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("DOCKER_CONFIG"),
                    dockerConfig.isEmpty() ? m_dockerConfig : dockerConfig);
-        env.insert(QStringLiteral("PATH"), m_bin + QLatin1Char(':') + env.value(QStringLiteral("PATH")));
-        env.insert(QStringLiteral("CD_TEST_HELPER_STORE"), m_dir.filePath(QStringLiteral("helper")));
+        env.insert(QStringLiteral("PATH"),
+                   m_bin + QLatin1Char(':') + env.value(QStringLiteral("PATH")));
+        env.insert(QStringLiteral("CD_TEST_HELPER_STORE"),
+                   m_dir.filePath(QStringLiteral("helper")));
         p.setProcessEnvironment(env);
         p.start(program, args);
         p.write(input);
         p.closeWriteChannel();
-        Proc r;
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-            r.err = "timed out";
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
+        return finishProcess(p, timeoutMs);
     }
-    Proc cli(const QStringList &args, const QString &dockerConfig = {}, const QByteArray &input = {}) const
+    Proc cli(const QStringList &args, const QString &dockerConfig = {},
+             const QByteArray &input = {}) const
     {
         return run(QStringLiteral(CLUSTERDECKCTL),
                    QStringList{QStringLiteral("--store"), m_storeUrl} + args, input, dockerConfig);
     }
     Proc docker(const QString &host, const QStringList &args) const
     {
-        return run(QStringLiteral("docker"), QStringList{QStringLiteral("-H"), m_unix.value(host)} + args);
+        return run(QStringLiteral("docker"),
+                   QStringList{QStringLiteral("-H"), m_unix.value(host)} + args);
     }
     QString writeTemplate(const QString &name, const QString &text) const
     {
@@ -133,7 +121,8 @@ private:
     }
     bool hasImage(const QString &host, const QString &image) const
     {
-        return docker(host, {QStringLiteral("image"), QStringLiteral("inspect"), image}).exitCode == 0;
+        return docker(host, {QStringLiteral("image"), QStringLiteral("inspect"), image}).exitCode ==
+               0;
     }
     // The tag and whatever of that repository is still held by digest alone (after a re-tag).
     void removeImageEverywhere(const QString &image) const
@@ -155,8 +144,9 @@ private:
     {
         int n = 0;
         for (const QString &h : m_hosts) {
-            const Proc p = docker(h, {QStringLiteral("ps"), QStringLiteral("-aq"), QStringLiteral("--filter"),
-                                      QStringLiteral("label=io.clusterdeck.session=") + sessionId});
+            const Proc p =
+                docker(h, {QStringLiteral("ps"), QStringLiteral("-aq"), QStringLiteral("--filter"),
+                           QStringLiteral("label=io.clusterdeck.session=") + sessionId});
             n += int(QString::fromUtf8(p.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts).size());
         }
         return n;
@@ -180,7 +170,8 @@ private:
     QString sessionIdOf(const QString &templateName) const
     {
         const QJsonArray sessions =
-            QJsonDocument::fromJson(cli({QStringLiteral("ls"), QStringLiteral("--json")}).out).array();
+            QJsonDocument::fromJson(cli({QStringLiteral("ls"), QStringLiteral("--json")}).out)
+                .array();
         for (const QJsonValue &v : sessions) {
             if (v.toObject().value(QStringLiteral("template")).toString() == templateName)
                 return v.toObject().value(QStringLiteral("id")).toString();
@@ -194,7 +185,8 @@ private:
         m_sessions.append(id);
         QCOMPARE(containersOf(id), 0);
         for (const QString &h : std::as_const(m_hosts))
-            QVERIFY2(!hasImage(h, image), qPrintable(QStringLiteral("%1 left on %2").arg(image, h)));
+            QVERIFY2(!hasImage(h, image),
+                     qPrintable(QStringLiteral("%1 left on %2").arg(image, h)));
     }
 
     QTemporaryDir m_dir;
@@ -240,9 +232,10 @@ void TestRegistry::initTestCase()
         const QString tls = qEnvironmentVariable(QByteArray(prefix + "_DOCKER_TLS").constData());
         m_addr.insert(h, qEnvironmentVariable(QByteArray(prefix + "_ADDR").constData()));
         m_unix.insert(h, qEnvironmentVariable(QByteArray(prefix + "_DOCKER").constData()));
-        const Proc added = cli({QStringLiteral("host"), QStringLiteral("add"), h, QStringLiteral("--docker"),
-                                tls, QStringLiteral("--tls-ca"), ca, QStringLiteral("--tls-cert"), cert,
-                                QStringLiteral("--tls-key"), key});
+        const Proc added =
+            cli({QStringLiteral("host"), QStringLiteral("add"), h, QStringLiteral("--docker"), tls,
+                 QStringLiteral("--tls-ca"), ca, QStringLiteral("--tls-cert"), cert,
+                 QStringLiteral("--tls-key"), key});
         QVERIFY2(added.exitCode == 0, added.err.constData());
     }
     removeImageEverywhere(m_remote);
@@ -268,8 +261,8 @@ void TestRegistry::init()
 void TestRegistry::loginChecksThePassword()
 {
     const QString other = m_dir.filePath(QStringLiteral("login-config"));
-    const Proc bad = cli({QStringLiteral("registry"), QStringLiteral("login"), m_registry, QStringLiteral("-u"),
-                          m_user, QStringLiteral("--password-stdin")},
+    const Proc bad = cli({QStringLiteral("registry"), QStringLiteral("login"), m_registry,
+                          QStringLiteral("-u"), m_user, QStringLiteral("--password-stdin")},
                          other, "wrong-password\n");
     QCOMPARE(bad.exitCode, 1);
     QVERIFY2(bad.err.contains(m_registry.toUtf8()), bad.err.constData());
@@ -283,15 +276,19 @@ void TestRegistry::loginChecksThePassword()
     // The docker CLI reads the same file: it sees the login.
     QFile f(other + QStringLiteral("/config.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
-    const QJsonObject auths = QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("auths")).toObject();
-    QCOMPARE(QByteArray::fromBase64(auths.value(m_registry).toObject().value(QStringLiteral("auth")).toString().toLatin1()),
-             (m_user + QLatin1Char(':') + m_password).toUtf8());
+    const QJsonObject auths =
+        QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("auths")).toObject();
+    QCOMPARE(
+        QByteArray::fromBase64(
+            auths.value(m_registry).toObject().value(QStringLiteral("auth")).toString().toLatin1()),
+        (m_user + QLatin1Char(':') + m_password).toUtf8());
     const Proc ls = cli({QStringLiteral("registry"), QStringLiteral("ls")}, other);
     QVERIFY(ls.out.contains(m_registry.toUtf8()) && ls.out.contains(m_user.toUtf8()));
     QVERIFY2(!ls.out.contains(m_password.toUtf8()), "ls never shows a secret");
     const Proc out = cli({QStringLiteral("registry"), QStringLiteral("logout"), m_registry}, other);
     QVERIFY2(out.exitCode == 0, out.err.constData());
-    QVERIFY(!cli({QStringLiteral("registry"), QStringLiteral("ls")}, other).out.contains(m_registry.toUtf8()));
+    QVERIFY(!cli({QStringLiteral("registry"), QStringLiteral("ls")}, other)
+                 .out.contains(m_registry.toUtf8()));
 }
 
 void TestRegistry::registryTagsAndConfig()
@@ -309,18 +306,22 @@ void TestRegistry::registryTagsAndConfig()
     QVERIFY(!refused);
     QCOMPARE(refused.error().httpStatus, 401);
 
-    Registry::RegistryClient client(m_registry, Registry::RegistryCredentials{m_registry, m_user, m_password, {}});
-    auto defaults = client.imageDefaults(QStringLiteral("clusterdeck/lab"), QStringLiteral("remote"));
+    Registry::RegistryClient client(
+        m_registry, Registry::RegistryCredentials{m_registry, m_user, m_password, {}});
+    auto defaults =
+        client.imageDefaults(QStringLiteral("clusterdeck/lab"), QStringLiteral("remote"));
     QVERIFY2(defaults, qPrintable(defaults ? QString() : defaults.error().toString()));
-    QCOMPARE(defaults->labels.value(QStringLiteral("io.clusterdeck.service-ports")), QStringLiteral("web:http:8080"));
-    QCOMPARE(defaults->env.value(QStringLiteral("LAB_GREETING")), QStringLiteral("hello-from-image"));
+    QCOMPARE(defaults->labels.value(QStringLiteral("io.clusterdeck.service-ports")),
+             QStringLiteral("web:http:8080"));
+    QCOMPARE(defaults->env.value(QStringLiteral("LAB_GREETING")),
+             QStringLiteral("hello-from-image"));
 }
 
 void TestRegistry::launchPullsOncePerHost()
 {
     const QMap<QString, int> before = manifestPulls(QStringLiteral("remote"));
-    const QString file = writeTemplate(QStringLiteral("regpull"),
-                                       templateText(QStringLiteral("regpull"), m_remote));
+    const QString file =
+        writeTemplate(QStringLiteral("regpull"), templateText(QStringLiteral("regpull"), m_remote));
     QElapsedTimer timer;
     timer.start();
     const Proc p = cli({QStringLiteral("launch"), file, QStringLiteral("--json")});
@@ -333,14 +334,16 @@ void TestRegistry::launchPullsOncePerHost()
     QCOMPARE(kernels.size(), 7);
     QSet<QString> used;
     for (const QJsonValue &v : kernels) {
-        QCOMPARE(v.toObject().value(QStringLiteral("status")).toString(), QStringLiteral("RUNNING"));
+        QCOMPARE(v.toObject().value(QStringLiteral("status")).toString(),
+                 QStringLiteral("RUNNING"));
         used.insert(v.toObject().value(QStringLiteral("host")).toString());
     }
     QCOMPARE(used.size(), 3);
     // The image's service-port label counted although no host had the image at launch.
     const QJsonArray ports = kernels.first().toObject().value(QStringLiteral("ports")).toArray();
-    QVERIFY2(!ports.isEmpty() && ports.first().toObject().value(QStringLiteral("name")).toString() ==
-                                     QLatin1String("web"),
+    QVERIFY2(!ports.isEmpty() &&
+                 ports.first().toObject().value(QStringLiteral("name")).toString() ==
+                     QLatin1String("web"),
              p.out.constData());
     qInfo() << "1+6 kernels from the registry-only tag on 3 hosts in" << ms << "ms";
 
@@ -359,7 +362,8 @@ void TestRegistry::launchPullsOncePerHost()
     QVERIFY(session);
     auto spec = Provisioner::specOf(*session);
     QVERIFY(spec);
-    const QString prefix = m_remote.left(m_remote.lastIndexOf(QLatin1Char(':'))) + QStringLiteral("@sha256:");
+    const QString prefix =
+        m_remote.left(m_remote.lastIndexOf(QLatin1Char(':'))) + QStringLiteral("@sha256:");
     for (const KernelSpec &k : spec->plan.kernels) {
         QVERIFY2(k.imageDigest.startsWith(prefix), qPrintable(k.imageDigest));
         const QString host = spec->placement.hostOf.value(k.hostname);
@@ -370,7 +374,10 @@ void TestRegistry::launchPullsOncePerHost()
     // A restart recreates from the digest: the tag may move meanwhile, the kernels do not.
     const QString pinned = spec->plan.kernels.first().imageDigest;
     for (const QString &h : std::as_const(m_hosts))
-        QCOMPARE(docker(h, {QStringLiteral("tag"), QStringLiteral("clusterdeck/lab:latest"), m_remote}).exitCode, 0);
+        QCOMPARE(
+            docker(h, {QStringLiteral("tag"), QStringLiteral("clusterdeck/lab:latest"), m_remote})
+                .exitCode,
+            0);
     const Proc restarted = cli({QStringLiteral("restart"), id});
     QVERIFY2(restarted.exitCode == 0, restarted.err.constData());
     for (const KernelSpec &k : spec->plan.kernels) {
@@ -392,13 +399,15 @@ void TestRegistry::gangPullFailures_data()
     QTest::addColumn<QStringList>("says");
     const QString remote = qEnvironmentVariable("CLUSTERDECK_LAB_REGISTRY_ONLY_IMAGE");
     const QString registry = qEnvironmentVariable("CLUSTERDECK_LAB_REGISTRY");
-    const QString missing = remote.left(remote.lastIndexOf(QLatin1Char(':'))) + QStringLiteral(":no-such-tag");
-    QTest::newRow("wrong password") << "regbadpw" << remote << "" << true
-                                    << QStringList{registry, QStringLiteral("unauthorized"), remote};
+    const QString missing =
+        remote.left(remote.lastIndexOf(QLatin1Char(':'))) + QStringLiteral(":no-such-tag");
+    QTest::newRow("wrong password")
+        << "regbadpw" << remote << "" << true
+        << QStringList{registry, QStringLiteral("unauthorized"), remote};
     QTest::newRow("missing tag") << "regnotag" << missing << "" << false
                                  << QStringList{missing, QStringLiteral("not found")};
-    QTest::newRow("pullPolicy never, image absent") << "regnever" << remote << "never" << false
-                                                    << QStringList{remote, QStringLiteral("never")};
+    QTest::newRow("pullPolicy never, image absent")
+        << "regnever" << remote << "never" << false << QStringList{remote, QStringLiteral("never")};
 }
 
 void TestRegistry::gangPullFailures()
@@ -414,10 +423,17 @@ void TestRegistry::gangPullFailures()
         QDir().mkpath(config);
         QFile f(config + QStringLiteral("/config.json"));
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QJsonDocument(QJsonObject{{QStringLiteral("auths"),
-                                           QJsonObject{{m_registry, QJsonObject{{QStringLiteral("auth"),
-                                                                                 QString::fromLatin1((m_user + QStringLiteral(":not-it")).toUtf8().toBase64())}}}}}})
-                    .toJson());
+        f.write(
+            QJsonDocument(
+                QJsonObject{
+                    {QStringLiteral("auths"),
+                     QJsonObject{
+                         {m_registry,
+                          QJsonObject{
+                              {QStringLiteral("auth"),
+                               QString::fromLatin1(
+                                   (m_user + QStringLiteral(":not-it")).toUtf8().toBase64())}}}}}})
+                .toJson());
     }
     const QString file = writeTemplate(name, templateText(name, image, policy));
     const Proc p = cli({QStringLiteral("launch"), file}, config);
@@ -458,9 +474,9 @@ void TestRegistry::cancelDuringPull()
     QVERIFY2(err.contains("cancel"), err.constData());
     const QString id = sessionIdOf(QStringLiteral("regcancel"));
     QVERIFY(!id.isEmpty());
-    const QJsonObject s = QJsonDocument::fromJson(
-                              cli({QStringLiteral("show"), id, QStringLiteral("--json")}).out)
-                              .object();
+    const QJsonObject s =
+        QJsonDocument::fromJson(cli({QStringLiteral("show"), id, QStringLiteral("--json")}).out)
+            .object();
     QCOMPARE(s.value(QStringLiteral("status")).toString(), QStringLiteral("CANCELLED"));
     expectNothingLeft(QStringLiteral("regcancel"), m_remote);
 }
@@ -481,7 +497,8 @@ void TestRegistry::credentialHelper()
     QVERIFY2(login.out.contains("docker-credential-test"), login.out.constData());
     QFile file(config + QStringLiteral("/config.json"));
     QVERIFY(file.open(QIODevice::ReadOnly));
-    QVERIFY2(!file.readAll().contains(m_password.toUtf8().toBase64()), "the secret stays in the helper");
+    QVERIFY2(!file.readAll().contains(m_password.toUtf8().toBase64()),
+             "the secret stays in the helper");
 
     const QString host = m_hosts.first();
     const Proc pulled = cli({QStringLiteral("image"), QStringLiteral("pull"), m_remote,
@@ -552,8 +569,9 @@ void TestRegistry::pullThreeHostsBenchmark()
             QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
             env.insert(QStringLiteral("DOCKER_CONFIG"), m_dockerConfig);
             q->setProcessEnvironment(env);
-            q->start(QStringLiteral("docker"), {QStringLiteral("-H"), m_unix.value(h), QStringLiteral("pull"),
-                                                QStringLiteral("-q"), m_remote});
+            q->start(QStringLiteral("docker"),
+                     {QStringLiteral("-H"), m_unix.value(h), QStringLiteral("pull"),
+                      QStringLiteral("-q"), m_remote});
             pulls.append(q);
         }
         for (QProcess *q : std::as_const(pulls)) {
@@ -566,8 +584,9 @@ void TestRegistry::pullThreeHostsBenchmark()
     std::sort(ours.begin(), ours.end());
     std::sort(theirs.begin(), theirs.end());
     const qint64 a = ours.at(rounds / 2), b = theirs.at(rounds / 2);
-    qInfo().noquote() << QStringLiteral("pull of %1 onto %2 hosts, median of %3: clusterdeckctl %4 ms, "
-                                        "3 x docker pull in parallel %5 ms (ratio %6)")
+    qInfo().noquote() << QStringLiteral(
+                             "pull of %1 onto %2 hosts, median of %3: clusterdeckctl %4 ms, "
+                             "3 x docker pull in parallel %5 ms (ratio %6)")
                              .arg(m_remote)
                              .arg(m_hosts.size())
                              .arg(rounds)
