@@ -79,12 +79,10 @@ bool ActionApplier::mayAct(QString *why) const
     return true;
 }
 
-Result<Observed> ActionApplier::observe(const QList<HostRecord> &hosts,
-                                        std::chrono::milliseconds timeout) const
+QHash<QString, HostListing> ActionApplier::listHosts(const QList<HostRecord> &hosts,
+                                                     const QString &label,
+                                                     std::chrono::milliseconds timeout) const
 {
-    Observed o;
-    o.listedAt = QDateTime::currentDateTimeUtc();
-    const QString label = ProvisionLabels::session();
     QList<HostListing> listings(hosts.size());
     Concurrent::forEach(int(hosts.size()), [&](int i) {
         HostListing &l = listings[i];
@@ -113,8 +111,18 @@ Result<Observed> ActionApplier::observe(const QList<HostRecord> &hosts,
         l.containers = *containers;
         l.networks = *networks;
     });
+    QHash<QString, HostListing> byHost;
     for (qsizetype i = 0; i < hosts.size(); ++i)
-        o.hosts.insert(hosts.at(i).name, listings.at(i));
+        byHost.insert(hosts.at(i).name, listings.at(i));
+    return byHost;
+}
+
+Result<Observed> ActionApplier::observe(const QList<HostRecord> &hosts,
+                                        std::chrono::milliseconds timeout) const
+{
+    Observed o;
+    o.listedAt = QDateTime::currentDateTimeUtc();
+    o.hosts = listHosts(hosts, ProvisionLabels::session(), timeout);
     // The store after the hosts (see Observed).
     auto sessions = m_store->sessions();
     if (!sessions)
@@ -134,34 +142,7 @@ Observed ActionApplier::observeSession(const QString &sessionId,
 {
     Observed o;
     o.listedAt = QDateTime::currentDateTimeUtc();
-    const QString label = ProvisionLabels::session() + QLatin1Char('=') + sessionId;
-    QList<HostListing> listings(hosts.size());
-    Concurrent::forEach(int(hosts.size()), [&](int i) {
-        HostListing &l = listings[i];
-        auto client = m_registry->client(hosts.at(i));
-        if (!client) {
-            l.error = client.error().message;
-            return;
-        }
-        Docker::CallOptions call;
-        call.timeout = 10s;
-        call.cancel = m_cancel;
-        Docker::ContainerListOptions list;
-        list.all = true;
-        list.labels = {label};
-        auto containers = (*client)->listContainers(list, call);
-        auto networks = containers ? (*client)->listNetworks({label}, call)
-                                   : Result<QList<Docker::NetworkInfo>>(fail(containers.error()));
-        if (!containers || !networks) {
-            l.error = (!containers ? containers.error() : networks.error()).message;
-            return;
-        }
-        l.reachable = true;
-        l.containers = *containers;
-        l.networks = *networks;
-    });
-    for (qsizetype i = 0; i < hosts.size(); ++i)
-        o.hosts.insert(hosts.at(i).name, listings.at(i));
+    o.hosts = listHosts(hosts, ProvisionLabels::session() + QLatin1Char('=') + sessionId, 10s);
     if (auto s = m_store->session(sessionId); s) {
         o.sessions = {*s};
         if (auto k = m_store->kernels(sessionId); k)

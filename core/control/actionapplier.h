@@ -54,6 +54,10 @@ private:
         bool done = false;
         QString text;
     };
+    // Every host's objects carrying `label` (K or K=V), asked in parallel; unreachable hosts
+    // say why.
+    QHash<QString, HostListing> listHosts(const QList<HostRecord> &hosts, const QString &label,
+                                          std::chrono::milliseconds timeout) const;
     Observed observeSession(const QString &sessionId, const QList<HostRecord> &hosts) const;
     Outcome execute(const ReconcileAction &action, const Observed &fresh);
     void followThrough(const QString &sessionId, const QList<HostRecord> &hosts,
