@@ -11,6 +11,7 @@
 #include "stats/usageaggregator.h"
 #include "store/statestore.h"
 
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -194,13 +195,24 @@ int topCommand(Context &context, const QStringList &args)
     const bool tty = isatty(STDOUT_FILENO);
     QEventLoop loop;
     QTimer refresh;
+    QElapsedTimer sinceStart;
+    sinceStart.start();
+    bool firstPrinted = false;
+    constexpr qint64 kFirstSampleGraceMs = 5000;
     QObject::connect(&refresh, &QTimer::timeout, &loop, [&] {
         if (interrupt.token().isCancelled() || monitor.streamCount() == 0) {
             loop.quit();
             return;
         }
-        if (usage.size() == 0)
+        // The first refresh waits until every live stream has sampled (a stream's first
+        // sample needs two reads of the daemon's counters), so the first line covers the whole
+        // session; a kernel that is slow to answer delays it by at most the grace period.
+        if (usage.size() == 0 || (!firstPrinted && usage.size() < monitor.streamCount() &&
+                                  sinceStart.elapsed() < kFirstSampleGraceMs))
             return;
+        if (!firstPrinted)
+            refresh.setInterval(1000);
+        firstPrinted = true;
         if (json) {
             context.out() << QJsonDocument(snapshotJson(snapshot)).toJson(QJsonDocument::Compact)
                           << '\n';
@@ -213,7 +225,8 @@ int topCommand(Context &context, const QStringList &args)
         }
         context.out().flush();
     });
-    refresh.start(1000);
+    refresh.start(250); // until the first line; then once a second
+
     QTimer poll; // notices Ctrl-C between refreshes
     QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
         if (interrupt.token().isCancelled())
