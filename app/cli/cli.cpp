@@ -40,6 +40,10 @@ Commands:
   show SESSION [--json]               SESSION = id, short id or name
   restart SESSION [--kernel HOSTNAME] always the whole session
   rm SESSION [--kernel HOSTNAME]      terminate: always the whole session
+  scale SESSION ROLE=N [ROLE=N]... [--settle SECONDS] [--json]
+                                      grow or shrink roles of a running session within the
+                                      template's min/max (new kernels take the next indices;
+                                      the highest go first; the primary never goes)
   logs SESSION [--kernel HOSTNAME] [--follow]
   reconcile [--json] [--timeout S]    one controller pass: here if no controller leads,
                                       else by the leader (waits for its report)
@@ -91,6 +95,7 @@ const CommandEntry kCommands[] = {
     {"show", showCommand},
     {"restart", restartCommand},
     {"rm", rmCommand},
+    {"scale", scaleCommand},
     {"logs", logsCommand},
     {"reconcile", reconcileCommand},
     {"controller", controllerCommand},

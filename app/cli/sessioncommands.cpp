@@ -10,6 +10,7 @@
 #include "provision/provisionlabels.h"
 #include "provision/sessioncontroller.h"
 #include "provision/sessionjson.h"
+#include "provision/sessionscaler.h"
 #include "pullprogressprinter.h"
 #include "store/statestore.h"
 #include "template/templateloader.h"
@@ -397,6 +398,66 @@ int restartCommand(Context &context, const QStringList &args)
     auto kernels = env->store->kernels(s->id);
     context.out() << "restarted " << s->name << " (" << (kernels ? kernels->size() : 0)
                   << " kernels)\n";
+    return 0;
+}
+
+int scaleCommand(Context &context, const QStringList &args)
+{
+    quietLibraries();
+    const Args a = Args::parse(args, {QStringLiteral("--settle")}, {QStringLiteral("--json")});
+    if (!a.error.isEmpty())
+        return context.usage(a.error);
+    if (a.positional.size() < 2)
+        return context.usage(QStringLiteral("scale takes SESSION and at least one ROLE=N"));
+    QMap<QString, int> counts;
+    for (const QString &word : a.positional.mid(1)) {
+        const qsizetype eq = word.indexOf(QLatin1Char('='));
+        bool ok = false;
+        const int n = eq > 0 ? word.mid(eq + 1).toInt(&ok) : 0;
+        if (!ok || n < 0)
+            return context.usage(QStringLiteral("'%1' is not ROLE=N (e.g. worker=6)").arg(word));
+        if (counts.contains(word.left(eq)))
+            return context.usage(QStringLiteral("role %1 is given twice").arg(word.left(eq)));
+        counts.insert(word.left(eq), n);
+    }
+    std::optional<std::chrono::milliseconds> settle;
+    if (a.values.contains(QStringLiteral("--settle"))) {
+        bool ok = false;
+        const double seconds = a.values.value(QStringLiteral("--settle")).toDouble(&ok);
+        if (!ok || seconds < 0 || seconds > 600)
+            return context.usage(
+                QStringLiteral("--settle expects seconds from 0 to 600 (e.g. 2 or 0.5)"));
+        settle = std::chrono::milliseconds(qint64(seconds * 1000));
+    }
+    auto env = openEnv(context);
+    if (!env)
+        return context.fail(env.error());
+    auto s = SessionController::findSession(*env->store, a.positional.first());
+    if (!s)
+        return context.fail(s.error());
+    InterruptScope interrupt;
+    SessionScaler scaler(env->store, env->registry.get());
+    scaler.setActor(actor());
+    if (settle)
+        scaler.setSettlePeriod(*settle);
+    auto done = scaler.scale(s->id, counts, interrupt.token());
+    if (!done)
+        return context.fail(done.error());
+    for (const QString &w : std::as_const(done->warnings))
+        context.err() << "warning: " << w << '\n';
+    if (a.flags.contains(QStringLiteral("--json")))
+        return printSessionResult(context, env->store, s->id, true);
+    if (done->added.isEmpty() && done->removed.isEmpty()) {
+        context.out() << s->name << ": nothing to change\n";
+        return 0;
+    }
+    context.out() << "scaled " << s->name << ": added "
+                  << (done->added.isEmpty() ? QStringLiteral("none")
+                                            : done->added.join(QStringLiteral(", ")))
+                  << "; removed "
+                  << (done->removed.isEmpty() ? QStringLiteral("none")
+                                              : done->removed.join(QStringLiteral(", ")))
+                  << " (" << QString::number(double(done->elapsedMs) / 1000.0, 'f', 1) << " s)\n";
     return 0;
 }
 

@@ -16,6 +16,8 @@ int lsCommand(Context &context, const QStringList &args);
 int showCommand(Context &context, const QStringList &args);
 int restartCommand(Context &context, const QStringList &args);
 int rmCommand(Context &context, const QStringList &args);
+// scale SESSION ROLE=N [ROLE=N]... [--settle SECONDS] [--json]
+int scaleCommand(Context &context, const QStringList &args);
 int logsCommand(Context &context, const QStringList &args);
 
 } // namespace ClusterDeck::Cli

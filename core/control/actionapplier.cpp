@@ -8,6 +8,7 @@
 #include "provision/provisioner.h"
 #include "provision/provisionlabels.h"
 #include "provision/sessioncontroller.h"
+#include "provision/sessionscaler.h"
 #include "store/statestore.h"
 
 #include <QDateTime>
@@ -297,6 +298,14 @@ ActionApplier::Outcome ActionApplier::execute(const ReconcileAction &a, const Ob
     }
     case Kind::CompleteSession:
         return completeSession(a);
+    case Kind::FinishScale: {
+        SessionScaler scaler(m_store, m_registry);
+        scaler.setActor(m_actor);
+        auto done = scaler.repairLocked(a.sessionId);
+        if (!done)
+            return {false, done.error().toString()};
+        return {true, *done};
+    }
     }
     return {false, QStringLiteral("unknown action")};
 }

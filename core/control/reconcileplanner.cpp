@@ -82,6 +82,8 @@ QString ReconcileAction::name(Kind kind)
         return QStringLiteral("kernel-vanished");
     case Kind::CompleteSession:
         return QStringLiteral("complete-session");
+    case Kind::FinishScale:
+        return QStringLiteral("finish-scale");
     }
     return {};
 }
@@ -158,6 +160,9 @@ ReconcilePlan planReconcile(const Observed &o, const StoreIdentity &self,
             const QString kid = c.labels.value(ProvisionLabels::kernel());
             const auto kernel = std::find_if(kernels.cbegin(), kernels.cend(),
                                              [&](const KernelRecord &k) { return k.id == kid; });
+            // While a scale is unfinished its kernels come and go: finish-scale settles them.
+            if (s->launchOptions.contains(QStringLiteral("scale")))
+                continue;
             if (kernel == kernels.cend()) {
                 add({Kind::RemoveStrayContainer, sid, kid, host, c.id, name, std::nullopt,
                      QStringLiteral("not a kernel of session %1").arg(s->name)});
@@ -261,6 +266,16 @@ ReconcilePlan planReconcile(const Observed &o, const StoreIdentity &self,
         }
         if (isFinal(s.status))
             continue;
+        if (s.launchOptions.contains(QStringLiteral("scale"))) {
+            // Kernels added or removed by an unfinished scale are neither failures nor orphans.
+            add({Kind::FinishScale, s.id, QString(), QString(), QString(), s.name, std::nullopt,
+                 QStringLiteral("a scale (%1) was interrupted: undo it or finish it")
+                     .arg(s.launchOptions.value(QStringLiteral("scale"))
+                              .toObject()
+                              .value(QStringLiteral("counts"))
+                              .toString())});
+            continue;
+        }
         if (s.status == SessionStatus::Pending || s.status == SessionStatus::Provisioning ||
             s.status == SessionStatus::Restarting) {
             add({Kind::CompleteSession, s.id, QString(), QString(), QString(), s.name, std::nullopt,

@@ -54,6 +54,7 @@ struct ReconcileAction
         KernelExited,         // a RUNNING kernel's container has stopped: the policies decide
         KernelVanished,       // a RUNNING kernel's container is gone: the policies decide
         CompleteSession,      // a launch or restart was interrupted: finish it (all-or-nothing)
+        FinishScale,          // a scale was interrupted: undo its grow or finish its shrink
     };
     Kind kind;
     QString sessionId;

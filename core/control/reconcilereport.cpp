@@ -38,7 +38,7 @@ ReconcileReport ReconcileReport::fromJson(const QJsonObject &o)
         Applied a;
         a.action.kind = ReconcileAction::Kind::CompleteSession;
         const QString name = c.value(QLatin1StringView("action")).toString();
-        for (int k = 0; k <= int(ReconcileAction::Kind::CompleteSession); ++k) {
+        for (int k = 0; k <= int(ReconcileAction::Kind::FinishScale); ++k) {
             if (ReconcileAction::name(ReconcileAction::Kind(k)) == name)
                 a.action.kind = ReconcileAction::Kind(k);
         }

@@ -8,6 +8,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <algorithm>
+
 namespace ClusterDeck {
 
 // A file the provisioner puts into a kernel before it starts (bootstrap script, hostfile, keys).
@@ -42,6 +44,8 @@ struct KernelSpec
     const QString &imageToRun() const { return imageDigest.isEmpty() ? image : imageDigest; }
     QStringList entrypoint;
     QStringList command;
+    // Run in the kernel after `scale` rewrote the cluster files (template `onScale`); empty: none.
+    QString onScale;
     QString workingDir;
     QString user;
     QMap<QString, QString> env;
@@ -67,6 +71,13 @@ struct RoleCount
 {
     QString role;
     int count = 0;
+    // The template's bounds, kept so a running session can be scaled within them.
+    int min = 0;
+    int max = 0;
+    // The highest index this role has ever used in the session (0: `count`): a kernel added by
+    // `scale` takes the next one, so a hostname is never reused while the session lives.
+    int lastIdx = 0;
+    int highestIdx() const { return std::max(lastIdx, count); }
     friend bool operator==(const RoleCount &, const RoleCount &) = default;
 };
 

@@ -107,7 +107,7 @@ Result<ClusterPlan> resolvePlan(const ClusterTemplate &t, const LaunchOptions &o
 
     int total = 0;
     for (const RoleTemplate &r : t.roles) {
-        plan.roles.append({r.name, opts.counts.value(r.name, r.count)});
+        plan.roles.append({r.name, opts.counts.value(r.name, r.count), r.min, r.max, 0});
         total += plan.roles.last().count;
     }
 
@@ -182,6 +182,7 @@ Result<ClusterPlan> resolvePlan(const ClusterTemplate &t, const LaunchOptions &o
             k.command = command;
             k.workingDir = task.workingDir.isEmpty() ? image.workingDir : task.workingDir;
             k.user = task.user.isEmpty() ? image.user : task.user;
+            k.onScale = task.onScale;
             k.env = env;
             k.env.insert(sessionEnv);
             k.env.insert(QStringLiteral("BACKEND_KERNEL_ID"), k.kernelId);
@@ -214,6 +215,7 @@ Result<ClusterPlan> resolvePlan(const ClusterTemplate &t, const LaunchOptions &o
 
     if (auto ok = Presets::apply(plan, opts.sshKeyPair); !ok)
         return fail(ok.error());
+    Presets::applyMembershipFiles(plan);
 
     qCDebug(lcPlan) << "resolved" << t.name << "into" << plan.kernels.size() << "kernels";
     return plan;

@@ -68,13 +68,19 @@ void applyTensorFlow(ClusterPlan &plan)
     }
 }
 
-void applyMpi(ClusterPlan &plan)
+QByteArray mpiHostfile(const ClusterPlan &plan)
 {
     QByteArray hostfile = "# Written by ClusterDeck: one line per kernel, in rank order.\n";
     for (const KernelSpec &k : std::as_const(plan.kernels)) {
         const int slots = k.resources.cpus ? std::max(1, int(std::ceil(*k.resources.cpus))) : 1;
         hostfile += k.hostname.toUtf8() + " slots=" + QByteArray::number(slots) + '\n';
     }
+    return hostfile;
+}
+
+void applyMpi(ClusterPlan &plan)
+{
+    const QByteArray hostfile = mpiHostfile(plan);
     for (KernelSpec &k : plan.kernels) {
         k.files.append({QLatin1String(Presets::kHostfilePath), hostfile, 0644, QString()});
         k.env.insert(QStringLiteral("OMPI_MCA_orte_default_hostfile"),
@@ -91,7 +97,7 @@ void applyMpi(ClusterPlan &plan)
     }
 }
 
-void applySsh(ClusterPlan &plan, const SshKeyPair &keys)
+QByteArray sshConfig(const ClusterPlan &plan)
 {
     QByteArray config =
         "# Written by ClusterDeck: `ssh <hostname>` reaches any kernel of this session.\n";
@@ -117,6 +123,17 @@ void applySsh(ClusterPlan &plan, const SshKeyPair &keys)
                   "    UserKnownHostsFile /dev/null\n"
                   "    LogLevel ERROR\n";
     }
+    return config;
+}
+
+QString sshConfigPath(const QString &user)
+{
+    return Presets::homeOf(user) + QStringLiteral("/.ssh/config");
+}
+
+void applySsh(ClusterPlan &plan, const SshKeyPair &keys)
+{
+    const QByteArray config = sshConfig(plan);
     for (KernelSpec &k : plan.kernels) {
         const QString ssh = Presets::homeOf(k.user) + QStringLiteral("/.ssh/");
         const QString owner = k.user;
@@ -127,7 +144,67 @@ void applySsh(ClusterPlan &plan, const SshKeyPair &keys)
     }
 }
 
+QByteArray hostsFile(const ClusterPlan &plan)
+{
+    QByteArray out;
+    for (const KernelSpec &k : plan.kernels)
+        out += k.hostname.toUtf8() + '\n';
+    return out;
+}
+
+QByteArray replicasFile(const ClusterPlan &plan)
+{
+    QByteArray out;
+    for (const RoleCount &rc : plan.roles)
+        out += rc.role.toUtf8() + ' ' + QByteArray::number(rc.count) + '\n';
+    return out;
+}
+
+// Replaces the content of `path` in `k`, or adds the file.
+void setFile(KernelSpec &k, const QString &path, const QByteArray &content, int mode,
+             const QString &owner)
+{
+    for (PlannedFile &f : k.files) {
+        if (f.path == path) {
+            f.content = content;
+            return;
+        }
+    }
+    k.files.append({path, content, mode, owner});
+}
+
 } // namespace
+
+void Presets::applyMembershipFiles(ClusterPlan &plan)
+{
+    for (KernelSpec &k : plan.kernels)
+        k.env.insert(QStringLiteral("BACKEND_CLUSTER_HOSTS_FILE"), QLatin1String(kHostsFilePath));
+    refreshMembership(plan);
+}
+
+void Presets::refreshMembership(ClusterPlan &plan)
+{
+    const QByteArray hosts = hostsFile(plan);
+    const QByteArray replicas = replicasFile(plan);
+    const bool mpi = plan.presets.contains(kMpi);
+    const bool ssh = plan.presets.contains(kSsh);
+    const QByteArray hostfile = mpi ? mpiHostfile(plan) : QByteArray();
+    const QByteArray config = ssh ? sshConfig(plan) : QByteArray();
+    for (KernelSpec &k : plan.kernels) {
+        setFile(k, QLatin1String(kHostsFilePath), hosts, 0644, QString());
+        setFile(k, QLatin1String(kReplicasFilePath), replicas, 0644, QString());
+        if (mpi)
+            setFile(k, QLatin1String(kHostfilePath), hostfile, 0644, QString());
+        if (ssh)
+            setFile(k, sshConfigPath(k.user), config, 0644, k.user);
+    }
+}
+
+bool Presets::isMembershipFile(const QString &path, const QString &user)
+{
+    return path == QLatin1String(kHostsFilePath) || path == QLatin1String(kReplicasFilePath) ||
+           path == QLatin1String(kHostfilePath) || path == sshConfigPath(user);
+}
 
 QStringList Presets::effective(const QStringList &requested)
 {

@@ -85,6 +85,7 @@ struct Provisioner::Run
     Http::CancelToken ops; // cancelled on the first failure or on the user's cancel
     std::chrono::milliseconds timeout{60000};
     std::unique_ptr<Concurrent::KeyedLimiter> limiter;
+    bool partial = false; // adding kernels to a running session: its network and spec stay
 
     std::mutex mutex; // guards everything below
     std::optional<Error> firstError;
@@ -364,6 +365,114 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     return result;
 }
 
+Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList &hostnames,
+                                     const Http::CancelToken &cancel)
+{
+    Run run;
+    run.partial = true;
+    // Every stage below works on the run's kernels only: the new ones.
+    run.spec = spec;
+    run.spec.plan.kernels.removeIf(
+        [&](const KernelSpec &k) { return !hostnames.contains(k.hostname); });
+    QMap<QString, QString> hostOf;
+    for (const QString &h : hostnames)
+        hostOf.insert(h, spec.placement.hostOf.value(h));
+    run.spec.placement.hostOf = hostOf;
+    run.storeId = m_store->storeId();
+    run.userCancel = cancel;
+    run.timeout = m_callTimeout;
+    run.limiter = std::make_unique<Concurrent::KeyedLimiter>(m_perHostLimit);
+    if (run.spec.plan.kernels.isEmpty())
+        return {};
+    auto session = m_store->session(spec.plan.sessionId);
+    if (!session)
+        return fail(session.error());
+    run.session = *session;
+    auto kernels = m_store->kernels(spec.plan.sessionId);
+    if (!kernels)
+        return fail(kernels.error());
+    for (const KernelRecord &k : std::as_const(*kernels))
+        run.records.insert(k.hostname, k);
+    QStringList hosts = run.spec.placement.hostOf.values();
+    hosts.removeDuplicates();
+    for (const QString &h : std::as_const(hosts)) {
+        auto record = m_store->host(h);
+        auto client = m_registry->client(h);
+        if (!record || !client) {
+            const Error e = !record ? record.error() : client.error();
+            return fail(e.withContext(QStringLiteral("host %1").arg(h)));
+        }
+        run.hosts.insert(h, *record);
+        run.clients.insert(h, *client);
+    }
+
+    std::atomic_bool finished{false};
+    std::thread watcher([&] {
+        while (!finished.load()) {
+            if (cancel.isCancelled()) {
+                run.ops.cancel();
+                return;
+            }
+            std::this_thread::sleep_for(20ms);
+        }
+    });
+    for (const KernelSpec &k : run.spec.plan.kernels)
+        setKernelStatus(run, k.hostname, KernelStatus::Preparing);
+    if (auto ok = prepareHosts(run); !ok)
+        run.failWith(ok.error());
+    if (!run.aborted()) {
+        Concurrent::forEach(int(run.spec.plan.kernels.size()), [&](int i) {
+            const KernelSpec &k = run.spec.plan.kernels.at(i);
+            if (auto ok = createKernel(run, k); !ok)
+                run.failWith(ok.error(), k.hostname);
+        });
+    }
+    if (!run.aborted() && !run.userCancel.isCancelled()) {
+        if (auto ok = settle(run); !ok)
+            qCInfo(lcProvision) << "settle:" << ok.error().toString();
+    }
+    finished.store(true);
+    watcher.join();
+    const bool cancelled = run.userCancel.isCancelled() && !run.firstError;
+    if (!run.aborted() && !cancelled)
+        return {};
+
+    const Error cause =
+        cancelled
+            ? Error::make(Error::Kind::Cancelled, QString(), QStringLiteral("scale cancelled"))
+            : run.firstError.value_or(
+                  Error::make(Error::Kind::Cancelled, QString(), QStringLiteral("aborted")));
+    qCInfo(lcProvision) << "removing the new kernels of" << spec.plan.sessionId << ":"
+                        << cause.toString();
+    SessionSpec only = run.spec;
+    only.placement.networkHost.clear();
+    only.placement.hostsUsed.clear();
+    QMap<QString, QStringList> volumes, pulled;
+    {
+        std::lock_guard lock(run.mutex);
+        volumes = run.volumesMade;
+        pulled = run.imagesPulled;
+    }
+    if (auto removed = removeSessionObjects(only, volumes); !removed)
+        qCWarning(lcProvision) << "removing the new kernels incomplete:"
+                               << removed.error().toString();
+    for (auto it = pulled.cbegin(); it != pulled.cend(); ++it) {
+        for (const QString &image : it.value()) {
+            Docker::CallOptions call;
+            call.timeout = 30s;
+            if (auto gone = run.clients.value(it.key())->removeImage(image, false, call); !gone)
+                qCInfo(lcProvision).noquote() << "keeping pulled image" << image << "on" << it.key()
+                                              << ":" << gone.error().toString();
+        }
+    }
+    for (const KernelSpec &k : run.spec.plan.kernels)
+        setKernelStatus(run, k.hostname, cancelled ? KernelStatus::Cancelled : KernelStatus::Error,
+                        k.hostname == run.failedHostname
+                            ? cause.toString()
+                            : QStringLiteral("rolled back: ") + cause.toString());
+    return fail(cause);
+}
+
 Result<SessionRecord> Provisioner::doProvision(Run &run)
 {
     const ClusterPlan &plan = run.spec.plan;
@@ -513,6 +622,8 @@ Result<void> Provisioner::prepareHosts(Run &run)
         }
     }
     tasks.append({placement.networkHost, [&run]() -> Result<void> {
+                      if (run.partial) // scale: the session's network is there
+                          return {};
                       const ClusterPlan &plan = run.spec.plan;
                       const QString host = run.spec.placement.networkHost;
                       const auto &client = run.clients.value(host);
@@ -669,7 +780,7 @@ Result<void> Provisioner::pullImages(Run &run)
             changed = true;
         }
     }
-    if (changed) {
+    if (changed && !run.partial) {
         SessionRecord s;
         {
             std::lock_guard lock(run.mutex);

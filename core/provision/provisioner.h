@@ -88,6 +88,13 @@ public:
     // All-or-nothing. The caller holds the session lock (launch() takes it itself).
     Result<SessionRecord> provision(const SessionSpec &spec, const Http::CancelToken &cancel = {});
 
+    // `scale`: creates and starts the kernels `hostnames` of a running session whose spec (with
+    // them in it) and kernel records are stored already; the network and the other kernels are
+    // left as they are. All-or-nothing for the batch: on any failure the new containers (and
+    // images pulled for them) are removed again. The caller holds the session lock.
+    Result<void> addKernels(const SessionSpec &spec, const QStringList &hostnames,
+                            const Http::CancelToken &cancel = {});
+
     // Removes every container, the network and the volumes listed in `volumes` (host → names)
     // of a session, on every host involved. Objects that are already gone are fine.
     Result<void> removeSessionObjects(const SessionSpec &spec,

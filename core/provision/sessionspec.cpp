@@ -66,27 +66,29 @@ QJsonObject kernelToJson(const KernelSpec &k)
         resources.insert(QStringLiteral("memory"), double(*k.resources.memoryBytes));
     if (k.resources.gpus)
         resources.insert(QStringLiteral("gpus"), *k.resources.gpus);
-    return QJsonObject{{QStringLiteral("kernel_id"), k.kernelId},
-                       {QStringLiteral("hostname"), k.hostname},
-                       {QStringLiteral("container_name"), k.containerName},
-                       {QStringLiteral("role"), k.role},
-                       {QStringLiteral("role_idx"), k.roleIdx},
-                       {QStringLiteral("local_rank"), k.localRank},
-                       {QStringLiteral("primary"), k.primary},
-                       {QStringLiteral("image"), k.image},
-                       {QStringLiteral("pull_policy"), TemplateValues::pullPolicyName(k.pullPolicy)},
-                       {QStringLiteral("image_digest"), k.imageDigest},
-                       {QStringLiteral("entrypoint"), listToJson(k.entrypoint)},
-                       {QStringLiteral("command"), listToJson(k.command)},
-                       {QStringLiteral("working_dir"), k.workingDir},
-                       {QStringLiteral("user"), k.user},
-                       {QStringLiteral("env"), mapToJson(k.env)},
-                       {QStringLiteral("files"), files},
-                       {QStringLiteral("ports"), ports},
-                       {QStringLiteral("resources"), resources},
-                       {QStringLiteral("mounts"), mounts},
-                       {QStringLiteral("labels"), mapToJson(k.labels)},
-                       {QStringLiteral("host_labels"), mapToJson(k.hostLabels)}};
+    return QJsonObject{
+        {QStringLiteral("kernel_id"), k.kernelId},
+        {QStringLiteral("hostname"), k.hostname},
+        {QStringLiteral("container_name"), k.containerName},
+        {QStringLiteral("role"), k.role},
+        {QStringLiteral("role_idx"), k.roleIdx},
+        {QStringLiteral("local_rank"), k.localRank},
+        {QStringLiteral("primary"), k.primary},
+        {QStringLiteral("image"), k.image},
+        {QStringLiteral("pull_policy"), TemplateValues::pullPolicyName(k.pullPolicy)},
+        {QStringLiteral("image_digest"), k.imageDigest},
+        {QStringLiteral("entrypoint"), listToJson(k.entrypoint)},
+        {QStringLiteral("command"), listToJson(k.command)},
+        {QStringLiteral("on_scale"), k.onScale},
+        {QStringLiteral("working_dir"), k.workingDir},
+        {QStringLiteral("user"), k.user},
+        {QStringLiteral("env"), mapToJson(k.env)},
+        {QStringLiteral("files"), files},
+        {QStringLiteral("ports"), ports},
+        {QStringLiteral("resources"), resources},
+        {QStringLiteral("mounts"), mounts},
+        {QStringLiteral("labels"), mapToJson(k.labels)},
+        {QStringLiteral("host_labels"), mapToJson(k.hostLabels)}};
 }
 
 KernelSpec kernelFromJson(const QJsonObject &o)
@@ -105,6 +107,7 @@ KernelSpec kernelFromJson(const QJsonObject &o)
     k.imageDigest = o.value(QStringLiteral("image_digest")).toString();
     k.entrypoint = listFromJson(o.value(QStringLiteral("entrypoint")));
     k.command = listFromJson(o.value(QStringLiteral("command")));
+    k.onScale = o.value(QStringLiteral("on_scale")).toString();
     k.workingDir = o.value(QStringLiteral("working_dir")).toString();
     k.user = o.value(QStringLiteral("user")).toString();
     k.env = mapFromJson(o.value(QStringLiteral("env")).toObject());
@@ -158,8 +161,11 @@ QJsonObject SessionSpec::toJson() const
     }
     QJsonArray roles;
     for (const RoleCount &rc : plan.roles)
-        roles.append(
-            QJsonObject{{QStringLiteral("role"), rc.role}, {QStringLiteral("count"), rc.count}});
+        roles.append(QJsonObject{{QStringLiteral("role"), rc.role},
+                                 {QStringLiteral("count"), rc.count},
+                                 {QStringLiteral("min"), rc.min},
+                                 {QStringLiteral("max"), rc.max},
+                                 {QStringLiteral("last_idx"), rc.highestIdx()}});
     QJsonObject o{
         {QStringLiteral("session_id"), plan.sessionId},
         {QStringLiteral("session_name"), plan.sessionName},
@@ -222,9 +228,14 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
         TemplateValues::parseStartupOrder(o.value(QStringLiteral("startup_order")).toString())
             .value_or(StartupOrder::Parallel);
     plan.presets = listFromJson(o.value(QStringLiteral("presets")));
-    for (const QJsonValue &v : o.value(QStringLiteral("roles")).toArray())
-        plan.roles.append({v.toObject().value(QStringLiteral("role")).toString(),
-                           v.toObject().value(QStringLiteral("count")).toInt()});
+    for (const QJsonValue &v : o.value(QStringLiteral("roles")).toArray()) {
+        const QJsonObject r = v.toObject();
+        // Specs written before `scale` have no bounds: -1 says "unknown, ask the template".
+        plan.roles.append(
+            {r.value(QStringLiteral("role")).toString(), r.value(QStringLiteral("count")).toInt(),
+             r.value(QStringLiteral("min")).toInt(-1), r.value(QStringLiteral("max")).toInt(-1),
+             r.value(QStringLiteral("last_idx")).toInt()});
+    }
     spec.placement.mode = o.value(QStringLiteral("mode")).toString();
     plan.mode = spec.placement.mode == QLatin1String("single-node") ? ClusterMode::SingleNode
                                                                     : ClusterMode::MultiNode;

@@ -256,6 +256,14 @@ void EtcdStore::startWatch(qint64 fromRevision)
 void EtcdStore::deliver(const QList<WatchEvent> &events)
 {
     const int skip = int(m_prefix.size()) + 1;
+    // Sessions created by this batch: their kernels are announced by sessionAdded.
+    QSet<QByteArray> created;
+    for (const WatchEvent &event : events) {
+        const QList<QByteArray> parts = event.kv.key.mid(skip).split('/');
+        if (parts.value(0) == "sessions" && parts.size() == 2 &&
+            event.type == WatchEvent::Type::Put && event.kv.version == 1)
+            created.insert(parts[1]);
+    }
     for (const WatchEvent &event : events) {
         const QList<QByteArray> parts = event.kv.key.mid(skip).split('/');
         const QByteArray kind = parts.value(0);
@@ -272,8 +280,10 @@ void EtcdStore::deliver(const QList<WatchEvent> &events)
             else
                 Q_EMIT sessionChanged(id);
         } else if (kind == "kernels" && parts.size() == 3) {
-            // Kernels created with their session are announced by sessionAdded.
-            if (put && event.kv.version > 1)
+            // Kernels created with their session are announced by sessionAdded; one added to a
+            // running session (scale) by itself. Removals come with a change of their session
+            // (resizeSession) or its removal.
+            if (put && (event.kv.version > 1 || !created.contains(parts[1])))
                 Q_EMIT kernelChanged(QString::fromUtf8(parts[1]), QString::fromUtf8(parts[2]));
         } else if (kind == "events" && parts.size() == 2 && put) {
             Q_EMIT eventAppended(parts[1].toLongLong());
@@ -484,6 +494,40 @@ Result<void> EtcdStore::removeSession(const QString &sessionId)
     if (!result->succeeded)
         return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(sessionId),
                     QStringLiteral("no such session"));
+    return {};
+}
+
+Result<void> EtcdStore::resizeSession(const SessionRecord &session,
+                                      const QList<KernelRecord> &added,
+                                      const QStringList &removedIds)
+{
+    const QString what = QStringLiteral("resizing session %1").arg(session.id);
+    if (added.size() + removedIds.size() + 1 > kMaxTxnOps)
+        return fail(Error::Kind::Invalid, what,
+                    QStringLiteral("at most %1 kernels can be added or removed at once")
+                        .arg(kMaxTxnOps - 1));
+    const QByteArray sessionKey = key(QStringLiteral("sessions"), session.id);
+    TxnRequest txn;
+    txn.compare = {TxnCompare::version(sessionKey, TxnCompare::Op::Greater, 0)};
+    txn.success.append(
+        TxnOp::makePut(sessionKey, RecordJson::compact(RecordJson::toJson(session))));
+    for (const KernelRecord &k : added) {
+        if (k.id.isEmpty() || k.sessionId != session.id)
+            return fail(Error::Kind::Invalid, what,
+                        QStringLiteral("kernel %1 (%2) must have an id and session id %3")
+                            .arg(k.id, k.hostname, session.id));
+        const QByteArray kk = kernelKey(session.id, k.id);
+        txn.compare.append(TxnCompare::missing(kk));
+        txn.success.append(TxnOp::makePut(kk, RecordJson::compact(RecordJson::toJson(k))));
+    }
+    for (const QString &id : removedIds)
+        txn.success.append(TxnOp::makeDelete(kernelKey(session.id, id)));
+    auto result = commit(txn);
+    if (!result)
+        return fail(txnFailed(result.error(), what));
+    if (!result->succeeded)
+        return fail(Error::Kind::Conflict, what,
+                    QStringLiteral("the session is gone or a new kernel's id is already used"));
     return {};
 }
 

@@ -66,6 +66,8 @@ public:
                                const QList<KernelRecord> &kernels) override;
     Result<void> updateSession(const SessionRecord &session) override;
     Result<void> removeSession(const QString &sessionId) override;
+    Result<void> resizeSession(const SessionRecord &session, const QList<KernelRecord> &added,
+                               const QStringList &removedIds) override;
     Result<QList<SessionRecord>> sessions() const override;
     Result<SessionRecord> session(const QString &sessionId) const override;
 

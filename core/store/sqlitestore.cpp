@@ -876,6 +876,35 @@ Result<void> SqliteStore::removeSession(const QString &sessionId)
     });
 }
 
+Result<void> SqliteStore::resizeSession(const SessionRecord &session,
+                                        const QList<KernelRecord> &added,
+                                        const QStringList &removedIds)
+{
+    for (const KernelRecord &k : added) {
+        if (k.id.isEmpty() || k.sessionId != session.id)
+            return fail(Error::Kind::Invalid, QStringLiteral("session %1").arg(session.id),
+                        QStringLiteral("kernel %1 (%2) must have an id and session id %3")
+                            .arg(k.id, k.hostname, session.id));
+    }
+    return write(QStringLiteral("resizing session %1").arg(session.id), [&]() -> Result<void> {
+        if (auto ok = writeSession(session, false); !ok)
+            return ok;
+        for (const QString &id : removedIds) {
+            Statement d(m_db, "DELETE FROM kernels WHERE session_id = ? AND id = ?");
+            d.bind(1, session.id).bind(2, id);
+            if (const int rc = d.step(); rc != SQLITE_DONE)
+                return fail(sqlError(rc, QStringLiteral("removing kernel %1").arg(id)));
+        }
+        for (const KernelRecord &k : added) {
+            if (auto ok = insertKernel(k); !ok)
+                return ok;
+            if (auto ok = logChange(QStringLiteral("kernel"), k.sessionId, k.id); !ok)
+                return ok;
+        }
+        return {};
+    });
+}
+
 Result<QList<SessionRecord>> SqliteStore::sessions() const
 {
     std::lock_guard lock(m_mutex);

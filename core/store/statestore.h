@@ -70,6 +70,11 @@ public:
                                        const QList<KernelRecord> &kernels) = 0;
     virtual Result<void> updateSession(const SessionRecord &session) = 0;
     virtual Result<void> removeSession(const QString &sessionId) = 0; // with its kernels
+    // `scale`: writes the session, adds `added` (new ids) and removes the kernels `removedIds`,
+    // in one transaction. Announced as sessionChanged plus kernelChanged for each added kernel.
+    virtual Result<void> resizeSession(const SessionRecord &session,
+                                       const QList<KernelRecord> &added,
+                                       const QStringList &removedIds) = 0;
     virtual Result<QList<SessionRecord>> sessions() const = 0;
     virtual Result<SessionRecord> session(const QString &sessionId) const = 0;
 

@@ -64,6 +64,7 @@ struct TaskTemplate
     QStringList entrypoint;
     QStringList command;
     QString workingDir;
+    QString onScale; // run in every kernel after `scale` rewrote /etc/cluster/*
     QString user;
     QMap<QString, QString> env;
     Resources resources;

@@ -759,6 +759,11 @@ private:
         if (const YAML::Node m = n["mounts"]; present(m))
             task.mounts = parseMounts(m, join(path, QStringLiteral("mounts")));
         task.bootstrap = optionalString(n, path, QStringLiteral("bootstrap"));
+        task.onScale = optionalString(n, path, QStringLiteral("onScale"));
+        if (!task.onScale.isEmpty() && !task.onScale.startsWith(QLatin1Char('/')))
+            error(n["onScale"], join(path, QStringLiteral("onScale")),
+                  QStringLiteral("expected an absolute path in the image, got '%1'")
+                      .arg(task.onScale));
         if (const YAML::Node p = n["ports"]; present(p))
             task.ports = parsePorts(p, join(path, QStringLiteral("ports")));
         if (const YAML::Node l = n["labels"]; present(l))
@@ -963,12 +968,13 @@ QStringList TemplateLoader::roleKeys()
 
 QStringList TemplateLoader::taskKeys()
 {
-    return {QStringLiteral("apiVersion"), QStringLiteral("kind"),       QStringLiteral("extends"),
-            QStringLiteral("image"),      QStringLiteral("pullPolicy"), QStringLiteral("entrypoint"),
-            QStringLiteral("command"),
-            QStringLiteral("workingDir"), QStringLiteral("user"),       QStringLiteral("env"),
-            QStringLiteral("resources"),  QStringLiteral("mounts"),     QStringLiteral("bootstrap"),
-            QStringLiteral("ports"),      QStringLiteral("labels")};
+    return {
+        QStringLiteral("apiVersion"), QStringLiteral("kind"),       QStringLiteral("extends"),
+        QStringLiteral("image"),      QStringLiteral("pullPolicy"), QStringLiteral("entrypoint"),
+        QStringLiteral("command"),    QStringLiteral("workingDir"), QStringLiteral("user"),
+        QStringLiteral("env"),        QStringLiteral("resources"),  QStringLiteral("mounts"),
+        QStringLiteral("bootstrap"),  QStringLiteral("ports"),      QStringLiteral("labels"),
+        QStringLiteral("onScale")};
 }
 
 template<typename T>

@@ -419,6 +419,7 @@ TaskTemplate mergeTasks(const TaskTemplate &base, const TaskTemplate &overlay)
     if (overlay.pullPolicy)
         result.pullPolicy = overlay.pullPolicy;
     pick(result.workingDir, overlay.workingDir);
+    pick(result.onScale, overlay.onScale);
     pick(result.user, overlay.user);
     pick(result.bootstrap, overlay.bootstrap);
     if (!overlay.entrypoint.isEmpty())

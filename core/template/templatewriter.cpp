@@ -103,6 +103,7 @@ void writeTaskFields(YAML::Emitter &out, const TaskTemplate &task)
     writeList(out, "entrypoint", task.entrypoint);
     writeList(out, "command", task.command);
     writeScalar(out, "workingDir", task.workingDir);
+    writeScalar(out, "onScale", task.onScale);
     writeScalar(out, "user", task.user);
     writeMap(out, "env", task.env);
     writeResources(out, task.resources);

@@ -178,6 +178,7 @@ private Q_SLOTS:
     void kernelStatusHistory();
     void createSessionIsAtomic();
     void updateKernelsIsAtomic();
+    void resizeSession();
     void events();
     void notificationsOwnChanges();
     void notificationsFromOtherConnection();
@@ -445,6 +446,48 @@ void TestStoreContract::updateKernelsIsAtomic()
     QCOMPARE(result.error().kind, Error::Kind::NotFound);
     QCOMPARE(*m_store->kernels(s.id), kernels);
     QCOMPARE(*m_store->session(s.id), s);
+}
+
+void TestStoreContract::resizeSession()
+{
+    // `scale`: the session, new kernels and removed kernels in one transaction.
+    SessionRecord s = makeSession();
+    const QList<KernelRecord> kernels = makeKernels(s.id, 3);
+    CHECK_OK(m_store->createSession(s, kernels));
+    QSignalSpy changed(m_store.get(), &StateStore::sessionChanged);
+    QSignalSpy kernelChanged(m_store.get(), &StateStore::kernelChanged);
+    const KernelRecord added = makeKernel(s.id, 7);
+    s.name = QStringLiteral("resized");
+    CHECK_OK(m_store->resizeSession(s, {added}, {kernels[2].id}));
+    QCOMPARE(*m_store->session(s.id), s);
+    QList<QString> ids;
+    for (const KernelRecord &k : *m_store->kernels(s.id))
+        ids.append(k.id);
+    std::sort(ids.begin(), ids.end());
+    QList<QString> expected{kernels[0].id, kernels[1].id, added.id};
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(ids, expected);
+    QCOMPARE(*m_store->kernel(s.id, added.id), added);
+    QTRY_VERIFY(changed.count() >= 1);
+    QTRY_VERIFY(kernelChanged.count() >= 1);
+    bool announced = false;
+    for (const auto &args : std::as_const(kernelChanged))
+        announced = announced || args.at(1).toString() == added.id;
+    QVERIFY(announced);
+
+    // An id already used: nothing changes (the session neither).
+    SessionRecord again = s;
+    again.name = QStringLiteral("not this");
+    auto twice = m_store->resizeSession(again, {makeKernel(s.id, 8), added}, {kernels[0].id});
+    QVERIFY(!twice);
+    QCOMPARE(*m_store->session(s.id), s);
+    QCOMPARE(m_store->kernels(s.id)->size(), 3);
+    QVERIFY(m_store->kernel(s.id, kernels[0].id));
+
+    // A session that is gone: an error, no kernels appear.
+    SessionRecord ghost = makeSession();
+    QVERIFY(!m_store->resizeSession(ghost, {makeKernel(ghost.id, 1)}, {}));
+    QVERIFY(m_store->kernels(ghost.id)->isEmpty());
 }
 
 void TestStoreContract::events()

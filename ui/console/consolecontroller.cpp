@@ -7,6 +7,7 @@
 #include "host/hostregistry.h"
 #include "provision/sessioncontroller.h"
 #include "provision/sessionhistory.h"
+#include "provision/sessionscaler.h"
 #include "sessions/sessiontreemodel.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
@@ -544,6 +545,64 @@ void ConsoleController::terminateSession(const QString &sessionId)
             return std::unexpected(result.error());
         return tr("session %1 is %2").arg(result->name, toString(result->status));
     });
+}
+
+void ConsoleController::scaleRole(const QString &sessionId, const QString &role, int count)
+{
+    if (!m_store || !m_registry)
+        return;
+    StateStore *store = m_store.get();
+    HostRegistry *registry = m_registry.get();
+    const QString actor = m_actor;
+    const auto record = m_sessionModel->sessionRecord(sessionId);
+    const QString name = record ? record->name : sessionId;
+    runOperation(tr("Scale %1 %2=%3").arg(name, role).arg(count),
+                 [store, registry, actor, sessionId, role, count]() -> Result<QString> {
+                     SessionScaler scaler(store, registry);
+                     scaler.setActor(actor);
+                     auto done = scaler.scale(sessionId, {{role, count}});
+                     if (!done)
+                         return std::unexpected(done.error());
+                     QString text =
+                         tr("%1=%2: added %3, removed %4")
+                             .arg(role)
+                             .arg(count)
+                             .arg(done->added.isEmpty() ? tr("none") : done->added.join(u", "),
+                                  done->removed.isEmpty() ? tr("none") : done->removed.join(u", "));
+                     if (!done->warnings.isEmpty())
+                         text += u"; " + done->warnings.join(u"; ");
+                     return text;
+                 });
+}
+
+void ConsoleController::previewScale(const QString &sessionId, const QString &role, int count,
+                                     std::function<void(bool ok, const QString &text)> done)
+{
+    if (!m_store || !m_registry)
+        return;
+    StateStore *store = m_store.get();
+    HostRegistry *registry = m_registry.get();
+    runInBackground(
+        [store, registry, sessionId, role, count]() -> Result<ScalePreview> {
+            SessionScaler scaler(store, registry);
+            return scaler.preview(sessionId, {{role, count}});
+        },
+        [done = std::move(done)](const Result<ScalePreview> &p) {
+            if (!p) {
+                done(false, p.error().message);
+                return;
+            }
+            if (p->added.isEmpty() && p->removed.isEmpty()) {
+                done(true, tr("No change."));
+                return;
+            }
+            QStringList lines;
+            for (const QString &h : p->added)
+                lines.append(tr("+ %1 on %2").arg(h, p->hostOf.value(h)));
+            for (const QString &h : p->removed)
+                lines.append(tr("− %1").arg(h));
+            done(true, lines.join(u'\n'));
+        });
 }
 
 void ConsoleController::removeFromHistory(const QString &sessionId)

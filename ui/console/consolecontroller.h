@@ -90,6 +90,12 @@ public:
     // Whole-session operations (asking for one kernel acts on its session).
     void restartSession(const QString &sessionId);
     void terminateSession(const QString &sessionId);
+    // "Scale Role…": grow or shrink one role of a running session (within min/max).
+    void scaleRole(const QString &sessionId, const QString &role, int count);
+    // What scaleRole() would do (bounds, the new kernels and their hosts), computed in the
+    // background; `done` gets a line for people, or the error, on the GUI thread.
+    void previewScale(const QString &sessionId, const QString &role, int count,
+                      std::function<void(bool ok, const QString &text)> done);
     // Forgets an ended session (its record, kernels' records and history); refused, with a
     // message, for one that has not ended.
     void removeFromHistory(const QString &sessionId);

@@ -2,7 +2,9 @@
 
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
+#include "provision/provisioner.h"
 #include "runcommanddialog.h"
+#include "scaleroledialog.h"
 #include "sparklinedelegate.h"
 #include "stats/statsmonitor.h"
 
@@ -66,6 +68,7 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
                                  tr("Open &Terminal"), this))
     , m_runCommand(new QAction(tr("Run &Command…"), this))
     , m_dashboard(new QAction(tr("Show &Dashboard"), this))
+    , m_scaleRole(new QAction(tr("&Scale Role…"), this))
     , m_expandAll(new QAction(tr("Expand All"), this))
     , m_collapseAll(new QAction(tr("Collapse All"), this))
     , m_probeTimer(new QTimer(this))
@@ -163,6 +166,8 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     m_runCommand->setObjectName(QStringLiteral("runCommand"));
     connect(m_openTerminal, &QAction::triggered, this, &SessionsView::openTerminalOfCurrent);
     connect(m_runCommand, &QAction::triggered, this, [this] { runCommandOnCurrent(); });
+    m_scaleRole->setObjectName(QStringLiteral("scaleRole"));
+    connect(m_scaleRole, &QAction::triggered, this, [this] { scaleCurrentRole(); });
     m_dashboard->setObjectName(QStringLiteral("showDashboard"));
     connect(m_dashboard, &QAction::triggered, this, [this] {
         Target t = currentTarget();
@@ -515,6 +520,41 @@ RunCommandDialog *SessionsView::runCommandOnCurrent()
     return dialog;
 }
 
+ScaleRoleDialog *SessionsView::scaleCurrentRole()
+{
+    const Target t = currentTarget();
+    if (!t.isValid() || t.role.isEmpty())
+        return nullptr;
+    const auto record = m_model->sessionRecord(t.sessionId);
+    if (!record)
+        return nullptr;
+    auto spec = Provisioner::specOf(*record);
+    if (!spec)
+        return nullptr;
+    const auto rc = std::find_if(spec->plan.roles.cbegin(), spec->plan.roles.cend(),
+                                 [&](const RoleCount &r) { return r.role == t.role; });
+    if (rc == spec->plan.roles.cend())
+        return nullptr;
+    const int current = int(kernelsOf(t).size());
+    // Sessions launched before `scale` have no bounds in their spec: the controller says so.
+    const int min = rc->min >= 0 ? rc->min : current;
+    const int max = rc->max >= 0 ? rc->max : current;
+    const QString sessionId = t.sessionId;
+    const QString role = t.role;
+    auto *dialog = new ScaleRoleDialog(
+        t.sessionName, role, current, min, max,
+        [this, sessionId, role](int count, std::function<void(bool, const QString &)> done) {
+            m_controller->previewScale(sessionId, role, count, std::move(done));
+        },
+        this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, sessionId, role] {
+        m_controller->scaleRole(sessionId, role, dialog->count());
+    });
+    dialog->show();
+    return dialog;
+}
+
 QMenu *SessionsView::contextMenuFor(const QModelIndex &proxyIndex)
 {
     m_tree->setCurrentIndex(proxyIndex);
@@ -552,6 +592,8 @@ QMenu *SessionsView::contextMenuFor(const QModelIndex &proxyIndex)
     menu->addAction(m_openTerminal);
     menu->addAction(m_runCommand);
     menu->addAction(m_dashboard);
+    if (!t.role.isEmpty())
+        menu->addAction(m_scaleRole);
 
     const QVariantList ports = proxyIndex.siblingAtColumn(0).data(Model::PortsRole).toList();
     if (!ports.isEmpty()) {
@@ -594,6 +636,10 @@ void SessionsView::updateActions()
     m_openTerminal->setEnabled(has);
     m_runCommand->setEnabled(has);
     m_dashboard->setEnabled(has);
+    const auto record = t.isValid() ? m_model->sessionRecord(t.sessionId) : std::nullopt;
+    m_scaleRole->setEnabled(
+        has && !t.role.isEmpty() && record &&
+        (record->status == SessionStatus::Running || record->status == SessionStatus::Degraded));
     const QString suffix = t.hostname.isEmpty() ? QString() : tr(" (whole session)");
     m_restart->setText(tr("&Restart Session…") + suffix);
     m_terminate->setText(tr("&Terminate Session…") + suffix);

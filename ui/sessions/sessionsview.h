@@ -28,6 +28,7 @@ class LogsPanel;
 class PortLinkDelegate;
 class PortProber;
 class RunCommandDialog;
+class ScaleRoleDialog;
 
 // The collapsible session tree with its filter box, context menu and logs panel. Every action
 // acts on a whole session; asked on a member kernel, it says so in the confirmation.
@@ -64,6 +65,7 @@ public:
     QAction *openTerminalAction() const { return m_openTerminal; }
     QAction *runCommandAction() const { return m_runCommand; }
     QAction *dashboardAction() const { return m_dashboard; }
+    QAction *scaleRoleAction() const { return m_scaleRole; }
     // The kernels an action on `target` reaches: one kernel, a role's, or the whole session's.
     QList<KernelRecord> kernelsOf(const Target &target) const;
 
@@ -102,6 +104,9 @@ public Q_SLOTS:
     void openTerminalOfCurrent();
     // "Run Command…" on the current session, role or kernel; returns the (shown) dialog.
     RunCommandDialog *runCommandOnCurrent();
+    // "Scale Role…" on the current role row (of a running session); returns the (shown, modeless)
+    // dialog, whose acceptance scales the role.
+    ScaleRoleDialog *scaleCurrentRole();
 
 Q_SIGNALS:
     void currentSessionChanged(const QString &sessionId);
@@ -140,6 +145,7 @@ private:
     QAction *m_openTerminal;
     QAction *m_runCommand;
     QAction *m_dashboard;
+    QAction *m_scaleRole;
     QAction *m_expandAll;
     QAction *m_collapseAll;
     Confirm m_confirm;

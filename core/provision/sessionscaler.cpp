@@ -1,0 +1,572 @@
+#include "sessionscaler.h"
+
+#include "common/logging.h"
+#include "concurrent.h"
+#include "docker/dockerclient.h"
+#include "docker/tararchivebuilder.h"
+#include "eventlog.h"
+#include "host/hostregistry.h"
+#include "hostcapacities.h"
+#include "plan/presets.h"
+#include "plan/scaleplanner.h"
+#include "provisioner.h"
+#include "store/statestore.h"
+#include "template/templateloader.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QJsonArray>
+
+#include <mutex>
+#include <thread>
+
+namespace ClusterDeck {
+
+using namespace std::chrono_literals;
+
+namespace {
+
+const QString kIntent = QStringLiteral("scale");
+
+QJsonArray toArray(const QStringList &list)
+{
+    QJsonArray a;
+    for (const QString &s : list)
+        a.append(s);
+    return a;
+}
+
+QStringList fromArray(const QJsonValue &v)
+{
+    QStringList list;
+    for (const QJsonValue &item : v.toArray())
+        list.append(item.toString());
+    return list;
+}
+
+QString describeCounts(const QMap<QString, int> &counts)
+{
+    QStringList parts;
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it)
+        parts.append(it.key() + QLatin1Char('=') + QString::number(it.value()));
+    return parts.join(QLatin1Char(' '));
+}
+
+QString shortList(const QStringList &names)
+{
+    return names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", "));
+}
+
+// Archive of the files to swap in, each next to its final path under a temporary name.
+QString stagedPath(const QString &path)
+{
+    const qsizetype slash = path.lastIndexOf(QLatin1Char('/'));
+    return path.left(slash + 1) + QLatin1Char('.') + path.mid(slash + 1) +
+           QStringLiteral(".clusterdeck-new");
+}
+
+QString shellQuote(const QString &s)
+{
+    QString q = s;
+    q.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
+    return QLatin1Char('\'') + q + QLatin1Char('\'');
+}
+
+} // namespace
+
+SessionScaler::SessionScaler(StateStore *store, HostRegistry *registry, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+    , m_registry(registry)
+{}
+
+bool SessionScaler::isScaling(const SessionRecord &session)
+{
+    return session.launchOptions.contains(kIntent);
+}
+
+Result<ScaleOutcome> SessionScaler::scale(const QString &sessionId,
+                                          const QMap<QString, int> &counts,
+                                          const Http::CancelToken &cancel)
+{
+    auto lock = m_store->lockSession(sessionId, 30s);
+    if (!lock)
+        return fail(lock.error());
+    return scaleLocked(sessionId, counts, cancel);
+}
+
+Result<SessionSpec> SessionScaler::currentSpec(const SessionRecord &session) const
+{
+    auto spec = Provisioner::specOf(session);
+    if (!spec)
+        return fail(spec.error());
+    // Sessions launched before `scale` existed: their bounds come from the template as launched.
+    bool unknown = false;
+    for (const RoleCount &rc : spec->plan.roles)
+        unknown = unknown || rc.min < 0 || rc.max < 0;
+    if (unknown) {
+        TemplateLoader loader;
+        auto t = loader.loadClusterFromData(session.templateSnapshot.toUtf8(),
+                                            QStringLiteral("template of %1").arg(session.name));
+        if (t) {
+            for (RoleCount &rc : spec->plan.roles) {
+                if (const RoleTemplate *r = t->role(rc.role)) {
+                    rc.min = r->min;
+                    rc.max = r->max;
+                }
+            }
+        }
+    }
+    return spec;
+}
+
+Result<SessionSpec> SessionScaler::target(const SessionRecord &session, const SessionSpec &current,
+                                          const QMap<QString, int> &counts, ScalePlan *out) const
+{
+    auto scaled = planScale(current.plan, counts);
+    if (!scaled)
+        return fail(scaled.error());
+    *out = *scaled;
+    // Placement of the new kernels, by the same function as a launch, on hosts with room (a
+    // single-node session stays on its host: its network is a bridge there).
+    SessionSpec target;
+    target.plan = scaled->plan;
+    target.placement = current.placement;
+    for (const QString &h : std::as_const(scaled->removed))
+        target.placement.hostOf.remove(h);
+    if (scaled->added.isEmpty())
+        return target;
+    auto capacities = HostCapacities::survey(m_registry);
+    if (!capacities)
+        return fail(capacities.error());
+    const bool single = current.placement.mode == QLatin1String("single-node");
+    QList<HostCapacity> hosts;
+    for (const HostCapacity &h : std::as_const(*capacities)) {
+        if (!single || h.name == current.placement.networkHost)
+            hosts.append(h);
+    }
+    ClusterPlan fresh = scaled->plan;
+    fresh.mode = single ? ClusterMode::SingleNode : ClusterMode::MultiNode;
+    fresh.kernels.removeIf(
+        [&](const KernelSpec &k) { return !scaled->added.contains(k.hostname); });
+    const PlacementStrategy strategy =
+        placementStrategyFromString(
+            session.launchOptions.value(QStringLiteral("strategy")).toString())
+            .value_or(PlacementStrategy::Spread);
+    auto placed = place(fresh, hosts, strategy);
+    if (!placed)
+        return fail(placed.error().withContext(
+            QStringLiteral("placing %1 new kernel(s); nothing changed").arg(scaled->added.size())));
+    for (auto it = placed->hostOf.cbegin(); it != placed->hostOf.cend(); ++it) {
+        target.placement.hostOf.insert(it.key(), it.value());
+        if (!target.placement.hostsUsed.contains(it.value()))
+            target.placement.hostsUsed.append(it.value());
+    }
+    return target;
+}
+
+Result<ScalePreview> SessionScaler::preview(const QString &sessionId,
+                                            const QMap<QString, int> &counts)
+{
+    auto session = m_store->session(sessionId);
+    if (!session)
+        return fail(session.error());
+    auto spec = currentSpec(*session);
+    if (!spec)
+        return fail(spec.error());
+    ScalePlan plan;
+    auto t = target(*session, *spec, counts, &plan);
+    if (!t)
+        return fail(t.error());
+    ScalePreview p;
+    p.added = plan.added;
+    p.removed = plan.removed;
+    for (const QString &h : std::as_const(plan.added))
+        p.hostOf.insert(h, t->placement.hostOf.value(h));
+    return p;
+}
+
+Result<ScaleOutcome> SessionScaler::scaleLocked(const QString &sessionId,
+                                                const QMap<QString, int> &counts,
+                                                const Http::CancelToken &cancel)
+{
+    QElapsedTimer timer;
+    timer.start();
+    auto session = m_store->session(sessionId);
+    if (!session)
+        return fail(session.error());
+    if (isScaling(*session)) {
+        // A scale that was killed: settle it first, then do what is asked now.
+        if (auto repaired = repairLocked(sessionId); !repaired)
+            return fail(repaired.error());
+        session = m_store->session(sessionId);
+        if (!session)
+            return fail(session.error());
+    }
+    if (session->desired != DesiredState::Running ||
+        (session->status != SessionStatus::Running && session->status != SessionStatus::Degraded))
+        return fail(Error::Kind::Conflict, QStringLiteral("session %1").arg(session->name),
+                    QStringLiteral("session %1 is %2: only a running session can be scaled")
+                        .arg(session->name, toString(session->status)));
+    auto spec = currentSpec(*session);
+    if (!spec)
+        return fail(spec.error());
+    ScalePlan scaledPlan;
+    auto targetSpec = target(*session, *spec, counts, &scaledPlan);
+    if (!targetSpec)
+        return fail(targetSpec.error());
+    const ScalePlan *scaled = &scaledPlan;
+    const SessionSpec &target = *targetSpec;
+    ScaleOutcome outcome;
+    outcome.added = scaled->added;
+    outcome.removed = scaled->removed;
+    if (!scaled->changes()) {
+        outcome.session = *session;
+        outcome.elapsedMs = timer.elapsed();
+        return outcome;
+    }
+
+    // 1. Desired state and intent first: new kernel records, the target spec, the way back.
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    QList<KernelRecord> added;
+    for (const KernelSpec &k : std::as_const(target.plan.kernels)) {
+        if (!scaled->added.contains(k.hostname))
+            continue;
+        KernelRecord r;
+        r.id = k.kernelId;
+        r.sessionId = session->id;
+        r.role = k.role;
+        r.roleIdx = k.roleIdx;
+        r.localRank = k.localRank;
+        r.primary = false;
+        r.hostname = k.hostname;
+        r.host = target.placement.hostOf.value(k.hostname);
+        r.containerName = k.containerName;
+        r.status = KernelStatus::Scheduled;
+        r.desired = DesiredState::Running;
+        r.history.append(
+            {toString(KernelStatus::Scheduled), now, QStringLiteral("scale: on host ") + r.host});
+        for (const ServicePort &p : k.ports)
+            r.ports.append({p.name, p.protocol, p.port, 0, QString()});
+        r.cpus = k.resources.cpus;
+        r.memoryBytes = k.resources.memoryBytes;
+        r.createdAt = now;
+        r.updatedAt = now;
+        added.append(r);
+    }
+    const QJsonObject previousJson =
+        session->launchOptions.value(QStringLiteral("spec")).toObject();
+    QJsonObject intent{{QStringLiteral("phase"), QStringLiteral("grow")},
+                       {QStringLiteral("counts"), describeCounts(counts)},
+                       {QStringLiteral("added"), toArray(scaled->added)},
+                       {QStringLiteral("removed"), toArray(scaled->removed)},
+                       {QStringLiteral("previous"), previousJson},
+                       {QStringLiteral("at"), now.toString(Qt::ISODateWithMs)}};
+    SessionRecord s = *session;
+    QJsonObject options = s.launchOptions;
+    options.insert(QStringLiteral("spec"), target.toJson());
+    options.insert(kIntent, intent);
+    s.launchOptions = options;
+    s.updatedAt = now;
+    if (auto ok = m_store->resizeSession(s, added, {}); !ok)
+        return fail(ok.error().withContext(QStringLiteral("recording the scale")));
+    logEvent(
+        s.id, QStringLiteral("scale"),
+        QStringLiteral("%1: adding %2, removing %3")
+            .arg(describeCounts(counts), shortList(scaled->added), shortList(scaled->removed)));
+    if (m_progress) {
+        for (const KernelRecord &r : std::as_const(added))
+            m_progress(r);
+    }
+
+    // 2. Grow, all-or-nothing for the batch.
+    if (!added.isEmpty()) {
+        Provisioner provisioner(m_store, m_registry);
+        provisioner.setActor(m_actor);
+        provisioner.setSettlePeriod(m_settle);
+        if (m_progress)
+            provisioner.setProgressCallback(m_progress);
+        auto grown = provisioner.addKernels(target, scaled->added, cancel);
+        if (!grown) {
+            QStringList ids;
+            for (const KernelRecord &r : std::as_const(added))
+                ids.append(r.id);
+            SessionRecord back = s;
+            QJsonObject o = back.launchOptions;
+            o.insert(QStringLiteral("spec"), previousJson);
+            o.remove(kIntent);
+            back.launchOptions = o;
+            back.updatedAt = QDateTime::currentDateTimeUtc();
+            if (auto ok = m_store->resizeSession(back, {}, ids); !ok)
+                qCWarning(lcProvision) << "undoing the scale record:" << ok.error().toString()
+                                       << "(the controller finishes it)";
+            logEvent(s.id, QStringLiteral("scale-failed"),
+                     grown.error().toString() +
+                         QStringLiteral(" (the new kernels were removed; the others are "
+                                        "untouched)"));
+            return fail(grown.error().withContext(
+                QStringLiteral("scaling %1 (nothing changed)").arg(session->name)));
+        }
+    }
+    pauseForTests(QStringLiteral("grow"));
+
+    // 3. Shrink: the kernels that go stop counting (their exits are expected), then go.
+    if (!scaled->removed.isEmpty()) {
+        intent.insert(QStringLiteral("phase"), QStringLiteral("shrink"));
+        options.insert(kIntent, intent);
+        s.launchOptions = options;
+        auto kernels = m_store->kernels(s.id);
+        if (!kernels)
+            return fail(kernels.error());
+        QList<KernelRecord> going;
+        const QDateTime at = QDateTime::currentDateTimeUtc();
+        for (KernelRecord k : std::as_const(*kernels)) {
+            if (!scaled->removed.contains(k.hostname))
+                continue;
+            k.desired = DesiredState::Terminated;
+            k.status = KernelStatus::Terminating;
+            k.history.append({toString(k.status), at, QStringLiteral("scale: removed")});
+            k.updatedAt = at;
+            going.append(k);
+        }
+        if (auto ok = m_store->updateKernels(going, s); !ok)
+            return fail(ok.error().withContext(QStringLiteral("recording the scale")));
+        pauseForTests(QStringLiteral("shrink"));
+        auto previous = SessionSpec::fromJson(previousJson, QStringLiteral("session %1").arg(s.id));
+        if (!previous)
+            return fail(previous.error());
+        if (auto ok = removeKernelObjects(*previous, scaled->removed); !ok)
+            return fail(
+                ok.error().withContext(QStringLiteral("removing %1 (the controller finishes it)")
+                                           .arg(shortList(scaled->removed))));
+        QStringList ids;
+        for (const KernelRecord &k : std::as_const(going))
+            ids.append(k.id);
+        intent.insert(QStringLiteral("phase"), QStringLiteral("files"));
+        options.insert(kIntent, intent);
+        s.launchOptions = options;
+        s.updatedAt = QDateTime::currentDateTimeUtc();
+        if (auto ok = m_store->resizeSession(s, {}, ids); !ok)
+            return fail(ok.error().withContext(QStringLiteral("recording the scale")));
+    }
+
+    // 4. Every kernel's view of the session, then done.
+    auto kernels = m_store->kernels(s.id);
+    if (!kernels)
+        return fail(kernels.error());
+    outcome.warnings = rewriteFiles(target, *kernels);
+    auto done = clearIntent(s.id, {}, QJsonObject());
+    if (!done)
+        return fail(done.error());
+    outcome.session = *done;
+    outcome.elapsedMs = timer.elapsed();
+    QStringList roles;
+    for (const RoleCount &rc : target.plan.roles)
+        roles.append(rc.role + QLatin1Char('=') + QString::number(rc.count));
+    logEvent(
+        s.id, QStringLiteral("scaled"),
+        QStringLiteral("%1 (added %2, removed %3) in %4 s%5")
+            .arg(roles.join(QLatin1Char(' ')), shortList(scaled->added), shortList(scaled->removed))
+            .arg(double(outcome.elapsedMs) / 1000.0, 0, 'f', 1)
+            .arg(outcome.warnings.isEmpty()
+                     ? QString()
+                     : QStringLiteral("; ") + outcome.warnings.join(QStringLiteral("; "))));
+    return outcome;
+}
+
+Result<SessionRecord> SessionScaler::clearIntent(const QString &sessionId,
+                                                 const QStringList &removeIds,
+                                                 const QJsonObject &specJson)
+{
+    auto session = m_store->session(sessionId);
+    if (!session)
+        return fail(session.error());
+    SessionRecord s = *session;
+    QJsonObject o = s.launchOptions;
+    o.remove(kIntent);
+    if (!specJson.isEmpty())
+        o.insert(QStringLiteral("spec"), specJson);
+    s.launchOptions = o;
+    s.updatedAt = QDateTime::currentDateTimeUtc();
+    if (auto ok = m_store->resizeSession(s, {}, removeIds); !ok)
+        return fail(ok.error().withContext(QStringLiteral("finishing the scale")));
+    return s;
+}
+
+Result<void> SessionScaler::removeKernelObjects(const SessionSpec &spec,
+                                                const QStringList &hostnames)
+{
+    SessionSpec only = spec;
+    only.plan.kernels.removeIf(
+        [&](const KernelSpec &k) { return !hostnames.contains(k.hostname); });
+    if (only.plan.kernels.isEmpty())
+        return {};
+    QMap<QString, QString> hostOf;
+    for (const KernelSpec &k : std::as_const(only.plan.kernels))
+        hostOf.insert(k.hostname, spec.placement.hostOf.value(k.hostname));
+    only.placement.hostOf = hostOf;
+    only.placement.hostsUsed.clear();
+    only.placement.networkHost.clear(); // the network stays
+    Provisioner provisioner(m_store, m_registry);
+    return provisioner.removeSessionObjects(only);
+}
+
+Result<QString> SessionScaler::repairLocked(const QString &sessionId)
+{
+    auto session = m_store->session(sessionId);
+    if (!session)
+        return fail(session.error());
+    if (!isScaling(*session))
+        return QStringLiteral("no scale to repair");
+    const QJsonObject intent = session->launchOptions.value(kIntent).toObject();
+    const QString phase = intent.value(QStringLiteral("phase")).toString();
+    const QStringList added = fromArray(intent.value(QStringLiteral("added")));
+    const QStringList removed = fromArray(intent.value(QStringLiteral("removed")));
+    const QJsonObject previousJson = intent.value(QStringLiteral("previous")).toObject();
+    const QString where = QStringLiteral("session %1").arg(session->id);
+    auto previous = SessionSpec::fromJson(previousJson, where);
+    if (!previous)
+        return fail(previous.error());
+    auto target = Provisioner::specOf(*session);
+    if (!target)
+        return fail(target.error());
+    auto kernels = m_store->kernels(sessionId);
+    if (!kernels)
+        return fail(kernels.error());
+    auto idsOf = [&](const QStringList &hostnames) {
+        QStringList ids;
+        for (const KernelRecord &k : std::as_const(*kernels)) {
+            if (hostnames.contains(k.hostname))
+                ids.append(k.id);
+        }
+        return ids;
+    };
+
+    QString what;
+    if (phase == QLatin1String("grow")) {
+        // Not all new kernels were known to run: the scale did not happen.
+        if (auto ok = removeKernelObjects(*target, added); !ok)
+            return fail(ok.error().withContext(QStringLiteral("undoing the interrupted scale")));
+        auto done = clearIntent(sessionId, idsOf(added), previousJson);
+        if (!done)
+            return fail(done.error());
+        // Files were not rewritten yet in this phase, but a killed rewrite may have left a
+        // staged copy: rewrite them from the restored spec, which is what they say anyway.
+        auto left = m_store->kernels(sessionId);
+        if (left)
+            rewriteFiles(*previous, *left);
+        what = QStringLiteral("undid an interrupted scale (%1): removed %2")
+                   .arg(intent.value(QStringLiteral("counts")).toString(), shortList(added));
+    } else {
+        // The new kernels ran; the old ones were on their way out: finish.
+        if (auto ok = removeKernelObjects(*previous, removed); !ok)
+            return fail(ok.error().withContext(QStringLiteral("finishing the interrupted scale")));
+        auto left = m_store->kernels(sessionId);
+        if (!left)
+            return fail(left.error());
+        QList<KernelRecord> survivors = *left;
+        survivors.removeIf([&](const KernelRecord &k) { return removed.contains(k.hostname); });
+        const QStringList warnings = rewriteFiles(*target, survivors);
+        auto done = clearIntent(sessionId, idsOf(removed), QJsonObject());
+        if (!done)
+            return fail(done.error());
+        what = QStringLiteral("finished an interrupted scale (%1): removed %2%3")
+                   .arg(intent.value(QStringLiteral("counts")).toString(), shortList(removed),
+                        warnings.isEmpty()
+                            ? QString()
+                            : QStringLiteral("; ") + warnings.join(QStringLiteral("; ")));
+    }
+    logEvent(sessionId, QStringLiteral("scale-repaired"), what);
+    return what;
+}
+
+QStringList SessionScaler::rewriteFiles(const SessionSpec &spec, const QList<KernelRecord> &kernels)
+{
+    std::mutex mutex;
+    QStringList problems;
+    auto note = [&](const QString &text) {
+        std::lock_guard lock(mutex);
+        problems.append(text);
+    };
+    Concurrent::forEach(int(kernels.size()), [&](int i) {
+        const KernelRecord &r = kernels.at(i);
+        const KernelSpec *k = spec.plan.kernel(r.hostname);
+        if (!k || r.containerId.isEmpty() || r.status != KernelStatus::Running)
+            return;
+        auto client = m_registry->client(r.host);
+        if (!client) {
+            note(QStringLiteral("%1: %2").arg(r.hostname, client.error().toString()));
+            return;
+        }
+        Docker::TarArchiveBuilder tar;
+        QStringList moves;
+        for (const PlannedFile &f : k->files) {
+            if (!Presets::isMembershipFile(f.path, k->user))
+                continue;
+            bool uidOk = false, gidOk = false;
+            const int uid = f.owner.section(QLatin1Char(':'), 0, 0).toInt(&uidOk);
+            int gid = f.owner.section(QLatin1Char(':'), 1, 1).toInt(&gidOk);
+            if (!gidOk)
+                gid = uid;
+            const QString staged = stagedPath(f.path);
+            tar.addFile(staged.mid(1), f.content, f.mode, uidOk ? uid : 0, uidOk ? gid : 0);
+            moves.append(QStringLiteral("mv -f %1 %2").arg(shellQuote(staged), shellQuote(f.path)));
+        }
+        if (moves.isEmpty())
+            return;
+        Docker::CallOptions call;
+        call.timeout = 30s;
+        if (auto ok = (*client)->uploadFiles(r.containerId, QStringLiteral("/"), tar, call); !ok) {
+            note(QStringLiteral("%1: %2").arg(r.hostname, ok.error().toString()));
+            return;
+        }
+        // rename(2) within one folder: a reader sees the old file or the new one, never half.
+        Docker::ExecSpec mv;
+        mv.cmd = {QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                  moves.join(QStringLiteral(" && "))};
+        mv.user = QStringLiteral("0");
+        QByteArray output;
+        auto sink = [&](const Docker::LogFrame &frame) {
+            output += frame.data;
+            return true;
+        };
+        auto code = (*client)->runExec(r.containerId, mv, sink, call);
+        if (!code || *code != 0) {
+            note(QStringLiteral("%1: rewriting the cluster files failed: %2")
+                     .arg(r.hostname,
+                          !code ? code.error().toString() : QString::fromUtf8(output).trimmed()));
+            return;
+        }
+        if (k->onScale.isEmpty())
+            return;
+        Docker::ExecSpec hook;
+        hook.cmd = {k->onScale};
+        output.clear();
+        auto ran = (*client)->runExec(r.containerId, hook, sink, call);
+        if (!ran || *ran != 0)
+            note(QStringLiteral("%1: onScale %2 %3")
+                     .arg(r.hostname, k->onScale,
+                          !ran ? ran.error().toString()
+                               : QStringLiteral("exited with %1: %2")
+                                     .arg(*ran)
+                                     .arg(QString::fromUtf8(output).trimmed().right(200))));
+    });
+    return problems;
+}
+
+void SessionScaler::logEvent(const QString &sessionId, const QString &action, const QString &detail)
+{
+    logLifecycleEvent(m_store, m_actor.isEmpty() ? QStringLiteral("scale") : m_actor, sessionId,
+                      QString(), action, detail);
+}
+
+void SessionScaler::pauseForTests(const QString &phase) const
+{
+    // Lets the lab tests kill -9 a scale at a known point (CLUSTERDECK_TEST_SCALE_PAUSE=grow).
+    if (qEnvironmentVariable("CLUSTERDECK_TEST_SCALE_PAUSE") == phase) {
+        qCInfo(lcProvision).noquote() << "scale paused after phase" << phase << "(test)";
+        std::this_thread::sleep_for(120s);
+    }
+}
+
+} // namespace ClusterDeck
