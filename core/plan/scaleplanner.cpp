@@ -77,6 +77,10 @@ KernelSpec newKernelFrom(const KernelSpec &base, const QString &sessionId, int i
     k.roleIdx = idx;
     k.localRank = rank;
     k.primary = false;
+    // A bare image id ("sha256:…") is one host's: the new kernel may land on another host, so it
+    // pins its own when it is made. A repository digest ("name@sha256:…") holds everywhere.
+    if (!k.imageDigest.contains(QLatin1Char('@')))
+        k.imageDigest.clear();
     k.env.insert(QStringLiteral("BACKEND_KERNEL_ID"), k.kernelId);
     k.env.insert(QStringLiteral("BACKEND_CLUSTER_ROLE_IDX"), QString::number(idx));
     k.env.insert(QStringLiteral("BACKEND_CLUSTER_LOCAL_RANK"), QString::number(rank));

@@ -780,7 +780,28 @@ Result<void> Provisioner::pullImages(Run &run)
             changed = true;
         }
     }
-    if (changed && !run.partial) {
+    if (changed && run.partial) {
+        // Adding kernels (scale): their digests go into the stored spec, nothing else changes.
+        SessionRecord s;
+        {
+            std::lock_guard lock(run.mutex);
+            s = run.session;
+        }
+        auto stored = specOf(s);
+        if (!stored)
+            return fail(stored.error());
+        for (KernelSpec &k : stored->plan.kernels) {
+            if (const KernelSpec *mine = run.spec.plan.kernel(k.hostname))
+                k.imageDigest = mine->imageDigest;
+        }
+        QJsonObject options = s.launchOptions;
+        options.insert(QStringLiteral("spec"), stored->toJson());
+        s.launchOptions = options;
+        if (auto ok = m_store->updateSession(s); !ok)
+            return fail(ok.error().withContext(QStringLiteral("recording image digests")));
+        std::lock_guard lock(run.mutex);
+        run.session = s;
+    } else if (changed) {
         SessionRecord s;
         {
             std::lock_guard lock(run.mutex);

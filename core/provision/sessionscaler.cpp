@@ -309,6 +309,14 @@ Result<ScaleOutcome> SessionScaler::scaleLocked(const QString &sessionId,
         }
     }
     pauseForTests(QStringLiteral("grow"));
+    // The grow recorded the new kernels' image digests in the stored spec: go on from there.
+    if (!added.isEmpty()) {
+        auto now = m_store->session(s.id);
+        if (!now)
+            return fail(now.error());
+        s = *now;
+        options = s.launchOptions;
+    }
 
     // 3. Shrink: the kernels that go stop counting (their exits are expected), then go.
     if (!scaled->removed.isEmpty()) {

@@ -329,7 +329,7 @@ void TestScale::growAndShrink()
             cli({QStringLiteral("exec"), id, QStringLiteral("--kernel"), QStringLiteral("master1"),
                  QStringLiteral("--"), QStringLiteral("ping"), QStringLiteral("-c"),
                  QStringLiteral("1"), QStringLiteral("-W"), QStringLiteral("5"), name});
-        QVERIFY2(ping.exitCode == 0, (ping.out + ping.err).constData());
+        QVERIFY2(ping.exitCode == 0, QByteArray(ping.out + ping.err).constData());
     }
     // A new kernel knows the session as it was when it started; old ones keep theirs.
     const Proc env =
@@ -480,7 +480,7 @@ void TestScale::killedScaleIsRepaired()
     waited.start();
     for (;;) {
         const Proc r = cli({QStringLiteral("reconcile"), QStringLiteral("--json")});
-        QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+        QVERIFY2(r.exitCode == 0, QByteArray(r.out + r.err).constData());
         passes += r.out;
         if (!scaleIntentStored(id) || waited.elapsed() > 60000)
             break;
