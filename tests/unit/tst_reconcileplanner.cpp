@@ -1,6 +1,7 @@
 #include "control/reconcileplanner.h"
 #include "provision/provisionlabels.h"
 
+#include <QJsonObject>
 #include <QTest>
 #include <QTimeZone>
 
@@ -95,6 +96,16 @@ public:
     World &desired(const QString &id, DesiredState desired)
     {
         sessionRef(id).desired = desired;
+        return *this;
+    }
+    // An unfinished `scale` (its intent stored in the session).
+    World &scaling(const QString &id, const QString &phase)
+    {
+        QJsonObject o = sessionRef(id).launchOptions;
+        o.insert(QStringLiteral("scale"), QJsonObject{{QStringLiteral("phase"), phase},
+                                                      {QStringLiteral("counts"),
+                                                       QStringLiteral("worker=3")}});
+        sessionRef(id).launchOptions = o;
         return *this;
     }
     World &networkHost(const QString &id, const QString &host)
@@ -575,6 +586,35 @@ void TestReconcilePlanner::plan_data()
                         .session(s1, SessionStatus::Restarting)
                         .kernel(s1, m1, h1, KernelStatus::Restarting))
         << QStringList{act(Kind::CompleteSession, s1)} << "";
+
+    // An interrupted scale: its kernels are neither failures nor orphans; finish-scale decides.
+    QTest::newRow("scale grow interrupted: a new kernel not yet a record is no stray")
+        << Observed(World()
+                        .healthy(s1)
+                        .scaling(s1, QStringLiteral("grow"))
+                        .container(h1, s1, QStringLiteral("worker2")))
+        << QStringList{act(Kind::FinishScale, s1)} << "";
+    QTest::newRow("scale grow interrupted: a new kernel without its container is not vanished")
+        << Observed(World()
+                        .healthy(s1)
+                        .scaling(s1, QStringLiteral("grow"))
+                        .kernel(s1, QStringLiteral("worker2"), h2))
+        << QStringList{act(Kind::FinishScale, s1)} << "";
+    QTest::newRow("scale shrink interrupted: a removed kernel's exit is no failure")
+        << Observed(World()
+                        .healthy(s1)
+                        .scaling(s1, QStringLiteral("shrink"))
+                        .removeContainer(h2, cid(s1, w1))
+                        .container(h2, s1, w1, "exited", "Exited (137) 1 second ago"))
+        << QStringList{act(Kind::FinishScale, s1)} << "";
+    QTest::newRow("scale interrupted, another session's orphan still goes")
+        << Observed(World()
+                        .healthy(s1)
+                        .scaling(s1, QStringLiteral("files"))
+                        .container(h2, s9, w1, "exited", "Exited (0) 1 hour ago", 3600))
+        << QStringList{act(Kind::RemoveOrphanContainer, s9, {}, h2, cid(s9, w1)),
+                       act(Kind::FinishScale, s1)}
+        << "";
 
     // Everything at once, in order: hosts (sorted) first, then sessions.
     QTest::newRow("orphan, stray and exit together")
