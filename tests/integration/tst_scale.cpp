@@ -87,6 +87,7 @@ private Q_SLOTS:
     void killedScaleIsRepaired_data();
     void killedScaleIsRepaired();
     void mpiHostfileFollows();
+    void onScaleHookRuns();
     void timing();
 
 private:
@@ -542,6 +543,30 @@ void TestScale::mpiHostfileFollows()
         names.append(line.section(QStringLiteral(" | "), 1).trimmed());
     QCOMPARE(QSet<QString>(names.cbegin(), names.cend()).size(), 5);
     QCOMPARE(names, (QStringList{"master1", "worker1", "worker2", "worker3", "worker4"}));
+}
+
+void TestScale::onScaleHookRuns()
+{
+    // The template's onScale hook runs in every kernel (old and new) after the files changed.
+    QString yaml = elasticTemplate(QStringLiteral("hook"), 2);
+    yaml.replace(QStringLiteral("      command: [sleep, \"3600\"]\n"),
+                 QStringLiteral("      command: [sleep, \"3600\"]\n"
+                                "      onScale: /hook.sh\n"
+                                "      bootstrap: |\n"
+                                "        #!/bin/sh\n"
+                                "        printf '#!/bin/sh\\ncat /etc/cluster/replicas >> "
+                                "/tmp/hooked\\n' > /hook.sh\n"
+                                "        chmod +x /hook.sh\n"));
+    const QJsonObject s = launch(QStringLiteral("hook"), yaml);
+    const QString id = s.value(QStringLiteral("id")).toString();
+    QVERIFY2(!id.isEmpty(), qPrintable(yaml));
+    const Proc up = cli({QStringLiteral("scale"), id, QStringLiteral("worker=3")});
+    QVERIFY2(up.exitCode == 0, up.err.constData());
+    QVERIFY2(!up.err.contains("warning"), up.err.constData());
+    const auto hooked = fileInEveryKernel(id, QStringLiteral("/tmp/hooked"));
+    QCOMPARE(hooked.size(), 4);
+    for (auto it = hooked.cbegin(); it != hooked.cend(); ++it)
+        QCOMPARE(it.value(), QStringLiteral("master 1\nworker 3\n"));
 }
 
 void TestScale::timing()
