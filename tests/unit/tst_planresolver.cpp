@@ -342,7 +342,8 @@ void TestPlanResolver::ranksAndPrimary()
     }
     QCOMPARE(plan->kernels.first().hostname, QStringLiteral("master1"));
     QCOMPARE(plan->kernels.last().hostname, QStringLiteral("worker12"));
-    QCOMPARE(plan->roles, (QList<RoleCount>{{"master", 1}, {"worker", 12}}));
+    // With the template's bounds, which a running session is scaled within.
+    QCOMPARE(plan->roles, (QList<RoleCount>{{"master", 1, 1, 1, 0}, {"worker", 12, 1, 12, 0}}));
 }
 
 void TestPlanResolver::identity()
