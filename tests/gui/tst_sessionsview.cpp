@@ -49,6 +49,7 @@ private Q_SLOTS:
     void terminalFromKernelAndSession();
     void runCommandOnRole();
     void dashboardOfSession();
+    void firstRunGuides();
 
 private:
     void waitIdle() { m_controller->waitForIdle(); }
@@ -380,6 +381,58 @@ void TestSessionsView::dashboardOfSession()
     QCOMPARE(requested.count(), 1);
     QCOMPARE(requested.first().at(0).toString(), QStringLiteral("alpha"));
     QCOMPARE(requested.first().at(1).value<QList<KernelRecord>>().size(), 5); // the whole session
+}
+
+void TestSessionsView::firstRunGuides()
+{
+    // A store with sessions shows the tree, never the guide.
+    QVERIFY(m_view->tree()->isVisible());
+    QVERIFY(!m_view->welcomePanel()->isVisible());
+    // No session and no host: what to do first, with the console's own actions.
+    QVERIFY(m_store->removeSession(m_alpha.session.id).has_value());
+    QVERIFY(m_store->removeSession(m_beta.session.id).has_value());
+    QTRY_VERIFY(m_view->welcomePanel()->isVisible());
+    QVERIFY(!m_view->tree()->isVisible());
+    QVERIFY2(m_view->welcomeText().contains(QLatin1String("No Docker host is registered yet")),
+             qPrintable(m_view->welcomeText()));
+    auto button = [this](const char *name) {
+        return m_view->welcomePanel()->findChild<QPushButton *>(QLatin1String(name));
+    };
+    QVERIFY(button("welcomeAddHost")->isVisible());
+    QVERIFY(!button("welcomeLaunch")->isVisible());
+    m_view->setLocalSocketPath(m_dir->filePath(QStringLiteral("absent.sock")));
+    QVERIFY(!button("welcomeLocalDocker")->isVisible());
+    m_view->setLocalSocketPath(m_dir->filePath(QStringLiteral("state.db"))); // a file that exists
+    QVERIFY(button("welcomeLocalDocker")->isVisible());
+    QVERIFY(m_view->welcomeText().contains(QLatin1String("Docker daemon of this machine")));
+    QSignalSpy addHost(m_view.get(), &SessionsView::addHostRequested);
+    QSignalSpy local(m_view.get(), &SessionsView::localDockerRequested);
+    QSignalSpy samples(m_view.get(), &SessionsView::samplesRequested);
+    QTest::mouseClick(button("welcomeAddHost"), Qt::LeftButton);
+    QTest::mouseClick(button("welcomeLocalDocker"), Qt::LeftButton);
+    QTest::mouseClick(button("welcomeSamples"), Qt::LeftButton);
+    QCOMPARE(addHost.size(), 1);
+    QCOMPARE(local.size(), 1);
+    QCOMPARE(samples.size(), 1);
+
+    // A host but no session: launch next.
+    HostRecord h;
+    h.name = QStringLiteral("h1");
+    h.endpoint = QStringLiteral("unix:///nonexistent/docker.sock");
+    QVERIFY(m_store->putHost(h).has_value());
+    m_controller->refresh();
+    QTRY_VERIFY(m_view->welcomeText().contains(QLatin1String("No sessions yet")));
+    QVERIFY(m_view->welcomeText().contains(QLatin1String("One host is registered")));
+    QVERIFY(button("welcomeLaunch")->isVisible());
+    QVERIFY(!button("welcomeAddHost")->isVisible());
+    QSignalSpy launch(m_view.get(), &SessionsView::launchRequested);
+    QTest::mouseClick(button("welcomeLaunch"), Qt::LeftButton);
+    QCOMPARE(launch.size(), 1);
+
+    // The first session replaces the guide with the tree.
+    QVERIFY(m_store->createSession(m_alpha.session, m_alpha.kernels).has_value());
+    QTRY_VERIFY(m_view->tree()->isVisible());
+    QVERIFY(!m_view->welcomePanel()->isVisible());
 }
 
 QTEST_MAIN(TestSessionsView)
