@@ -233,6 +233,16 @@ void TestSecretsAtRest::secretsOncePerSession()
     QVERIFY(!stored.contains("PRIVATE KEY"));
     QVERIFY(!stored.contains(kPrivateKey.toBase64().left(20)));
     QCOMPARE(stored.count("\"secret\":\"s1\""), kernels);
+    const QByteArray inline_ = QJsonDocument(spec.toJson()).toJson(QJsonDocument::Compact);
+    QCOMPARE(inline_.count(kPrivateKey.toBase64()), kernels); // what earlier builds stored
+    qInfo().noquote() << QStringLiteral("%1 kernels: spec %2 bytes with secrets inline, %3 + %4 "
+                                        "sealed once")
+                             .arg(kernels)
+                             .arg(inline_.size())
+                             .arg(stored.size())
+                             .arg(QJsonDocument(SessionSecrets::sealPlain(values))
+                                      .toJson(QJsonDocument::Compact)
+                                      .size());
 
     // Sealed plain (SQLite) and back: the same spec.
     const QJsonObject sealed = SessionSecrets::sealPlain(values);
