@@ -53,9 +53,8 @@ int keyImport(Context &context, const QStringList &args)
     const bool opened = stdinInput ? f.open(stdin, QIODevice::ReadOnly)
                                    : (f.setFileName(input), f.open(QIODevice::ReadOnly));
     if (!opened)
-        return context.fail(
-            Error::make(Error::Kind::Io, stdinInput ? QStringLiteral("stdin") : input,
-                        f.errorString()));
+        return context.fail(Error::make(
+            Error::Kind::Io, stdinInput ? QStringLiteral("stdin") : input, f.errorString()));
     auto key = StoreKey::parse(f.readAll(), stdinInput ? QStringLiteral("stdin") : input);
     if (!key)
         return context.fail(key.error());
@@ -82,7 +81,8 @@ int storeCommand(Context &context, const QStringList &args)
         return keyExport(context, args.mid(2));
     if (sub == QLatin1String("import"))
         return keyImport(context, args.mid(2));
-    return context.usage(QStringLiteral("unknown store key command '%1' (export or import)").arg(sub));
+    return context.usage(
+        QStringLiteral("unknown store key command '%1' (export or import)").arg(sub));
 }
 
 } // namespace ClusterDeck::Cli

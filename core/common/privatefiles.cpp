@@ -25,7 +25,9 @@ QString errnoText()
 
 int PrivateFiles::modeOf(const QString &path)
 {
-    struct stat st{};
+    struct stat st
+    {
+    };
     if (::stat(QFile::encodeName(path).constData(), &st) != 0)
         return -1;
     return int(st.st_mode & 07777);
@@ -39,7 +41,9 @@ Result<void> PrivateFiles::ensureDirectory(const QString &dir)
                     QStringLiteral("cannot create the folder (check the permissions of its "
                                    "parent)"));
     const QByteArray path = QFile::encodeName(dir);
-    struct stat st{};
+    struct stat st
+    {
+    };
     if (::stat(path.constData(), &st) != 0)
         return fail(Error::Kind::Io, where, errnoText());
     if ((st.st_mode & 0077) == 0)
@@ -64,7 +68,9 @@ Result<void> PrivateFiles::ensureDirectory(const QString &dir)
 Result<void> PrivateFiles::restrictFile(const QString &file)
 {
     const QByteArray path = QFile::encodeName(file);
-    struct stat st{};
+    struct stat st
+    {
+    };
     if (::stat(path.constData(), &st) != 0)
         return {};
     if ((st.st_mode & 0077) == 0)

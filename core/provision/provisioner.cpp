@@ -321,10 +321,9 @@ Result<SessionSpec> Provisioner::specOf(const SessionRecord &session, const Stat
             unavailable = values.error();
         } else if (const QStringList lost = SessionSecrets::restore(json, *values);
                    !lost.isEmpty()) {
-            unavailable = Error::make(Error::Kind::Decode,
-                                      QStringLiteral("session %1").arg(session.id),
-                                      QStringLiteral("the stored secrets lack %1")
-                                          .arg(lost.join(QStringLiteral(", "))));
+            unavailable = Error::make(
+                Error::Kind::Decode, QStringLiteral("session %1").arg(session.id),
+                QStringLiteral("the stored secrets lack %1").arg(lost.join(QStringLiteral(", "))));
         }
     }
     auto spec = SessionSpec::fromJson(json, QStringLiteral("session %1").arg(session.id));

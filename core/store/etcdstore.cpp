@@ -164,8 +164,8 @@ Result<void> EtcdStore::checkSchema(qint64 *revision, bool *createdNow)
                 // that know only schema 1 would recreate kernels with empty key files from the
                 // new records, so the version goes up and they refuse the prefix.
                 TxnRequest up;
-                up.compare = {TxnCompare::valueIs(schemaKey, TxnCompare::Op::Equal,
-                                                  (*current)->value)};
+                up.compare = {
+                    TxnCompare::valueIs(schemaKey, TxnCompare::Op::Equal, (*current)->value)};
                 up.success = {TxnOp::makePut(schemaKey, QByteArray::number(kSchemaVersion))};
                 auto upgraded = m_client->txn(up);
                 if (!upgraded)
@@ -353,7 +353,8 @@ void EtcdStore::moveSecretsOut()
     txn.success = {TxnOp::makePut(doneKey, "1")};
     (void)m_client->txn(txn);
     if (moved > 0)
-        qCInfo(lcStore) << "encrypted the secrets of" << moved << "older sessions with the store key";
+        qCInfo(lcStore) << "encrypted the secrets of" << moved
+                        << "older sessions with the store key";
 }
 
 Result<StoreKey> EtcdStore::storeKey()

@@ -38,8 +38,8 @@ QMap<QString, QByteArray> SessionSecrets::extract(QJsonObject &spec)
             if (!isSecretMode(file.value(QStringLiteral("mode")).toInt(0644)) ||
                 !file.contains(QStringLiteral("content")))
                 continue;
-            const QByteArray content = QByteArray::fromBase64(
-                file.value(QStringLiteral("content")).toString().toLatin1());
+            const QByteArray content =
+                QByteArray::fromBase64(file.value(QStringLiteral("content")).toString().toLatin1());
             QString name = nameOf.value(content);
             if (name.isEmpty()) {
                 name = QStringLiteral("s%1").arg(values.size() + 1);
@@ -104,7 +104,8 @@ Result<QJsonObject> SessionSecrets::sealEncrypted(const StoreKey &key, const QSt
 {
     QJsonObject o;
     for (auto it = values.cbegin(); it != values.cend(); ++it) {
-        auto sealed = SecretBox::seal(key.key, it.value(), contextOf(key.storeId, sessionId, it.key()));
+        auto sealed =
+            SecretBox::seal(key.key, it.value(), contextOf(key.storeId, sessionId, it.key()));
         if (!sealed)
             return fail(sealed.error().withContext(
                 QStringLiteral("sealing secret %1 of session %2").arg(it.key(), sessionId)));
@@ -135,9 +136,9 @@ Result<QMap<QString, QByteArray>> SessionSecrets::open(const QJsonObject &sealed
         return values;
     }
     if (format != kFormatGcm)
-        return fail(Error::Kind::Decode, where,
-                    QStringLiteral("the session's secrets are in an unknown format \"%1\"")
-                        .arg(format));
+        return fail(
+            Error::Kind::Decode, where,
+            QStringLiteral("the session's secrets are in an unknown format \"%1\"").arg(format));
     if (!key)
         return fail(StoreKey::missing(storeId, QStringLiteral("the secrets of session %1 (such as "
                                                               "its SSH key)")
@@ -146,9 +147,9 @@ Result<QMap<QString, QByteArray>> SessionSecrets::open(const QJsonObject &sealed
     if (!expected.isEmpty() && expected != key->fingerprint())
         return fail(StoreKey::mismatch(storeId, expected, key->fingerprint()));
     for (auto it = stored.begin(); it != stored.end(); ++it) {
-        auto value = SecretBox::open(key->key,
-                                     QByteArray::fromBase64(it.value().toString().toLatin1()),
-                                     contextOf(storeId, sessionId, it.key()));
+        auto value =
+            SecretBox::open(key->key, QByteArray::fromBase64(it.value().toString().toLatin1()),
+                            contextOf(storeId, sessionId, it.key()));
         if (!value)
             return fail(Error::Kind::Decode, where,
                         QStringLiteral("secret %1: %2").arg(it.key(), value.error().message));

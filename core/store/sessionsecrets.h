@@ -32,8 +32,7 @@ public:
     static Result<QJsonObject> sealEncrypted(const StoreKey &key, const QString &sessionId,
                                              const QMap<QString, QByteArray> &values);
     // Opens either format; an encrypted one needs `key` (else StoreKey::missing).
-    static Result<QMap<QString, QByteArray>> open(const QJsonObject &sealed,
-                                                  const QString &storeId,
+    static Result<QMap<QString, QByteArray>> open(const QJsonObject &sealed, const QString &storeId,
                                                   const QString &sessionId,
                                                   const std::optional<StoreKey> &key);
     static bool isEncrypted(const QJsonObject &sealed);

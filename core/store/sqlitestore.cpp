@@ -528,8 +528,7 @@ Result<void> SqliteStore::moveSecretsOut()
             return fail(sqlError(rc, QStringLiteral("moving the secrets of session %1").arg(id)));
     }
     if (!rewritten.isEmpty())
-        qCInfo(lcStore) << "kept the secrets of" << rewritten.size()
-                        << "sessions once per session";
+        qCInfo(lcStore) << "kept the secrets of" << rewritten.size() << "sessions once per session";
     return {};
 }
 

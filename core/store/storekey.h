@@ -26,9 +26,11 @@ struct StoreKey
     QByteArray toText() const;
     static Result<StoreKey> parse(const QByteArray &text, const QString &where);
 
-    static QString directory(const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment());
-    static QString pathFor(const QString &storeId,
-                           const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment());
+    static QString
+    directory(const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment());
+    static QString
+    pathFor(const QString &storeId,
+            const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment());
     // The key of a store from the user's folder; nullopt when there is none.
     static Result<std::optional<StoreKey>> load(const QString &storeId);
     // Writes the key file (0600; the folder 0700).

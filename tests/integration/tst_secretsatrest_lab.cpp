@@ -135,8 +135,8 @@ void TestSecretsAtRestLab::addHosts(const QString &storeUrl, const QString &conf
 
 QString TestSecretsAtRestLab::launch(const QString &storeUrl, const QString &config)
 {
-    const Proc launched = cli(storeUrl, config, {QStringLiteral("launch"), m_template,
-                                                 QStringLiteral("--json")});
+    const Proc launched =
+        cli(storeUrl, config, {QStringLiteral("launch"), m_template, QStringLiteral("--json")});
     if (launched.exitCode != 0) {
         qWarning() << launched.err;
         return {};
@@ -221,7 +221,8 @@ void TestSecretsAtRestLab::sqliteFileModesAndOneCopy()
     // Not in what show, ls and render print.
     for (const QStringList &args :
          {QStringList{QStringLiteral("show"), sid, QStringLiteral("--json")},
-          QStringList{QStringLiteral("show"), sid}, QStringList{QStringLiteral("ls"), QStringLiteral("--json")},
+          QStringList{QStringLiteral("show"), sid},
+          QStringList{QStringLiteral("ls"), QStringLiteral("--json")},
           QStringList{QStringLiteral("template"), QStringLiteral("render"), m_template,
                       QStringLiteral("--json")},
           QStringList{QStringLiteral("template"), QStringLiteral("render"), m_template}}) {
@@ -232,8 +233,8 @@ void TestSecretsAtRestLab::sqliteFileModesAndOneCopy()
                      qPrintable(args.join(QLatin1Char(' '))));
     }
     // A SQLite store has no store key to share.
-    const Proc exported = cli(url, config, {QStringLiteral("store"), QStringLiteral("key"),
-                                            QStringLiteral("export")});
+    const Proc exported = cli(
+        url, config, {QStringLiteral("store"), QStringLiteral("key"), QStringLiteral("export")});
     QCOMPARE(exported.exitCode, 1);
     QVERIFY2(exported.err.contains("has no store key"), exported.err.constData());
 
@@ -245,8 +246,8 @@ void TestSecretsAtRestLab::sqliteFileModesAndOneCopy()
 void TestSecretsAtRestLab::etcdHoldsNoPrivateKey()
 {
     const QString endpoint = qEnvironmentVariable("CLUSTERDECK_LAB_ETCD");
-    const QString prefix = QStringLiteral("/cdtest-secrets/") +
-                           QUuid::createUuid().toString(QUuid::Id128).left(12);
+    const QString prefix =
+        QStringLiteral("/cdtest-secrets/") + QUuid::createUuid().toString(QUuid::Id128).left(12);
     const QString url = QStringLiteral("etcd://") + QUrl(endpoint).authority() + prefix;
     const QString alice = m_dir.filePath(QStringLiteral("config-alice"));
     const QString bob = m_dir.filePath(QStringLiteral("config-bob"));
@@ -332,17 +333,18 @@ void TestSecretsAtRestLab::etcdHoldsNoPrivateKey()
     // A wrong key (right store id) is refused by the import.
     const QByteArray wrong = "clusterdeck-store-key v1 " + storeId.toUtf8() + ' ' +
                              QByteArray(32, 'w').toBase64() + '\n';
-    const Proc refusedImport = cli(url, bob, {QStringLiteral("store"), QStringLiteral("key"),
-                                              QStringLiteral("import"), QStringLiteral("-")},
+    const Proc refusedImport = cli(url, bob,
+                                   {QStringLiteral("store"), QStringLiteral("key"),
+                                    QStringLiteral("import"), QStringLiteral("-")},
                                    wrong);
     QCOMPARE(refusedImport.exitCode, 1);
     QVERIFY2(refusedImport.err.contains("is not the one"), refusedImport.err.constData());
 
     // Alice exports (0600 file, and the same line on stdout); Bob imports; the restart works.
     const QString file = m_dir.filePath(QStringLiteral("alice.key"));
-    const Proc exported = cli(url, alice, {QStringLiteral("store"), QStringLiteral("key"),
-                                           QStringLiteral("export"), QStringLiteral("--output"),
-                                           file});
+    const Proc exported = cli(url, alice,
+                              {QStringLiteral("store"), QStringLiteral("key"),
+                               QStringLiteral("export"), QStringLiteral("--output"), file});
     QVERIFY2(exported.exitCode == 0, exported.err.constData());
     QCOMPARE(PrivateFiles::modeOf(file), 0600);
     const Proc printed =
@@ -351,9 +353,10 @@ void TestSecretsAtRestLab::etcdHoldsNoPrivateKey()
     QFile f(file);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(printed.out, f.readAll());
-    QVERIFY(printed.out.startsWith(QByteArray("clusterdeck-store-key v1 " + storeId.toUtf8() + ' ')));
-    const Proc imported = cli(url, bob, {QStringLiteral("store"), QStringLiteral("key"),
-                                         QStringLiteral("import"), file});
+    QVERIFY(
+        printed.out.startsWith(QByteArray("clusterdeck-store-key v1 " + storeId.toUtf8() + ' ')));
+    const Proc imported = cli(
+        url, bob, {QStringLiteral("store"), QStringLiteral("key"), QStringLiteral("import"), file});
     QVERIFY2(imported.exitCode == 0, imported.err.constData());
     QCOMPARE(PrivateFiles::modeOf(bob + QStringLiteral("/clusterdeck/store-keys/") + storeId +
                                   QStringLiteral(".key")),

@@ -103,8 +103,7 @@ void TestSecretsAtRest::roundTrip()
     QCOMPARE(key.size(), SecretBox::kKeySize);
     const auto sealed = SecretBox::seal(key, plaintext, context);
     VERIFY_OK(sealed);
-    QCOMPARE(sealed->size(),
-             5 + SecretBox::kNonceSize + plaintext.size() + SecretBox::kTagSize);
+    QCOMPARE(sealed->size(), 5 + SecretBox::kNonceSize + plaintext.size() + SecretBox::kTagSize);
     if (plaintext.size() > 4)
         QVERIFY(!sealed->contains(plaintext.left(16)));
     const auto again = SecretBox::seal(key, plaintext, context);
@@ -122,8 +121,8 @@ void TestSecretsAtRest::tamperIsAnError_data()
     QTest::newRow("nonce") << 5 + 3;
     QTest::newRow("ciphertext first byte") << 5 + SecretBox::kNonceSize;
     QTest::newRow("ciphertext middle") << 5 + SecretBox::kNonceSize + 20;
-    QTest::newRow("tag last byte") << 5 + SecretBox::kNonceSize + int(kPrivateKey.size()) +
-                                          SecretBox::kTagSize - 1;
+    QTest::newRow("tag last byte")
+        << 5 + SecretBox::kNonceSize + int(kPrivateKey.size()) + SecretBox::kTagSize - 1;
     QTest::newRow("truncated") << -1;
     QTest::newRow("byte appended") << -2;
 }
@@ -246,8 +245,8 @@ void TestSecretsAtRest::secretsOncePerSession()
 
     // Sealed plain (SQLite) and back: the same spec.
     const QJsonObject sealed = SessionSecrets::sealPlain(values);
-    const auto opened = SessionSecrets::open(sealed, QStringLiteral("store"), spec.plan.sessionId,
-                                             std::nullopt);
+    const auto opened =
+        SessionSecrets::open(sealed, QStringLiteral("store"), spec.plan.sessionId, std::nullopt);
     VERIFY_OK(opened);
     QJsonObject restored = json;
     QVERIFY(SessionSecrets::restore(restored, *opened).isEmpty());
@@ -321,7 +320,8 @@ void TestSecretsAtRest::stateFileModes()
             auto first = SqliteStore::open(path);
             VERIFY_OK(first);
         }
-        for (const QString &f : QStringList{path, path + QStringLiteral("-wal"), path + QStringLiteral("-shm")})
+        for (const QString &f :
+             QStringList{path, path + QStringLiteral("-wal"), path + QStringLiteral("-shm")})
             ::chmod(QFile::encodeName(f).constData(), mode_t(fileMode));
     }
     auto store = SqliteStore::open(path);
