@@ -470,7 +470,7 @@ ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
     auto session = m_store->session(a.sessionId);
     if (!session)
         return {false, session.error().toString()};
-    auto spec = Provisioner::specOf(*session);
+    auto spec = Provisioner::specOf(*session, *m_store);
     if (!spec)
         return {false, spec.error().toString()};
     Provisioner provisioner(m_store, m_registry);

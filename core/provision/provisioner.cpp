@@ -12,6 +12,7 @@
 #include "provisionlabels.h"
 #include "registry/imagereference.h"
 #include "registry/registryclient.h"
+#include "store/sessionsecrets.h"
 #include "store/statestore.h"
 #include "template/templatevalues.h"
 
@@ -46,7 +47,7 @@ QString publicAddressOf(const HostRecord &host)
     return QStringLiteral("127.0.0.1");
 }
 
-QJsonObject launchOptionsJson(const LaunchRequest &request, const SessionSpec &spec)
+QJsonObject launchOptionsJson(const LaunchRequest &request, const QJsonObject &specJson)
 {
     const LaunchOptions &o = request.options;
     QJsonObject counts;
@@ -67,7 +68,7 @@ QJsonObject launchOptionsJson(const LaunchRequest &request, const SessionSpec &s
         {QStringLiteral("mode"),
          o.mode ? TemplateValues::modeName(*o.mode) : QStringLiteral("template")},
         {QStringLiteral("strategy"), toString(request.strategy)},
-        {QStringLiteral("spec"), spec.toJson()},
+        {QStringLiteral("spec"), specJson},
     };
 }
 
@@ -225,7 +226,9 @@ Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
     s.name = plan->sessionName;
     s.templateName = plan->templateName;
     s.templateSnapshot = request.templateSource;
-    s.launchOptions = launchOptionsJson(request, spec);
+    s.launchOptions = launchOptionsJson(request, {});
+    if (auto ok = storeSpec(*m_store, spec, s.launchOptions); !ok)
+        return fail(ok.error().withContext(QStringLiteral("recording session %1").arg(s.name)));
     s.mode = placement ? placement->mode : QString();
     s.desired = DesiredState::Running;
     s.status = SessionStatus::Pending;
@@ -307,15 +310,54 @@ ImageDefaults Provisioner::imageDefaultsOf(const Docker::ImageInfo &info)
     return d;
 }
 
-Result<SessionSpec> Provisioner::specOf(const SessionRecord &session)
+Result<SessionSpec> Provisioner::specOf(const SessionRecord &session, const StateStore &store)
 {
-    return SessionSpec::fromJson(session.launchOptions.value(QStringLiteral("spec")).toObject(),
-                                 QStringLiteral("session %1").arg(session.id));
+    QJsonObject json = session.launchOptions.value(QStringLiteral("spec")).toObject();
+    std::optional<Error> unavailable;
+    const QJsonObject sealed = session.launchOptions.value(QStringLiteral("secrets")).toObject();
+    if (!sealed.isEmpty()) {
+        auto values = store.openSecrets(session.id, sealed);
+        if (!values) {
+            unavailable = values.error();
+        } else if (const QStringList lost = SessionSecrets::restore(json, *values);
+                   !lost.isEmpty()) {
+            unavailable = Error::make(
+                Error::Kind::Decode, QStringLiteral("session %1").arg(session.id),
+                QStringLiteral("the stored secrets lack %1").arg(lost.join(QStringLiteral(", "))));
+        }
+    }
+    auto spec = SessionSpec::fromJson(json, QStringLiteral("session %1").arg(session.id));
+    if (spec)
+        spec->secretsUnavailable = unavailable;
+    return spec;
+}
+
+Result<void> Provisioner::storeSpec(StateStore &store, const SessionSpec &spec,
+                                    QJsonObject &launchOptions)
+{
+    if (spec.secretsUnavailable)
+        return fail(*spec.secretsUnavailable);
+    QJsonObject json = spec.toJson();
+    const QMap<QString, QByteArray> values = SessionSecrets::extract(json);
+    launchOptions.insert(QStringLiteral("spec"), json);
+    if (values.isEmpty()) {
+        launchOptions.remove(QStringLiteral("secrets"));
+        return {};
+    }
+    auto sealed = store.sealSecrets(spec.plan.sessionId, values);
+    if (!sealed)
+        return fail(sealed.error());
+    launchOptions.insert(QStringLiteral("secrets"), *sealed);
+    return {};
 }
 
 Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
                                              const Http::CancelToken &cancel)
 {
+    // Before any side effect: kernels made without their secrets would start with empty keys.
+    if (spec.secretsUnavailable)
+        return fail(spec.secretsUnavailable->withContext(
+            QStringLiteral("cannot create the kernels of session %1").arg(spec.plan.sessionName)));
     Run run;
     run.spec = spec;
     run.storeId = m_store->storeId();
@@ -673,10 +715,13 @@ Result<void> Provisioner::pullImages(Run &run)
         SessionRecord s;
         {
             std::lock_guard lock(run.mutex);
-            QJsonObject options = run.session.launchOptions;
-            options.insert(QStringLiteral("spec"), run.spec.toJson());
-            run.session.launchOptions = options;
             s = run.session;
+        }
+        if (auto ok = storeSpec(*m_store, run.spec, s.launchOptions); !ok)
+            return fail(ok.error().withContext(QStringLiteral("recording image digests")));
+        {
+            std::lock_guard lock(run.mutex);
+            run.session.launchOptions = s.launchOptions;
         }
         if (auto ok = m_store->updateSession(s); !ok)
             return fail(ok.error().withContext(QStringLiteral("recording image digests")));
