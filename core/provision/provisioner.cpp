@@ -769,13 +769,20 @@ Result<QString> Provisioner::bindableAddressOf(const HostRecord &host)
                                    "an IP with host add --address, or set bindAddress in the "
                                    "template)")
                         .arg(address, QString::fromLocal8Bit(gai_strerror(rc))));
+    const addrinfo *pick = found; // IPv4 first: what "localhost" and most links mean
+    for (const addrinfo *a = found; a; a = a->ai_next) {
+        if (a->ai_family == AF_INET) {
+            pick = a;
+            break;
+        }
+    }
     char text[INET6_ADDRSTRLEN] = {};
-    const void *raw = found->ai_family == AF_INET
+    const void *raw = pick->ai_family == AF_INET
                           ? static_cast<const void *>(
-                                &reinterpret_cast<const sockaddr_in *>(found->ai_addr)->sin_addr)
+                                &reinterpret_cast<const sockaddr_in *>(pick->ai_addr)->sin_addr)
                           : static_cast<const void *>(
-                                &reinterpret_cast<const sockaddr_in6 *>(found->ai_addr)->sin6_addr);
-    inet_ntop(found->ai_family, raw, text, sizeof text);
+                                &reinterpret_cast<const sockaddr_in6 *>(pick->ai_addr)->sin6_addr);
+    inet_ntop(pick->ai_family, raw, text, sizeof text);
     freeaddrinfo(found);
     return QString::fromLatin1(text);
 }

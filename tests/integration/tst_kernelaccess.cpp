@@ -183,7 +183,8 @@ void TestKernelAccess::sshAsNonRootUser()
                            "%1/.ssh/authorized_keys %2:%2 600\n%1/.ssh/config %2:%2 644\n")
                 .arg(home, name);
         QVERIFY2(st.out.startsWith(expect.toUtf8()),
-                 qPrintable(hostname + QStringLiteral(": ") + QString::fromUtf8(st.out + st.err)));
+                 qPrintable(hostname + QStringLiteral(": ") +
+                            QString::fromUtf8(QByteArray(st.out + st.err))));
 
         // From this kernel to every other one, on whichever host it runs: plain `ssh <host>`.
         for (const QJsonValue &w : kernels) {

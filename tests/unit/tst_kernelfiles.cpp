@@ -228,7 +228,7 @@ void TestKernelFiles::placeFiles()
     QCOMPARE(files.at(1).owner, owner);
     QCOMPARE(files.at(1).mode, 0600);
     QCOMPARE(files.at(2).path, home + QStringLiteral("/.ssh/config"));
-    QVERIFY2(files.at(2).content.contains("    " + configUser + "\n"),
+    QVERIFY2(files.at(2).content.contains(QByteArray("    " + configUser + "\n")),
              files.at(2).content.constData());
     QVERIFY(files.at(2).content.contains("    User root\n")); // other roles' names stay
 }

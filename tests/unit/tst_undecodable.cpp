@@ -142,20 +142,21 @@ void TestUndecodable::fill(const QString &how)
     for (const SessionRecord &s : {m_good1, m_bad, m_good2})
         CHECK_OK(m_store->createSession(s, {makeKernel(s)}));
 #ifdef UNDECODABLE_ETCD
-    const QByteArray value = how == u"json"
-                                 ? QByteArray("{\"id\": \"") + m_bad.id.toUtf8() + "\", "
-                                 : QByteArray("{\"id\":\"") + m_bad.id.toUtf8() +
-                                       "\",\"status\":\"WEIRD\",\"desired\":\"RUNNING\"}";
+    const QByteArray id = m_bad.id.toUtf8();
+    const QByteArray value =
+        how == u"json"
+            ? QByteArray("{\"id\": \"" + id + "\", ")
+            : QByteArray("{\"id\":\"" + id + "\",\"status\":\"WEIRD\",\"desired\":\"RUNNING\"}");
     CHECK_OK(m_etcd->put((m_etcdPrefix + QStringLiteral("/sessions/") + m_bad.id).toUtf8(), value));
 #else
     const QByteArray path = m_url.mid(QStringLiteral("sqlite://").size()).toUtf8();
     sqlite3 *db = nullptr;
     QCOMPARE(sqlite3_open(path.constData(), &db), SQLITE_OK);
+    const QByteArray id = m_bad.id.toUtf8();
     const QByteArray sql =
         how == u"json"
-            ? "UPDATE sessions SET history = '[{\"status\": ' WHERE id = '" + m_bad.id.toUtf8() +
-                  "'"
-            : "UPDATE sessions SET status = 'WEIRD' WHERE id = '" + m_bad.id.toUtf8() + "'";
+            ? QByteArray("UPDATE sessions SET history = '[{\"status\": ' WHERE id = '" + id + "'")
+            : QByteArray("UPDATE sessions SET status = 'WEIRD' WHERE id = '" + id + "'");
     char *message = nullptr;
     const int rc = sqlite3_exec(db, sql.constData(), nullptr, nullptr, &message);
     const QString text = QString::fromUtf8(message ? message : "");
@@ -234,7 +235,8 @@ void TestUndecodable::reconcileRefuses()
         return;
     const Proc r = cli({QStringLiteral("reconcile")});
     QVERIFY2(r.exitCode != 0, r.out.constData());
-    QVERIFY2(r.err.startsWith("error: reconcile refused") && r.err.contains(m_bad.id.toUtf8()),
+    QVERIFY2(r.err.contains("error: reconcile refused: the store holds 1 undecodable") &&
+                 r.err.contains(m_bad.id.toUtf8()),
              r.err.constData());
     QVERIFY2(!r.out.contains("nothing to do"), r.out.constData());
 
