@@ -9,6 +9,7 @@
 #include "hostcapacities.h"
 #include "plan/planresolver.h"
 #include "plan/presets.h"
+#include "plan/useraccounts.h"
 #include "provisionlabels.h"
 #include "registry/imagereference.h"
 #include "registry/registryclient.h"
@@ -20,6 +21,10 @@
 #include <QJsonArray>
 #include <QSet>
 #include <QUuid>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
 
 #include <algorithm>
 #include <atomic>
@@ -160,47 +165,12 @@ Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
         return fail(Error::Kind::Invalid, QString(),
                     QStringLiteral("no Docker host is registered (clusterdeckctl host add …)"));
 
-    // Image defaults (ENV, labels) from the first reachable host that has the image.
-    ImageDefaultsMap images;
-    for (const RoleTemplate &role : t.roles) {
-        if (images.contains(role.task.image))
-            continue;
-        for (const HostCapacity &h : std::as_const(*capacities)) {
-            if (!h.reachable)
-                continue;
-            auto client = m_registry->client(h.name);
-            if (!client)
-                continue;
-            Docker::CallOptions o;
-            o.timeout = 10s;
-            auto info = (*client)->inspectImage(role.task.image, o);
-            if (!info)
-                continue;
-            images.insert(role.task.image, imageDefaultsOf(*info));
-            break;
-        }
-        // No host has it yet (it is pulled after placement): ask the registry for its config,
-        // so its ENV and labels (service ports) count as for an image that is there.
-        if (!images.contains(role.task.image) &&
-            role.task.pullPolicy.value_or(PullPolicy::IfNotPresent) != PullPolicy::Never) {
-            auto ref = Registry::ImageReference::parse(role.task.image);
-            if (!ref)
-                continue;
-            auto lookup = m_credentials ? m_credentials : Registry::ImagePuller::dockerConfigLookup();
-            auto creds = lookup(ref->authKey());
-            Registry::RegistryClient registry(
-                ref->isDockerHub() ? QStringLiteral("registry-1.docker.io") : ref->domain,
-                creds ? *creds : std::nullopt);
-            registry.setTimeout(10s);
-            auto defaults = registry.imageDefaults(ref->repository,
-                                                   ref->digest.isEmpty() ? ref->tag : ref->digest);
-            if (defaults)
-                images.insert(role.task.image, *defaults);
-            else
-                qCInfo(lcProvision).noquote() << "defaults of" << role.task.image
-                                              << "unknown before the pull:" << defaults.error().toString();
-        }
+    QStringList reachable;
+    for (const HostCapacity &h : std::as_const(*capacities)) {
+        if (h.reachable)
+            reachable.append(h.name);
     }
+    const ImageDefaultsMap images = imageDefaultsFor(t, reachable);
 
     auto plan = resolvePlan(t, opts, images);
     if (!plan)
@@ -296,6 +266,53 @@ Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
     if (auto ok = m_store->updateKernels(kernels); !ok)
         return fail(ok.error());
     return spec;
+}
+
+ImageDefaultsMap Provisioner::imageDefaultsFor(const ClusterTemplate &t,
+                                               const QStringList &hosts) const
+{
+    ImageDefaultsMap images;
+    for (const RoleTemplate &role : t.roles) {
+        if (images.contains(role.task.image))
+            continue;
+        for (const QString &h : hosts) {
+            auto client = m_registry->client(h);
+            if (!client)
+                continue;
+            Docker::CallOptions o;
+            o.timeout = 10s;
+            auto info = (*client)->inspectImage(role.task.image, o);
+            if (!info)
+                continue;
+            images.insert(role.task.image, imageDefaultsOf(*info));
+            break;
+        }
+        // No host has it yet (it is pulled after placement): ask the registry for its config,
+        // so its ENV and labels (service ports) count as for an image that is there.
+        if (!images.contains(role.task.image) &&
+            role.task.pullPolicy.value_or(PullPolicy::IfNotPresent) != PullPolicy::Never) {
+            auto ref = Registry::ImageReference::parse(role.task.image);
+            if (!ref)
+                continue;
+            auto lookup =
+                m_credentials ? m_credentials : Registry::ImagePuller::dockerConfigLookup();
+            auto creds = lookup(ref->authKey());
+            Registry::RegistryClient registry(
+                ref->isDockerHub() ? QStringLiteral("registry-1.docker.io") : ref->domain,
+                creds ? *creds : std::nullopt);
+            registry.setTimeout(10s);
+            auto defaults = registry.imageDefaults(ref->repository,
+                                                   ref->digest.isEmpty() ? ref->tag : ref->digest);
+            if (defaults)
+                images.insert(role.task.image, *defaults);
+            else
+                qCInfo(lcProvision).noquote()
+                    << "defaults of" << role.task.image
+                    << "unknown before the pull:" << defaults.error().toString();
+        }
+    }
+
+    return images;
 }
 
 ImageDefaults Provisioner::imageDefaultsOf(const Docker::ImageInfo &info)
@@ -730,7 +747,8 @@ Result<void> Provisioner::pullImages(Run &run)
 }
 
 Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const QString &network,
-                                                    const QString &storeId)
+                                                    const QString &storeId,
+                                                    const QString &hostAddress)
 {
     Docker::ContainerSpec c;
     c.name = k.containerName;
@@ -769,6 +787,8 @@ Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const Q
         b.containerPort = p.port;
         b.protocol = QStringLiteral("tcp");
         b.hostPort = 0; // Docker chooses; read back after start
+        // Not every interface: image-declared ports would otherwise be open wherever the host is.
+        b.hostIp = k.bindAddress.isEmpty() ? hostAddress : k.bindAddress;
         c.ports.append(b);
     }
     c.networkMode = network;
@@ -778,8 +798,48 @@ Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const Q
     return c;
 }
 
-Docker::TarArchiveBuilder Provisioner::filesArchiveFor(const KernelSpec &k)
+Result<QString> Provisioner::bindableAddressOf(const HostRecord &host)
 {
+    const QString address = publicAddressOf(host);
+    if (TemplateValues::isIpAddress(address))
+        return address;
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo *found = nullptr;
+    const int rc = getaddrinfo(address.toUtf8().constData(), nullptr, &hints, &found);
+    if (rc != 0 || !found)
+        return fail(Error::Kind::Invalid, QStringLiteral("host %1").arg(host.name),
+                    QStringLiteral("cannot publish ports on the host's address '%1': %2 (register "
+                                   "an IP with host add --address, or set bindAddress in the "
+                                   "template)")
+                        .arg(address, QString::fromLocal8Bit(gai_strerror(rc))));
+    const addrinfo *pick = found; // IPv4 first: what "localhost" and most links mean
+    for (const addrinfo *a = found; a; a = a->ai_next) {
+        if (a->ai_family == AF_INET) {
+            pick = a;
+            break;
+        }
+    }
+    char text[INET6_ADDRSTRLEN] = {};
+    const void *raw = pick->ai_family == AF_INET
+                          ? static_cast<const void *>(
+                                &reinterpret_cast<const sockaddr_in *>(pick->ai_addr)->sin_addr)
+                          : static_cast<const void *>(
+                                &reinterpret_cast<const sockaddr_in6 *>(pick->ai_addr)->sin6_addr);
+    inet_ntop(pick->ai_family, raw, text, sizeof text);
+    freeaddrinfo(found);
+    return QString::fromLatin1(text);
+}
+
+Docker::TarArchiveBuilder Provisioner::filesArchiveFor(const KernelSpec &k, const QString &homeDir)
+{
+    // The home and the folders above it exist in the image (or Docker makes them, root's 0755):
+    // an entry of ours would hand them to root and 0700 — the user could not log in any more.
+    const QString home = (homeDir.isEmpty() ? Presets::homeOf(k.user) : homeDir).mid(1);
+    auto isHomeOrAbove = [&home](const QString &dir) {
+        return home == dir || home.startsWith(dir + QLatin1Char('/'));
+    };
     Docker::TarArchiveBuilder tar;
     QSet<QString> dirs;
     for (const PlannedFile &f : k.files) {
@@ -798,7 +858,7 @@ Docker::TarArchiveBuilder Provisioner::filesArchiveFor(const KernelSpec &k)
         const QStringList parts = rel.split(QLatin1Char('/'));
         for (int i = 2; i < parts.size(); ++i) {
             const QString dir = parts.mid(0, i).join(QLatin1Char('/'));
-            if (!dirs.contains(dir)) {
+            if (!dirs.contains(dir) && !isHomeOrAbove(dir)) {
                 dirs.insert(dir);
                 tar.addDirectory(dir, f.isSecret() ? 0700 : 0755, ownerUid, ownerGid);
             }
@@ -828,9 +888,17 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         return e.withContext(QStringLiteral("%1 %2 on host %3").arg(step, k.hostname, host));
     };
 
+    QString hostAddress;
+    if (!k.ports.isEmpty() && k.bindAddress.isEmpty()) {
+        auto address = bindableAddressOf(run.hosts.value(host));
+        if (!address)
+            return fail(address.error());
+        hostAddress = *address;
+    }
     QString id;
     bool adopted = false;
-    const Docker::ContainerSpec spec = containerSpecFor(k, run.spec.plan.networkName, run.storeId);
+    const Docker::ContainerSpec spec =
+        containerSpecFor(k, run.spec.plan.networkName, run.storeId, hostAddress);
     setKernelStatus(run, k.hostname, KernelStatus::Creating);
     auto created = client->createContainer(spec, run.call());
     if (!created && created.error().kind == Error::Kind::Conflict) {
@@ -875,7 +943,18 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
 
     if (!adopted) {
         if (!k.files.isEmpty()) {
-            const Docker::TarArchiveBuilder tar = filesArchiveFor(k);
+            // Files of a user other than root go to that account's home, owned by its uid and
+            // gid, as the image's /etc/passwd says (read from the created container).
+            KernelSpec placed = k;
+            QString home;
+            if (UserAccounts::needsLookup(k)) {
+                auto passwd = client->readFile(id, QStringLiteral("/etc/passwd"), run.call());
+                if (!passwd && !isGone(passwd.error()))
+                    return fail(where(QStringLiteral("reading /etc/passwd of"), passwd.error()));
+                const UserAccounts accounts = UserAccounts::parse(passwd ? *passwd : QByteArray());
+                placed.files = accounts.placeFiles(k, &home);
+            }
+            const Docker::TarArchiveBuilder tar = filesArchiveFor(placed, home);
             if (auto ok = client->uploadFiles(id, QStringLiteral("/"), tar, run.call()); !ok)
                 return fail(where(QStringLiteral("uploading files to"), ok.error()));
         }

@@ -83,6 +83,7 @@ QJsonObject kernelToJson(const KernelSpec &k)
                        {QStringLiteral("env"), mapToJson(k.env)},
                        {QStringLiteral("files"), files},
                        {QStringLiteral("ports"), ports},
+                       {QStringLiteral("bind_address"), k.bindAddress},
                        {QStringLiteral("resources"), resources},
                        {QStringLiteral("mounts"), mounts},
                        {QStringLiteral("labels"), mapToJson(k.labels)},
@@ -107,6 +108,7 @@ KernelSpec kernelFromJson(const QJsonObject &o)
     k.command = listFromJson(o.value(QStringLiteral("command")));
     k.workingDir = o.value(QStringLiteral("working_dir")).toString();
     k.user = o.value(QStringLiteral("user")).toString();
+    k.bindAddress = o.value(QStringLiteral("bind_address")).toString();
     k.env = mapFromJson(o.value(QStringLiteral("env")).toObject());
     for (const QJsonValue &v : o.value(QStringLiteral("files")).toArray()) {
         const QJsonObject f = v.toObject();

@@ -677,20 +677,28 @@ Result<void> EtcdStore::removeSession(const QString &sessionId)
     return {};
 }
 
-Result<QList<SessionRecord>> EtcdStore::sessions() const
+Result<SessionListing> EtcdStore::listSessions() const
 {
     auto range = m_client->rangePrefix(m_prefix + "/sessions/");
     if (!range)
         return fail(range.error().withContext(QStringLiteral("listing sessions")));
-    auto list = parseAll(range->kvs, &RecordJson::sessionFromJson);
-    if (!list)
-        return fail(list.error());
+    SessionListing listing;
+    listing.sessions.reserve(range->kvs.size());
+    for (const KeyValue &kv : std::as_const(range->kvs)) {
+        auto record =
+            RecordJson::parseRecord(kv.value, where(kv.key), &RecordJson::sessionFromJson);
+        if (record)
+            listing.sessions.append(std::move(*record));
+        else
+            listing.undecodable.append({where(kv.key), record.error().message});
+    }
     // The SQLite order: oldest first.
-    std::stable_sort(
-        list->begin(), list->end(), [](const SessionRecord &a, const SessionRecord &b) {
-            return a.createdAt != b.createdAt ? a.createdAt < b.createdAt : a.id < b.id;
-        });
-    return list;
+    std::stable_sort(listing.sessions.begin(), listing.sessions.end(),
+                     [](const SessionRecord &a, const SessionRecord &b) {
+                         return a.createdAt != b.createdAt ? a.createdAt < b.createdAt
+                                                           : a.id < b.id;
+                     });
+    return listing;
 }
 
 Result<SessionRecord> EtcdStore::session(const QString &sessionId) const

@@ -70,7 +70,7 @@ public:
                                const QList<KernelRecord> &kernels) override;
     Result<void> updateSession(const SessionRecord &session) override;
     Result<void> removeSession(const QString &sessionId) override;
-    Result<QList<SessionRecord>> sessions() const override;
+    Result<SessionListing> listSessions() const override;
     Result<SessionRecord> session(const QString &sessionId) const override;
 
     Result<void> updateKernel(const KernelRecord &kernel) override;

@@ -958,23 +958,26 @@ Result<void> SqliteStore::removeSession(const QString &sessionId)
     });
 }
 
-Result<QList<SessionRecord>> SqliteStore::sessions() const
+Result<SessionListing> SqliteStore::listSessions() const
 {
     std::lock_guard lock(m_mutex);
     Statement s(m_db, QByteArray(QByteArray("SELECT ") + kSessionColumns +
                                  " FROM sessions ORDER BY created_at, id")
                           .constData());
-    QList<SessionRecord> list;
+    SessionListing listing;
     int rc;
     while ((rc = s.step()) == SQLITE_ROW) {
-        auto r = sessionFromRow(s, QStringLiteral("state store %1, table sessions").arg(m_path));
-        if (!r)
-            return fail(r.error());
-        list.append(std::move(*r));
+        const QString row =
+            QStringLiteral("state store %1, table sessions, row id %2").arg(m_path, s.text(0));
+        auto r = sessionFromRow(s, row);
+        if (r)
+            listing.sessions.append(std::move(*r));
+        else
+            listing.undecodable.append({row, r.error().message});
     }
     if (rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("listing sessions")));
-    return list;
+    return listing;
 }
 
 Result<SessionRecord> SqliteStore::session(const QString &sessionId) const

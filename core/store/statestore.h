@@ -72,7 +72,11 @@ public:
                                        const QList<KernelRecord> &kernels) = 0;
     virtual Result<void> updateSession(const SessionRecord &session) = 0;
     virtual Result<void> removeSession(const QString &sessionId) = 0; // with its kernels
-    virtual Result<QList<SessionRecord>> sessions() const = 0;
+    // Every session that decodes; an undecodable record is left out with a warning in the log
+    // (callers that must know — `ls`, the console, the controller — use listSessions()).
+    Result<QList<SessionRecord>> sessions() const;
+    // The sessions that decode and, apart, the records that do not (naming their key or row).
+    virtual Result<SessionListing> listSessions() const = 0;
     virtual Result<SessionRecord> session(const QString &sessionId) const = 0;
 
     virtual Result<void> updateKernel(const KernelRecord &kernel) = 0;

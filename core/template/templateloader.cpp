@@ -761,6 +761,12 @@ private:
         task.bootstrap = optionalString(n, path, QStringLiteral("bootstrap"));
         if (const YAML::Node p = n["ports"]; present(p))
             task.ports = parsePorts(p, join(path, QStringLiteral("ports")));
+        task.bindAddress = optionalString(n, path, QStringLiteral("bindAddress"));
+        if (!task.bindAddress.isEmpty() && !TemplateValues::isIpAddress(task.bindAddress))
+            error(n["bindAddress"], join(path, QStringLiteral("bindAddress")),
+                  QStringLiteral("expected an IP address (e.g. 0.0.0.0 for every interface, "
+                                 "127.0.0.1), got '%1'")
+                      .arg(task.bindAddress));
         if (const YAML::Node l = n["labels"]; present(l))
             task.labels = stringMap(l, join(path, QStringLiteral("labels")), false);
 
@@ -963,12 +969,13 @@ QStringList TemplateLoader::roleKeys()
 
 QStringList TemplateLoader::taskKeys()
 {
-    return {QStringLiteral("apiVersion"), QStringLiteral("kind"),       QStringLiteral("extends"),
-            QStringLiteral("image"),      QStringLiteral("pullPolicy"), QStringLiteral("entrypoint"),
-            QStringLiteral("command"),
-            QStringLiteral("workingDir"), QStringLiteral("user"),       QStringLiteral("env"),
-            QStringLiteral("resources"),  QStringLiteral("mounts"),     QStringLiteral("bootstrap"),
-            QStringLiteral("ports"),      QStringLiteral("labels")};
+    return {
+        QStringLiteral("apiVersion"), QStringLiteral("kind"),       QStringLiteral("extends"),
+        QStringLiteral("image"),      QStringLiteral("pullPolicy"), QStringLiteral("entrypoint"),
+        QStringLiteral("command"),    QStringLiteral("workingDir"), QStringLiteral("user"),
+        QStringLiteral("env"),        QStringLiteral("resources"),  QStringLiteral("mounts"),
+        QStringLiteral("bootstrap"),  QStringLiteral("ports"),      QStringLiteral("bindAddress"),
+        QStringLiteral("labels")};
 }
 
 template<typename T>

@@ -104,6 +104,7 @@ void writeTaskFields(YAML::Emitter &out, const TaskTemplate &task)
     writeList(out, "command", task.command);
     writeScalar(out, "workingDir", task.workingDir);
     writeScalar(out, "user", task.user);
+    writeScalar(out, "bindAddress", task.bindAddress);
     writeMap(out, "env", task.env);
     writeResources(out, task.resources);
     writeMounts(out, task.mounts);

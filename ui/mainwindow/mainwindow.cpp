@@ -207,6 +207,11 @@ void MainWindow::setupStatusBar()
     m_controllerLabel->setToolTip(
         tr("The controller applies failure and success policies and repairs what crashes leave "
            "behind. One console or `clusterdeckctl controller` leads per store."));
+    m_undecodableLabel = new QLabel;
+    m_undecodableLabel->setObjectName(QStringLiteral("undecodableLabel"));
+    m_undecodableLabel->setStyleSheet(QStringLiteral("color: #cc3333;"));
+    m_undecodableLabel->hide();
+    statusBar()->addPermanentWidget(m_undecodableLabel);
     statusBar()->addPermanentWidget(m_busyLabel);
     statusBar()->addPermanentWidget(m_controllerLabel);
     statusBar()->addPermanentWidget(m_hostsLabel);
@@ -241,6 +246,19 @@ void MainWindow::setupStatusBar()
     // The console may have learnt who leads before this window existed.
     if (!m_controller->controllerText().isEmpty())
         showController(m_controller->controllerText(), m_controller->policiesActive());
+    // A record that cannot be read is left out of the tree; say so, naming it (the controller
+    // refuses to reconcile until it is repaired or removed).
+    auto showUndecodable = [this](const QStringList &records) {
+        m_undecodableLabel->setVisible(!records.isEmpty());
+        m_undecodableLabel->setText(
+            tr("%n unreadable session record(s)", nullptr, int(records.size())));
+        m_undecodableLabel->setToolTip(
+            tr("Left out of the list; the controller does not reconcile until they are repaired "
+               "or removed:\n%1")
+                .arg(records.join(QLatin1Char('\n'))));
+    };
+    connect(m_controller, &ConsoleController::undecodableRecordsChanged, this, showUndecodable);
+    showUndecodable(m_controller->undecodableRecords());
     connect(m_controller, &ConsoleController::busyChanged, this,
             [this](bool busy) { m_busyLabel->setText(busy ? tr("Working…") : QString()); });
     connect(m_controller, &ConsoleController::operationStarted, this,

@@ -28,6 +28,7 @@
 #include <QIODevice>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLoggingCategory>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPointer>
@@ -41,6 +42,8 @@
 #include <QTreeView>
 #include <QUrl>
 #include <QVBoxLayout>
+
+Q_LOGGING_CATEGORY(lcSessionsView, "clusterdeck.ui.sessions")
 
 namespace ClusterDeck::Ui {
 
@@ -598,8 +601,9 @@ QMenu *SessionsView::contextMenuFor(const QModelIndex &proxyIndex)
             const QString url = p.value(QStringLiteral("url")).toString();
             const QString label =
                 p.value(QStringLiteral("name")).toString() + QStringLiteral(" — ") + url;
-            connect(open->addAction(label), &QAction::triggered, this,
-                    [this, url] { openUrl(url); });
+            QAction *openIt = open->addAction(label);
+            openIt->setEnabled(isOpenableUrl(url));
+            connect(openIt, &QAction::triggered, this, [this, url] { openUrl(url); });
             connect(copy->addAction(label), &QAction::triggered, this,
                     [url] { QApplication::clipboard()->setText(url); });
         }
@@ -610,8 +614,22 @@ QMenu *SessionsView::contextMenuFor(const QModelIndex &proxyIndex)
     return menu;
 }
 
+bool SessionsView::isOpenableUrl(const QString &url)
+{
+    const QUrl u(url, QUrl::StrictMode);
+    if (!u.isValid() || u.isRelative() || u.host().isEmpty())
+        return false;
+    const QString scheme = u.scheme().toLower();
+    return scheme == QLatin1String("http") || scheme == QLatin1String("https");
+}
+
 void SessionsView::openUrl(const QString &url)
 {
+    if (!isOpenableUrl(url)) {
+        qCWarning(lcSessionsView).noquote()
+            << "not opening" << url << ": only http and https links are opened";
+        return;
+    }
     Q_EMIT openUrlRequested(url);
     if (m_urlOpener)
         m_urlOpener(url);

@@ -87,6 +87,9 @@ public:
     using Confirm = std::function<bool(const QString &title, const QString &text)>;
     void setConfirm(Confirm confirm) { m_confirm = std::move(confirm); }
     static QString confirmationText(const Target &target, const QString &verb);
+    // Whether a port link may be opened: only absolute http/https URLs with a host. Links come
+    // from the (possibly shared) store, so file:, javascript:, custom handlers… are refused.
+    static bool isOpenableUrl(const QString &url);
     // How port links are opened (QDesktopServices by default); tests record them instead.
     void setUrlOpener(std::function<void(const QString &url)> opener)
     {
