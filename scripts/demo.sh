@@ -51,7 +51,8 @@ fi
 if [[ $headless -eq 1 ]]; then
     [[ $launched -eq 1 ]] || "$ctl" show "$session" # launch printed the tree already
     echo
-    echo "demo: the session keeps running; remove it with: $ctl rm $session"
+    echo "demo: the session keeps running in the demo's own store; remove it with:"
+    echo "  $ctl --store $CLUSTERDECK_STORE rm $session"
     exit 0
 fi
 

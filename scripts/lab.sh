@@ -289,8 +289,11 @@ start_etcd() {
     etcdctl "${tls[@]}" auth enable >/dev/null
 }
 
-# Builds clusterdeck/lab:latest from local files: busybox plus dropbear (ssh server and client)
-# with their shared libraries. No registry is reachable, so `docker import` of a rootfs tarball.
+# Builds clusterdeck/lab:latest from local files: busybox, dropbear (ssh server) and the OpenSSH
+# client (`ssh`, which reads ~/.ssh/config; dbclient stays as `dbclient`) with their shared
+# libraries, and two users besides root: alice (uid 1000, /home/alice) and bob (uid 1001,
+# /srv/bob: a home outside /home), whose homes are theirs (0755), for the non-root ssh tests.
+# No registry is reachable, so `docker import` of a rootfs tarball.
 build_image_tar() {
     local root=$LAB_RUN/image/rootfs tar=$LAB_RUN/image/rootfs.tar bin lib
     rm -rf "$root"
@@ -301,16 +304,21 @@ build_image_tar() {
         [[ $applet == busybox ]] && continue
         ln -sf /bin/busybox "$root/bin/$applet"
     done
-    for bin in /usr/sbin/dropbear /usr/bin/dbclient /usr/bin/dropbearkey; do
+    for bin in /usr/sbin/dropbear /usr/bin/dbclient /usr/bin/dropbearkey /usr/bin/ssh; do
         cp "$bin" "$root$bin"
         for lib in $(ldd "$bin" | grep -o '/[^ ]*' | sort -u); do
             mkdir -p "$root$(dirname "$lib")"
             cp -L "$lib" "$root$lib"
         done
     done
-    ln -sf /usr/bin/dbclient "$root/usr/bin/ssh"
-    printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/home:/bin/false\n' >"$root/etc/passwd"
-    printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+    printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'alice:x:1000:1000:Alice:/home/alice:/bin/sh' \
+        'bob:x:1001:1001:Bob:/srv/bob:/bin/sh' 'nobody:x:65534:65534:nobody:/home:/bin/false' \
+        >"$root/etc/passwd"
+    printf 'root:x:0:\nalice:x:1000:\nbob:x:1001:\nnogroup:x:65534:\n' >"$root/etc/group"
+    mkdir -p "$root/home/alice" "$root/srv/bob"
+    chown 1000:1000 "$root/home/alice"
+    chown 1001:1001 "$root/srv/bob"
+    chmod 0755 "$root/home/alice" "$root/srv/bob"
     printf '/bin/sh\n' >"$root/etc/shells"
     printf '<html><body>clusterdeck lab</body></html>\n' >"$root/var/www/index.html"
     tar -C "$root" -cf "$tar" .

@@ -9,6 +9,7 @@
 #include "networkcommands.h"
 #include "prunecommands.h"
 #include "sessioncommands.h"
+#include "storecommands.h"
 #include "templatecommands.h"
 #include "topcommand.h"
 
@@ -69,6 +70,10 @@ Commands:
                                       bash, else sh)
   top SESSION [--no-stream] [--json]  live CPU, memory, net and block I/O per kernel, role and
                                       session (--no-stream: one sample)
+  store key export [--output FILE]    print (or write, 0600) the key that encrypts an etcd
+                                      store's secrets (made on first use), to share it
+  store key import [FILE | -]         keep that key for this console in
+                                      $XDG_CONFIG_HOME/clusterdeck/store-keys/<store id>.key
 
 Options:
   --store URL     sqlite:///path/state.db or etcd://host:2379[,host2:2379]/prefix
@@ -106,6 +111,7 @@ const CommandEntry kCommands[] = {
     {"exec", execCommand},
     {"shell", shellCommand},
     {"top", topCommand},
+    {"store", storeCommand},
 };
 
 } // namespace

@@ -56,8 +56,12 @@ int printReport(Context &context, const ReconcileReport &report, bool json)
 {
     if (json) {
         context.out() << QJsonDocument(report.toJson()).toJson(QJsonDocument::Indented);
+        if (!report.refused.isEmpty())
+            return context.fail(QStringLiteral("reconcile refused: ") + report.refused);
         return 0;
     }
+    if (!report.refused.isEmpty())
+        return context.fail(QStringLiteral("reconcile refused: ") + report.refused);
     for (const ReconcileReport::Applied &a : report.applied) {
         const ReconcileAction &x = a.action;
         context.out() << ReconcileAction::name(x.kind) << ' '

@@ -313,13 +313,16 @@ int lsCommand(Context &context, const QStringList &args)
     auto store = context.store();
     if (!store)
         return context.fail(store.error());
-    auto sessions = (*store)->sessions();
+    auto sessions = (*store)->listSessions();
     if (!sessions)
         return context.fail(sessions.error());
+    // One bad record must not hide the others: list them, and name it on stderr.
+    for (const UndecodableRecord &r : std::as_const(sessions->undecodable))
+        context.err() << "warning: cannot read session record " << r.toString() << '\n';
     auto kernels = (*store)->allKernels();
     if (!kernels)
         return context.fail(kernels.error());
-    QList<SessionRecord> list = *sessions;
+    QList<SessionRecord> list = sessions->sessions;
     std::sort(list.begin(), list.end(), [](const SessionRecord &x, const SessionRecord &y) {
         return x.createdAt < y.createdAt;
     });

@@ -1,13 +1,18 @@
 #include "templatecommands.h"
 
 #include "columns.h"
+#include "host/hostregistry.h"
 #include "plan/planjson.h"
 #include "plan/planresolver.h"
 #include "plan/presets.h"
+#include "provision/provisioner.h"
+#include "store/statestore.h"
+#include "store/storeurl.h"
 #include "template/templateloader.h"
 #include "template/templatevalues.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QRegularExpression>
@@ -154,7 +159,8 @@ void printTable(const ClusterPlan &plan, QTextStream &out)
     }
 }
 
-int render(const QStringList &args, QTextStream &out, QTextStream &err)
+int render(const QStringList &args, QTextStream &out, QTextStream &err,
+           const ImageDefaultsLookup &images)
 {
     QString file;
     bool json = false;
@@ -207,14 +213,22 @@ int render(const QStringList &args, QTextStream &out, QTextStream &err)
         err.flush();
         return 1;
     }
-    // A preview: no Docker, so no image defaults, and the nil session id (launch assigns one).
+    // A preview: the nil session id (launch assigns one); image defaults (ENV, service ports)
+    // when the registered hosts (or the image's registry) know the image.
     if (Presets::needsSshKeyPair(t->presets)) {
         const auto keys = SshKeyPair::generate(QStringLiteral("clusterdeck@%1").arg(t->name));
         if (!keys)
             return failWith(err, keys.error().toString());
         opts.sshKeyPair = *keys;
     }
-    const auto plan = resolvePlan(*t, opts, ImageDefaultsMap{});
+    const ImageDefaultsMap defaults = images ? images(*t) : ImageDefaultsMap{};
+    for (const RoleTemplate &role : t->roles) {
+        if (!defaults.contains(role.task.image))
+            err << "note: defaults of image " << role.task.image
+                << " (ENV, service ports) are not shown: no registered host has it\n";
+    }
+    err.flush();
+    const auto plan = resolvePlan(*t, opts, defaults);
     if (!plan)
         return failWith(err, plan.error().toString());
     if (json)
@@ -227,7 +241,8 @@ int render(const QStringList &args, QTextStream &out, QTextStream &err)
 
 } // namespace
 
-int runTemplateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+int runTemplateCommand(const QStringList &args, QTextStream &out, QTextStream &err,
+                       const ImageDefaultsLookup &images)
 {
     // Library debug output would drown the command's own; QT_LOGGING_RULES still wins.
     if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
@@ -238,7 +253,7 @@ int runTemplateCommand(const QStringList &args, QTextStream &out, QTextStream &e
     if (sub == QLatin1String("validate"))
         return validate(args.mid(1), out, err);
     if (sub == QLatin1String("render"))
-        return render(args.mid(1), out, err);
+        return render(args.mid(1), out, err, images);
     return usageError(err, QStringLiteral("unknown template subcommand '%1'").arg(sub));
 }
 
@@ -248,7 +263,25 @@ namespace ClusterDeck::Cli {
 
 int templateCommand(Context &context, const QStringList &args)
 {
-    return runTemplateCommand(args, context.out(), context.err());
+    // Only a store that exists is asked (a preview creates none).
+    auto lookup = [&context](const ClusterTemplate &t) -> ImageDefaultsMap {
+        auto url = StoreUrl::resolve(context.storeOption());
+        if (!url || (url->kind == StoreUrl::Kind::Sqlite && !QFileInfo::exists(url->path)))
+            return {};
+        auto store = context.store();
+        if (!store)
+            return {};
+        auto hosts = (*store)->hosts();
+        if (!hosts)
+            return {};
+        QStringList names;
+        for (const HostRecord &h : std::as_const(*hosts))
+            names.append(h.name);
+        HostRegistry registry(*store);
+        Provisioner provisioner(*store, &registry);
+        return provisioner.imageDefaultsFor(t, names);
+    };
+    return runTemplateCommand(args, context.out(), context.err(), lookup);
 }
 
 } // namespace ClusterDeck::Cli

@@ -125,13 +125,24 @@ Result<Observed> ActionApplier::observe(const QList<HostRecord> &hosts,
     o.listedAt = QDateTime::currentDateTimeUtc();
     o.hosts = listHosts(hosts, ProvisionLabels::session(), timeout);
     // The store after the hosts (see Observed).
-    auto sessions = m_store->sessions();
+    auto sessions = m_store->listSessions();
     if (!sessions)
         return fail(sessions.error());
+    if (!sessions->undecodable.isEmpty()) {
+        // Its containers would look like orphans: removing them could destroy live work.
+        QStringList bad;
+        for (const UndecodableRecord &r : std::as_const(sessions->undecodable))
+            bad.append(r.toString());
+        return fail(Error::Kind::Decode, QString(),
+                    QStringLiteral("the store holds %1 undecodable session record(s), so the "
+                                   "controller does not act until it is repaired or removed: %2")
+                        .arg(bad.size())
+                        .arg(bad.join(QStringLiteral("; "))));
+    }
     auto kernels = m_store->allKernels();
     if (!kernels)
         return fail(kernels.error());
-    o.sessions = *sessions;
+    o.sessions = sessions->sessions;
     for (const KernelRecord &k : std::as_const(*kernels))
         o.kernels[k.sessionId].append(k);
     o.now = QDateTime::currentDateTimeUtc();
@@ -479,7 +490,7 @@ ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
     auto session = m_store->session(a.sessionId);
     if (!session)
         return {false, session.error().toString()};
-    auto spec = Provisioner::specOf(*session);
+    auto spec = Provisioner::specOf(*session, *m_store);
     if (!spec)
         return {false, spec.error().toString()};
     Provisioner provisioner(m_store, m_registry);

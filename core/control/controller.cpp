@@ -201,19 +201,27 @@ ReconcileReport Controller::pass(Leadership &leadership)
     syncStreams(*hosts);
     auto observed = m_applier->observe(*hosts);
     if (!observed) {
-        report.warnings.append(observed.error().toString());
-        return report;
-    }
-    updateHealth(*observed);
-    const ReconcilePlan plan =
-        planReconcile(*observed, m_applier->identity(), m_applier->orphanGrace());
-    report = m_applier->apply(plan, *hosts);
-    report.startedAt = observed->listedAt;
-    report.finishedAt = QDateTime::currentDateTimeUtc();
-    for (auto it = observed->hosts.cbegin(); it != observed->hosts.cend(); ++it) {
-        if (!it->reachable)
-            report.warnings.append(
-                QStringLiteral("host %1 does not answer: %2").arg(it.key(), it->error));
+        // A decode error (an undecodable record) refuses the pass; the refusal is published so
+        // that `reconcile` and the console see why nothing happens.
+        if (observed.error().kind == Error::Kind::Decode)
+            report.refused = observed.error().toString();
+        else
+            report.warnings.append(observed.error().toString());
+        report.finishedAt = QDateTime::currentDateTimeUtc();
+        if (report.refused.isEmpty())
+            return report;
+    } else {
+        updateHealth(*observed);
+        const ReconcilePlan plan =
+            planReconcile(*observed, m_applier->identity(), m_applier->orphanGrace());
+        report = m_applier->apply(plan, *hosts);
+        report.startedAt = observed->listedAt;
+        report.finishedAt = QDateTime::currentDateTimeUtc();
+        for (auto it = observed->hosts.cbegin(); it != observed->hosts.cend(); ++it) {
+            if (!it->reachable)
+                report.warnings.append(
+                    QStringLiteral("host %1 does not answer: %2").arg(it.key(), it->error));
+        }
     }
     if (!leadership.isHeld())
         return report;
@@ -229,7 +237,9 @@ ReconcileReport Controller::pass(Leadership &leadership)
     status.lastReport = report.toJson();
     if (auto ok = m_store->putControllerStatus(status); !ok)
         qCWarning(lcControl) << "publishing the pass:" << ok.error().toString();
-    if (report.changes() > 0 || !report.warnings.isEmpty())
+    if (!report.refused.isEmpty())
+        qCWarning(lcControl).noquote() << "pass" << status.passes << "refused:" << report.refused;
+    else if (report.changes() > 0 || !report.warnings.isEmpty())
         qCInfo(lcControl) << "pass" << status.passes << ":" << report.changes() << "change(s),"
                           << report.warnings.size() << "warning(s)";
     return report;

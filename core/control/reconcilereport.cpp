@@ -23,11 +23,14 @@ QJsonObject ReconcileReport::toJson() const
         o.insert(QStringLiteral("outcome"), a.outcome);
         list.append(o);
     }
-    return QJsonObject{{QStringLiteral("changes"), list},
-                       {QStringLiteral("notes"), QJsonArray::fromStringList(notes)},
-                       {QStringLiteral("warnings"), QJsonArray::fromStringList(warnings)},
-                       {QStringLiteral("started_at"), RecordJson::dateToText(startedAt)},
-                       {QStringLiteral("finished_at"), RecordJson::dateToText(finishedAt)}};
+    QJsonObject o{{QStringLiteral("changes"), list},
+                  {QStringLiteral("notes"), QJsonArray::fromStringList(notes)},
+                  {QStringLiteral("warnings"), QJsonArray::fromStringList(warnings)},
+                  {QStringLiteral("started_at"), RecordJson::dateToText(startedAt)},
+                  {QStringLiteral("finished_at"), RecordJson::dateToText(finishedAt)}};
+    if (!refused.isEmpty())
+        o.insert(QStringLiteral("refused"), refused);
+    return o;
 }
 
 ReconcileReport ReconcileReport::fromJson(const QJsonObject &o)
@@ -58,6 +61,7 @@ ReconcileReport ReconcileReport::fromJson(const QJsonObject &o)
         r.notes.append(v.toString());
     for (const QJsonValue &v : o.value(QLatin1StringView("warnings")).toArray())
         r.warnings.append(v.toString());
+    r.refused = o.value(QLatin1StringView("refused")).toString();
     r.startedAt = RecordJson::dateFromText(o.value(QLatin1StringView("started_at")).toString());
     r.finishedAt = RecordJson::dateFromText(o.value(QLatin1StringView("finished_at")).toString());
     return r;

@@ -20,6 +20,9 @@ struct ReconcileReport
     QList<Applied> applied;
     QStringList notes;    // left alone on purpose
     QStringList warnings; // what went wrong
+    // Why the pass did not act at all (e.g. the store holds an undecodable session record);
+    // empty when it ran. `reconcile` then fails with this message.
+    QString refused;
     QDateTime startedAt;
     QDateTime finishedAt;
 

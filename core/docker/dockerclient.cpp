@@ -6,6 +6,7 @@
 #include "http/httptransport.h"
 #include "http/rawstream.h"
 #include "tararchivebuilder.h"
+#include "tararchivereader.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -584,6 +585,23 @@ Result<void> DockerClient::uploadFiles(const QString &id, const QString &path,
     if (!tar)
         return fail(tar.error());
     return uploadArchive(id, path, *tar, options);
+}
+
+Result<QByteArray> DockerClient::readFile(const QString &id, const QString &path,
+                                          const CallOptions &options) const
+{
+    Request request;
+    request.method = "GET";
+    request.path = QStringLiteral("/containers/%1/archive").arg(idPart(id));
+    addQuery(request.query, QStringLiteral("path"), path);
+    auto response = send(request, options);
+    if (!response)
+        return fail(response.error());
+    auto content = TarArchiveReader::firstFile(response->body);
+    if (!content)
+        return fail(content.error().withContext(
+            QStringLiteral("reading %1 of container %2").arg(path, id.left(12))));
+    return content;
 }
 
 // ---------------------------------------------------------------------------------------------

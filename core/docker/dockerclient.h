@@ -100,6 +100,10 @@ public:
                                const CallOptions &options = {}) const;
     Result<void> uploadFiles(const QString &id, const QString &path, const TarArchiveBuilder &files,
                              const CallOptions &options = {}) const;
+    // GET /containers/{id}/archive: the content of one regular file (e.g. /etc/passwd) of a
+    // created or running container. NotFound when the path does not exist.
+    Result<QByteArray> readFile(const QString &id, const QString &path,
+                                const CallOptions &options = {}) const;
 
     // Exec
     Result<QString> createExec(const QString &containerId, const ExecSpec &spec,

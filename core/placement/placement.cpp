@@ -131,20 +131,7 @@ Result<Placement> placeSingle(const ClusterPlan &plan, const QList<HostCapacity>
 Result<Placement> placeMulti(const ClusterPlan &plan, const QList<HostCapacity> &hosts,
                              PlacementStrategy strategy)
 {
-    // Multi-node needs one swarm: take the swarm with the most reachable members (ties: by id).
-    QMap<QString, int> members;
-    QMap<QString, bool> hasManager;
-    for (const HostCapacity &h : hosts) {
-        if (h.reachable && h.swarmActive && !h.swarmClusterId.isEmpty()) {
-            ++members[h.swarmClusterId];
-            hasManager[h.swarmClusterId] = hasManager.value(h.swarmClusterId) || h.swarmManager;
-        }
-    }
-    QString cluster;
-    for (auto it = members.cbegin(); it != members.cend(); ++it) {
-        if (hasManager.value(it.key()) && (cluster.isEmpty() || it.value() > members.value(cluster)))
-            cluster = it.key();
-    }
+    const QString cluster = multiNodeSwarm(hosts);
     if (cluster.isEmpty()) {
         return fail(Error::Kind::Invalid, kWhere,
                     QStringLiteral("multi-node needs the hosts to be in one swarm, and none of the "
@@ -230,6 +217,26 @@ Result<Placement> placeMulti(const ClusterPlan &plan, const QList<HostCapacity> 
 }
 
 } // namespace
+
+QString multiNodeSwarm(const QList<HostCapacity> &hosts)
+{
+    // The swarm with the most reachable members that has a manager (ties: by id).
+    QMap<QString, int> members;
+    QMap<QString, bool> hasManager;
+    for (const HostCapacity &h : hosts) {
+        if (h.reachable && h.swarmActive && !h.swarmClusterId.isEmpty()) {
+            ++members[h.swarmClusterId];
+            hasManager[h.swarmClusterId] = hasManager.value(h.swarmClusterId) || h.swarmManager;
+        }
+    }
+    QString cluster;
+    for (auto it = members.cbegin(); it != members.cend(); ++it) {
+        if (hasManager.value(it.key()) &&
+            (cluster.isEmpty() || it.value() > members.value(cluster)))
+            cluster = it.key();
+    }
+    return cluster;
+}
 
 Result<Placement> place(const ClusterPlan &plan, const QList<HostCapacity> &hosts,
                         PlacementStrategy strategy)

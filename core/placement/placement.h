@@ -44,6 +44,10 @@ struct Placement
 Result<Placement> place(const ClusterPlan &plan, const QList<HostCapacity> &hosts,
                         PlacementStrategy strategy = PlacementStrategy::Spread);
 
+// The swarm a multi-node session would use: the one with the most reachable members that has a
+// manager (ties: by id); empty when no reachable host is in such a swarm.
+QString multiNodeSwarm(const QList<HostCapacity> &hosts);
+
 QString toString(PlacementStrategy strategy);
 std::optional<PlacementStrategy> placementStrategyFromString(const QString &text);
 

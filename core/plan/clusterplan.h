@@ -51,6 +51,8 @@ struct KernelSpec
     QMap<QString, QString> env;
     QList<PlannedFile> files;
     QList<ServicePort> ports;
+    // Where the ports are published: empty = the placed host's registered address; else an IP.
+    QString bindAddress;
     Resources resources;
     QList<Mount> mounts;
     QMap<QString, QString> labels;     // container labels, including io.clusterdeck.*

@@ -63,6 +63,9 @@ QJsonObject PlanJson::toJson(const KernelSpec &k)
             {QStringLiteral("content"), f.isSecret() ? QJsonValue(QJsonValue::Null)
                                                      : QJsonValue(QString::fromUtf8(f.content))}});
     }
+    // Empty in the plan: the placed host's registered address (decided by the provisioner).
+    const QString bindAddress =
+        k.bindAddress.isEmpty() ? QStringLiteral("host-address") : k.bindAddress;
     return QJsonObject{{QStringLiteral("id"), k.kernelId},
                        {QStringLiteral("hostname"), k.hostname},
                        {QStringLiteral("container_name"), k.containerName},
@@ -78,6 +81,7 @@ QJsonObject PlanJson::toJson(const KernelSpec &k)
                        {QStringLiteral("user"), k.user},
                        {QStringLiteral("env"), map(k.env)},
                        {QStringLiteral("ports"), ports},
+                       {QStringLiteral("bind_address"), bindAddress},
                        {QStringLiteral("resources"), resources},
                        {QStringLiteral("mounts"), mounts},
                        {QStringLiteral("labels"), map(k.labels)},

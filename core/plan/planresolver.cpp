@@ -191,6 +191,7 @@ Result<ClusterPlan> resolvePlan(const ClusterTemplate &t, const LaunchOptions &o
             k.env.insert(QStringLiteral("BACKEND_CLUSTER_LOCAL_RANK"), QString::number(rank));
             k.env.insert(QStringLiteral("BACKEND_CLUSTER_HOST"), k.hostname);
             k.ports = ports;
+            k.bindAddress = task.bindAddress;
             k.resources = resources;
             k.mounts = mounts;
             k.hostLabels = role.hostLabels;

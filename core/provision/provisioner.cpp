@@ -9,9 +9,11 @@
 #include "hostcapacities.h"
 #include "plan/planresolver.h"
 #include "plan/presets.h"
+#include "plan/useraccounts.h"
 #include "provisionlabels.h"
 #include "registry/imagereference.h"
 #include "registry/registryclient.h"
+#include "store/sessionsecrets.h"
 #include "store/statestore.h"
 #include "template/templatevalues.h"
 
@@ -19,6 +21,10 @@
 #include <QJsonArray>
 #include <QSet>
 #include <QUuid>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
 
 #include <algorithm>
 #include <atomic>
@@ -46,7 +52,7 @@ QString publicAddressOf(const HostRecord &host)
     return QStringLiteral("127.0.0.1");
 }
 
-QJsonObject launchOptionsJson(const LaunchRequest &request, const SessionSpec &spec)
+QJsonObject launchOptionsJson(const LaunchRequest &request, const QJsonObject &specJson)
 {
     const LaunchOptions &o = request.options;
     QJsonObject counts;
@@ -67,7 +73,7 @@ QJsonObject launchOptionsJson(const LaunchRequest &request, const SessionSpec &s
         {QStringLiteral("mode"),
          o.mode ? TemplateValues::modeName(*o.mode) : QStringLiteral("template")},
         {QStringLiteral("strategy"), toString(request.strategy)},
-        {QStringLiteral("spec"), spec.toJson()},
+        {QStringLiteral("spec"), specJson},
     };
 }
 
@@ -160,47 +166,12 @@ Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
         return fail(Error::Kind::Invalid, QString(),
                     QStringLiteral("no Docker host is registered (clusterdeckctl host add …)"));
 
-    // Image defaults (ENV, labels) from the first reachable host that has the image.
-    ImageDefaultsMap images;
-    for (const RoleTemplate &role : t.roles) {
-        if (images.contains(role.task.image))
-            continue;
-        for (const HostCapacity &h : std::as_const(*capacities)) {
-            if (!h.reachable)
-                continue;
-            auto client = m_registry->client(h.name);
-            if (!client)
-                continue;
-            Docker::CallOptions o;
-            o.timeout = 10s;
-            auto info = (*client)->inspectImage(role.task.image, o);
-            if (!info)
-                continue;
-            images.insert(role.task.image, imageDefaultsOf(*info));
-            break;
-        }
-        // No host has it yet (it is pulled after placement): ask the registry for its config,
-        // so its ENV and labels (service ports) count as for an image that is there.
-        if (!images.contains(role.task.image) &&
-            role.task.pullPolicy.value_or(PullPolicy::IfNotPresent) != PullPolicy::Never) {
-            auto ref = Registry::ImageReference::parse(role.task.image);
-            if (!ref)
-                continue;
-            auto lookup = m_credentials ? m_credentials : Registry::ImagePuller::dockerConfigLookup();
-            auto creds = lookup(ref->authKey());
-            Registry::RegistryClient registry(
-                ref->isDockerHub() ? QStringLiteral("registry-1.docker.io") : ref->domain,
-                creds ? *creds : std::nullopt);
-            registry.setTimeout(10s);
-            auto defaults = registry.imageDefaults(ref->repository,
-                                                   ref->digest.isEmpty() ? ref->tag : ref->digest);
-            if (defaults)
-                images.insert(role.task.image, *defaults);
-            else
-                qCInfo(lcProvision).noquote() << "defaults of" << role.task.image
-                                              << "unknown before the pull:" << defaults.error().toString();
-        }
+    QStringList reachable;
+    for (const HostCapacity &h : std::as_const(*capacities)) {
+        if (h.reachable)
+            reachable.append(h.name);
     }
+    const ImageDefaultsMap images = imageDefaultsFor(t, reachable);
 
     auto plan = resolvePlan(t, opts, images);
     if (!plan)
@@ -226,7 +197,9 @@ Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
     s.name = plan->sessionName;
     s.templateName = plan->templateName;
     s.templateSnapshot = request.templateSource;
-    s.launchOptions = launchOptionsJson(request, spec);
+    s.launchOptions = launchOptionsJson(request, {});
+    if (auto ok = storeSpec(*m_store, spec, s.launchOptions); !ok)
+        return fail(ok.error().withContext(QStringLiteral("recording session %1").arg(s.name)));
     s.mode = placement ? placement->mode : QString();
     s.desired = DesiredState::Running;
     s.status = SessionStatus::Pending;
@@ -296,6 +269,53 @@ Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
     return spec;
 }
 
+ImageDefaultsMap Provisioner::imageDefaultsFor(const ClusterTemplate &t,
+                                               const QStringList &hosts) const
+{
+    ImageDefaultsMap images;
+    for (const RoleTemplate &role : t.roles) {
+        if (images.contains(role.task.image))
+            continue;
+        for (const QString &h : hosts) {
+            auto client = m_registry->client(h);
+            if (!client)
+                continue;
+            Docker::CallOptions o;
+            o.timeout = 10s;
+            auto info = (*client)->inspectImage(role.task.image, o);
+            if (!info)
+                continue;
+            images.insert(role.task.image, imageDefaultsOf(*info));
+            break;
+        }
+        // No host has it yet (it is pulled after placement): ask the registry for its config,
+        // so its ENV and labels (service ports) count as for an image that is there.
+        if (!images.contains(role.task.image) &&
+            role.task.pullPolicy.value_or(PullPolicy::IfNotPresent) != PullPolicy::Never) {
+            auto ref = Registry::ImageReference::parse(role.task.image);
+            if (!ref)
+                continue;
+            auto lookup =
+                m_credentials ? m_credentials : Registry::ImagePuller::dockerConfigLookup();
+            auto creds = lookup(ref->authKey());
+            Registry::RegistryClient registry(
+                ref->isDockerHub() ? QStringLiteral("registry-1.docker.io") : ref->domain,
+                creds ? *creds : std::nullopt);
+            registry.setTimeout(10s);
+            auto defaults = registry.imageDefaults(ref->repository,
+                                                   ref->digest.isEmpty() ? ref->tag : ref->digest);
+            if (defaults)
+                images.insert(role.task.image, *defaults);
+            else
+                qCInfo(lcProvision).noquote()
+                    << "defaults of" << role.task.image
+                    << "unknown before the pull:" << defaults.error().toString();
+        }
+    }
+
+    return images;
+}
+
 ImageDefaults Provisioner::imageDefaultsOf(const Docker::ImageInfo &info)
 {
     ImageDefaults d;
@@ -308,15 +328,54 @@ ImageDefaults Provisioner::imageDefaultsOf(const Docker::ImageInfo &info)
     return d;
 }
 
-Result<SessionSpec> Provisioner::specOf(const SessionRecord &session)
+Result<SessionSpec> Provisioner::specOf(const SessionRecord &session, const StateStore &store)
 {
-    return SessionSpec::fromJson(session.launchOptions.value(QStringLiteral("spec")).toObject(),
-                                 QStringLiteral("session %1").arg(session.id));
+    QJsonObject json = session.launchOptions.value(QStringLiteral("spec")).toObject();
+    std::optional<Error> unavailable;
+    const QJsonObject sealed = session.launchOptions.value(QStringLiteral("secrets")).toObject();
+    if (!sealed.isEmpty()) {
+        auto values = store.openSecrets(session.id, sealed);
+        if (!values) {
+            unavailable = values.error();
+        } else if (const QStringList lost = SessionSecrets::restore(json, *values);
+                   !lost.isEmpty()) {
+            unavailable = Error::make(
+                Error::Kind::Decode, QStringLiteral("session %1").arg(session.id),
+                QStringLiteral("the stored secrets lack %1").arg(lost.join(QStringLiteral(", "))));
+        }
+    }
+    auto spec = SessionSpec::fromJson(json, QStringLiteral("session %1").arg(session.id));
+    if (spec)
+        spec->secretsUnavailable = unavailable;
+    return spec;
+}
+
+Result<void> Provisioner::storeSpec(StateStore &store, const SessionSpec &spec,
+                                    QJsonObject &launchOptions)
+{
+    if (spec.secretsUnavailable)
+        return fail(*spec.secretsUnavailable);
+    QJsonObject json = spec.toJson();
+    const QMap<QString, QByteArray> values = SessionSecrets::extract(json);
+    launchOptions.insert(QStringLiteral("spec"), json);
+    if (values.isEmpty()) {
+        launchOptions.remove(QStringLiteral("secrets"));
+        return {};
+    }
+    auto sealed = store.sealSecrets(spec.plan.sessionId, values);
+    if (!sealed)
+        return fail(sealed.error());
+    launchOptions.insert(QStringLiteral("secrets"), *sealed);
+    return {};
 }
 
 Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
                                              const Http::CancelToken &cancel)
 {
+    // Before any side effect: kernels made without their secrets would start with empty keys.
+    if (spec.secretsUnavailable)
+        return fail(spec.secretsUnavailable->withContext(
+            QStringLiteral("cannot create the kernels of session %1").arg(spec.plan.sessionName)));
     Run run;
     run.spec = spec;
     run.storeId = m_store->storeId();
@@ -805,10 +864,13 @@ Result<void> Provisioner::pullImages(Run &run)
         SessionRecord s;
         {
             std::lock_guard lock(run.mutex);
-            QJsonObject options = run.session.launchOptions;
-            options.insert(QStringLiteral("spec"), run.spec.toJson());
-            run.session.launchOptions = options;
             s = run.session;
+        }
+        if (auto ok = storeSpec(*m_store, run.spec, s.launchOptions); !ok)
+            return fail(ok.error().withContext(QStringLiteral("recording image digests")));
+        {
+            std::lock_guard lock(run.mutex);
+            run.session.launchOptions = s.launchOptions;
         }
         if (auto ok = m_store->updateSession(s); !ok)
             return fail(ok.error().withContext(QStringLiteral("recording image digests")));
@@ -817,7 +879,8 @@ Result<void> Provisioner::pullImages(Run &run)
 }
 
 Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const QString &network,
-                                                    const QString &storeId)
+                                                    const QString &storeId,
+                                                    const QString &hostAddress)
 {
     Docker::ContainerSpec c;
     c.name = k.containerName;
@@ -856,6 +919,8 @@ Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const Q
         b.containerPort = p.port;
         b.protocol = QStringLiteral("tcp");
         b.hostPort = 0; // Docker chooses; read back after start
+        // Not every interface: image-declared ports would otherwise be open wherever the host is.
+        b.hostIp = k.bindAddress.isEmpty() ? hostAddress : k.bindAddress;
         c.ports.append(b);
     }
     c.networkMode = network;
@@ -865,8 +930,48 @@ Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const Q
     return c;
 }
 
-Docker::TarArchiveBuilder Provisioner::filesArchiveFor(const KernelSpec &k)
+Result<QString> Provisioner::bindableAddressOf(const HostRecord &host)
 {
+    const QString address = publicAddressOf(host);
+    if (TemplateValues::isIpAddress(address))
+        return address;
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo *found = nullptr;
+    const int rc = getaddrinfo(address.toUtf8().constData(), nullptr, &hints, &found);
+    if (rc != 0 || !found)
+        return fail(Error::Kind::Invalid, QStringLiteral("host %1").arg(host.name),
+                    QStringLiteral("cannot publish ports on the host's address '%1': %2 (register "
+                                   "an IP with host add --address, or set bindAddress in the "
+                                   "template)")
+                        .arg(address, QString::fromLocal8Bit(gai_strerror(rc))));
+    const addrinfo *pick = found; // IPv4 first: what "localhost" and most links mean
+    for (const addrinfo *a = found; a; a = a->ai_next) {
+        if (a->ai_family == AF_INET) {
+            pick = a;
+            break;
+        }
+    }
+    char text[INET6_ADDRSTRLEN] = {};
+    const void *raw = pick->ai_family == AF_INET
+                          ? static_cast<const void *>(
+                                &reinterpret_cast<const sockaddr_in *>(pick->ai_addr)->sin_addr)
+                          : static_cast<const void *>(
+                                &reinterpret_cast<const sockaddr_in6 *>(pick->ai_addr)->sin6_addr);
+    inet_ntop(pick->ai_family, raw, text, sizeof text);
+    freeaddrinfo(found);
+    return QString::fromLatin1(text);
+}
+
+Docker::TarArchiveBuilder Provisioner::filesArchiveFor(const KernelSpec &k, const QString &homeDir)
+{
+    // The home and the folders above it exist in the image (or Docker makes them, root's 0755):
+    // an entry of ours would hand them to root and 0700 — the user could not log in any more.
+    const QString home = (homeDir.isEmpty() ? Presets::homeOf(k.user) : homeDir).mid(1);
+    auto isHomeOrAbove = [&home](const QString &dir) {
+        return home == dir || home.startsWith(dir + QLatin1Char('/'));
+    };
     Docker::TarArchiveBuilder tar;
     QSet<QString> dirs;
     for (const PlannedFile &f : k.files) {
@@ -885,7 +990,7 @@ Docker::TarArchiveBuilder Provisioner::filesArchiveFor(const KernelSpec &k)
         const QStringList parts = rel.split(QLatin1Char('/'));
         for (int i = 2; i < parts.size(); ++i) {
             const QString dir = parts.mid(0, i).join(QLatin1Char('/'));
-            if (!dirs.contains(dir)) {
+            if (!dirs.contains(dir) && !isHomeOrAbove(dir)) {
                 dirs.insert(dir);
                 tar.addDirectory(dir, f.isSecret() ? 0700 : 0755, ownerUid, ownerGid);
             }
@@ -915,9 +1020,17 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         return e.withContext(QStringLiteral("%1 %2 on host %3").arg(step, k.hostname, host));
     };
 
+    QString hostAddress;
+    if (!k.ports.isEmpty() && k.bindAddress.isEmpty()) {
+        auto address = bindableAddressOf(run.hosts.value(host));
+        if (!address)
+            return fail(address.error());
+        hostAddress = *address;
+    }
     QString id;
     bool adopted = false;
-    const Docker::ContainerSpec spec = containerSpecFor(k, run.spec.plan.networkName, run.storeId);
+    const Docker::ContainerSpec spec =
+        containerSpecFor(k, run.spec.plan.networkName, run.storeId, hostAddress);
     setKernelStatus(run, k.hostname, KernelStatus::Creating);
     auto created = client->createContainer(spec, run.call());
     if (!created && created.error().kind == Error::Kind::Conflict) {
@@ -962,7 +1075,18 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
 
     if (!adopted) {
         if (!k.files.isEmpty()) {
-            const Docker::TarArchiveBuilder tar = filesArchiveFor(k);
+            // Files of a user other than root go to that account's home, owned by its uid and
+            // gid, as the image's /etc/passwd says (read from the created container).
+            KernelSpec placed = k;
+            QString home;
+            if (UserAccounts::needsLookup(k)) {
+                auto passwd = client->readFile(id, QStringLiteral("/etc/passwd"), run.call());
+                if (!passwd && !isGone(passwd.error()))
+                    return fail(where(QStringLiteral("reading /etc/passwd of"), passwd.error()));
+                const UserAccounts accounts = UserAccounts::parse(passwd ? *passwd : QByteArray());
+                placed.files = accounts.placeFiles(k, &home);
+            }
+            const Docker::TarArchiveBuilder tar = filesArchiveFor(placed, home);
             if (auto ok = client->uploadFiles(id, QStringLiteral("/"), tar, run.call()); !ok)
                 return fail(where(QStringLiteral("uploading files to"), ok.error()));
         }

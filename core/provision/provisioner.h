@@ -84,6 +84,11 @@ public:
     // that does not fit is recorded as a session in ERROR and returned as the error.
     Result<SessionSpec> prepare(const LaunchRequest &request);
 
+    // What the template's images bring (ENV, labels such as service ports, …): from the first of
+    // `hosts` that has the image, else from its registry's config. Images found nowhere are
+    // left out (a plan then lacks their defaults).
+    ImageDefaultsMap imageDefaultsFor(const ClusterTemplate &t, const QStringList &hosts) const;
+
     // Makes the hosts match a stored session: adopts what exists and is right, creates the rest.
     // All-or-nothing. The caller holds the session lock (launch() takes it itself).
     Result<SessionRecord> provision(const SessionSpec &spec, const Http::CancelToken &cancel = {});
@@ -101,14 +106,29 @@ public:
                                       const QMap<QString, QStringList> &volumes = {});
 
     // The container a kernel becomes (pure; exposed for tests and the benchmark).
+    // Ports are published on `hostAddress` (the placed host's registered address, as an IP)
+    // unless the kernel's bindAddress says otherwise.
     static Docker::ContainerSpec containerSpecFor(const KernelSpec &kernel, const QString &network,
-                                                  const QString &storeId);
+                                                  const QString &storeId,
+                                                  const QString &hostAddress = {});
     // The files a kernel gets before it starts (bootstrap, hostfile, keys) as one tar archive.
-    static Docker::TarArchiveBuilder filesArchiveFor(const KernelSpec &kernel);
+    // `home` (default: Presets::homeOf(kernel.user)) and the folders above it get no entry of
+    // their own: they exist in the image, and an entry would change their owner and mode.
+    static Docker::TarArchiveBuilder filesArchiveFor(const KernelSpec &kernel,
+                                                     const QString &home = {});
+    // The IP a host's published ports bind to by default: its registered (link) address, a
+    // name resolved to its first address.
+    static Result<QString> bindableAddressOf(const HostRecord &host);
     // What a plan takes from an image (ENV, labels such as service ports, entrypoint, cmd, user).
     static ImageDefaults imageDefaultsOf(const Docker::ImageInfo &image);
-    // A session spec from the store's record (SessionRecord::launchOptions["spec"]).
-    static Result<SessionSpec> specOf(const SessionRecord &session);
+    // A session spec from the store's record (SessionRecord::launchOptions["spec"], with the
+    // secrets from launchOptions["secrets"] opened by `store`). Secrets that cannot be opened
+    // (no store key) do not fail it: they set SessionSpec::secretsUnavailable.
+    static Result<SessionSpec> specOf(const SessionRecord &session, const StateStore &store);
+    // Writes `spec` into a record's launch options: the spec without secret contents, and the
+    // secrets once, sealed by `store` (fails without the store key on etcd).
+    static Result<void> storeSpec(StateStore &store, const SessionSpec &spec,
+                                  QJsonObject &launchOptions);
 
 Q_SIGNALS:
     void kernelStatusChanged(const QString &sessionId, const QString &kernelId,

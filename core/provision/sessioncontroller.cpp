@@ -168,6 +168,18 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
     auto kernels = m_store->kernels(sessionId);
     if (!kernels)
         return fail(kernels.error());
+    // A multi-node restart makes the kernels anew from the stored spec, secrets included: without
+    // them (no store key) it fails here, before anything is stopped.
+    std::optional<SessionSpec> stored;
+    if (session->mode == QLatin1String("multi-node")) {
+        auto spec = Provisioner::specOf(*session, *m_store);
+        if (!spec)
+            return fail(spec.error());
+        if (spec->secretsUnavailable)
+            return fail(spec->secretsUnavailable->withContext(
+                QStringLiteral("restarting %1").arg(session->name)));
+        stored = std::move(*spec);
+    }
     logEvent(sessionId, {}, QStringLiteral("restart"),
              reason.isEmpty() ? QStringLiteral("restart of all %1 kernels").arg(kernels->size())
                               : reason);
@@ -182,9 +194,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         // swarm attachment behind (the node drops the network when its last container stops;
         // the start then fails and the manager keeps the network "in use"). Fresh containers
         // from the stored spec attach and detach cleanly; every start time changes all the same.
-        auto spec = Provisioner::specOf(*session);
-        if (!spec)
-            return fail(spec.error());
+        const SessionSpec *spec = &*stored;
         const StoreIdentity self = m_store->identity();
         Concurrent::forEach(int(kernels->size()), [&](int i) {
             const KernelRecord &k = kernels->at(i);
@@ -274,7 +284,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
     if (!recreate.isEmpty() && !firstError) {
         qCInfo(lcProvision) << "recreating" << recreate << "of" << sessionId
                             << "(their overlay attachment was gone)";
-        auto spec = Provisioner::specOf(*session);
+        auto spec = Provisioner::specOf(*session, *m_store);
         if (!spec)
             return fail(spec.error());
         Provisioner provisioner(m_store, m_registry);

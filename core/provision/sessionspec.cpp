@@ -66,29 +66,29 @@ QJsonObject kernelToJson(const KernelSpec &k)
         resources.insert(QStringLiteral("memory"), double(*k.resources.memoryBytes));
     if (k.resources.gpus)
         resources.insert(QStringLiteral("gpus"), *k.resources.gpus);
-    return QJsonObject{
-        {QStringLiteral("kernel_id"), k.kernelId},
-        {QStringLiteral("hostname"), k.hostname},
-        {QStringLiteral("container_name"), k.containerName},
-        {QStringLiteral("role"), k.role},
-        {QStringLiteral("role_idx"), k.roleIdx},
-        {QStringLiteral("local_rank"), k.localRank},
-        {QStringLiteral("primary"), k.primary},
-        {QStringLiteral("image"), k.image},
-        {QStringLiteral("pull_policy"), TemplateValues::pullPolicyName(k.pullPolicy)},
-        {QStringLiteral("image_digest"), k.imageDigest},
-        {QStringLiteral("entrypoint"), listToJson(k.entrypoint)},
-        {QStringLiteral("command"), listToJson(k.command)},
-        {QStringLiteral("on_scale"), k.onScale},
-        {QStringLiteral("working_dir"), k.workingDir},
-        {QStringLiteral("user"), k.user},
-        {QStringLiteral("env"), mapToJson(k.env)},
-        {QStringLiteral("files"), files},
-        {QStringLiteral("ports"), ports},
-        {QStringLiteral("resources"), resources},
-        {QStringLiteral("mounts"), mounts},
-        {QStringLiteral("labels"), mapToJson(k.labels)},
-        {QStringLiteral("host_labels"), mapToJson(k.hostLabels)}};
+    return QJsonObject{{QStringLiteral("kernel_id"), k.kernelId},
+                       {QStringLiteral("hostname"), k.hostname},
+                       {QStringLiteral("container_name"), k.containerName},
+                       {QStringLiteral("role"), k.role},
+                       {QStringLiteral("role_idx"), k.roleIdx},
+                       {QStringLiteral("local_rank"), k.localRank},
+                       {QStringLiteral("primary"), k.primary},
+                       {QStringLiteral("image"), k.image},
+                       {QStringLiteral("pull_policy"), TemplateValues::pullPolicyName(k.pullPolicy)},
+                       {QStringLiteral("image_digest"), k.imageDigest},
+                       {QStringLiteral("entrypoint"), listToJson(k.entrypoint)},
+                       {QStringLiteral("command"), listToJson(k.command)},
+                       {QStringLiteral("on_scale"), k.onScale},
+                       {QStringLiteral("working_dir"), k.workingDir},
+                       {QStringLiteral("user"), k.user},
+                       {QStringLiteral("env"), mapToJson(k.env)},
+                       {QStringLiteral("files"), files},
+                       {QStringLiteral("ports"), ports},
+                       {QStringLiteral("bind_address"), k.bindAddress},
+                       {QStringLiteral("resources"), resources},
+                       {QStringLiteral("mounts"), mounts},
+                       {QStringLiteral("labels"), mapToJson(k.labels)},
+                       {QStringLiteral("host_labels"), mapToJson(k.hostLabels)}};
 }
 
 KernelSpec kernelFromJson(const QJsonObject &o)
@@ -110,6 +110,7 @@ KernelSpec kernelFromJson(const QJsonObject &o)
     k.onScale = o.value(QStringLiteral("on_scale")).toString();
     k.workingDir = o.value(QStringLiteral("working_dir")).toString();
     k.user = o.value(QStringLiteral("user")).toString();
+    k.bindAddress = o.value(QStringLiteral("bind_address")).toString();
     k.env = mapFromJson(o.value(QStringLiteral("env")).toObject());
     for (const QJsonValue &v : o.value(QStringLiteral("files")).toArray()) {
         const QJsonObject f = v.toObject();

@@ -5,8 +5,11 @@
 #include "etcd/etcdlock.h"
 #include "etcd/etcdwatch.h"
 #include "recordjson.h"
+#include "secretbox.h"
+#include "sessionsecrets.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QJsonArray>
 #include <QPointer>
 #include <QRandomGenerator>
@@ -126,6 +129,7 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::open(const EtcdConfig &config, con
         return fail(ok.error());
     if (auto ok = store->ensureIdentity(created, &revision); !ok)
         return fail(ok.error());
+    store->moveSecretsOut();
     store->startWatch(revision + 1);
     qCDebug(lcStore) << "opened etcd store" << displayUrl << "at revision" << revision;
     return store;
@@ -154,7 +158,23 @@ Result<void> EtcdStore::checkSchema(qint64 *revision, bool *createdNow)
                                 .arg(QString::fromUtf8(m_prefix))
                                 .arg(version)
                                 .arg(kSchemaVersion));
-            // Migrations of older prefixes go here (none yet: schema 1 is the first).
+            if (version < kSchemaVersion) {
+                // 2: sessions' secrets are kept once per session, sealed with the store key
+                // (SessionSecrets); records written before stay readable as they are. Builds
+                // that know only schema 1 would recreate kernels with empty key files from the
+                // new records, so the version goes up and they refuse the prefix.
+                TxnRequest up;
+                up.compare = {
+                    TxnCompare::valueIs(schemaKey, TxnCompare::Op::Equal, (*current)->value)};
+                up.success = {TxnOp::makePut(schemaKey, QByteArray::number(kSchemaVersion))};
+                auto upgraded = m_client->txn(up);
+                if (!upgraded)
+                    return fail(upgraded.error().withContext(
+                        QStringLiteral("upgrading the state store schema")));
+                qCInfo(lcStore) << "etcd prefix" << m_prefix << "schema" << version << "→"
+                                << kSchemaVersion;
+                continue;
+            }
             auto range = m_client->range(schemaKey, countOnly());
             if (!range)
                 return fail(range.error());
@@ -224,6 +244,176 @@ Result<void> EtcdStore::ensureIdentity(bool newPrefix, qint64 *revision)
     }
     return fail(Error::Kind::Conflict, where(idKey),
                 QStringLiteral("the store id keeps changing; is another tool writing here?"));
+}
+
+Result<StoreKey> EtcdStore::storeKeyLocked(bool create)
+{
+    const QByteArray keyIdKey = m_prefix + "/meta/key-id";
+    auto local = StoreKey::load(m_storeId);
+    if (!local)
+        return fail(local.error());
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        auto recorded = m_client->get(keyIdKey);
+        if (!recorded)
+            return fail(recorded.error().withContext(QStringLiteral("reading the store key's id")));
+        if (*recorded) {
+            const QString expected = QString::fromUtf8((*recorded)->value).trimmed();
+            if (!*local)
+                return fail(StoreKey::missing(m_storeId, QStringLiteral("the sessions' secrets")));
+            if ((*local)->fingerprint() != expected)
+                return fail(StoreKey::mismatch(m_storeId, expected, (*local)->fingerprint()));
+            return **local;
+        }
+        if (!create) {
+            if (*local)
+                return **local;
+            return fail(StoreKey::missing(m_storeId, QStringLiteral("the sessions' secrets")));
+        }
+        // The store has no key yet: this console makes it (or offers the one it has).
+        bool made = false;
+        if (!*local) {
+            StoreKey key{m_storeId, SecretBox::randomKey()};
+            if (key.key.size() != SecretBox::kKeySize)
+                return fail(Error::Kind::Invalid, QStringLiteral("store %1").arg(m_storeId),
+                            QStringLiteral("no random bytes for a store key"));
+            if (auto ok = key.save(); !ok)
+                return fail(ok.error().withContext(QStringLiteral("saving the new store key")));
+            *local = key;
+            made = true;
+        }
+        TxnRequest txn;
+        txn.compare = {TxnCompare::missing(keyIdKey)};
+        txn.success = {TxnOp::makePut(keyIdKey, (*local)->fingerprint().toUtf8())};
+        auto put = m_client->txn(txn);
+        if (!put)
+            return fail(put.error().withContext(QStringLiteral("recording the store key's id")));
+        if (put->succeeded) {
+            if (made)
+                qCInfo(lcStore).noquote()
+                    << QStringLiteral("made the store key of %1 (%2) in %3; share it with "
+                                      "`clusterdeckctl store key export`")
+                           .arg(m_storeId, (*local)->fingerprint(), StoreKey::pathFor(m_storeId));
+            return **local;
+        }
+        // Another console recorded its key first: ours is not the store's.
+        if (made) {
+            QFile::remove(StoreKey::pathFor(m_storeId));
+            *local = std::nullopt;
+        }
+    }
+    return fail(Error::Kind::Conflict, where(keyIdKey),
+                QStringLiteral("the store key's id keeps changing; is another tool writing here?"));
+}
+
+void EtcdStore::moveSecretsOut()
+{
+    // Sessions recorded by builds before schema 2 carry their secrets in plain text, in every
+    // kernel's spec. Sealed here once (by the first console that has or makes the store key);
+    // meta/secrets-sealed says it is done, so later opens cost one read.
+    const QByteArray doneKey = m_prefix + "/meta/secrets-sealed";
+    auto done = m_client->get(doneKey);
+    if (!done || *done)
+        return;
+    auto range = m_client->rangePrefix(m_prefix + "/sessions/");
+    if (!range)
+        return;
+    int moved = 0;
+    for (const KeyValue &kv : std::as_const(range->kvs)) {
+        auto record = RecordJson::parseObject(kv.value, where(kv.key));
+        if (!record)
+            continue; // reported where sessions are read
+        QJsonObject options = record->value(QStringLiteral("launch_options")).toObject();
+        if (options.contains(QStringLiteral("secrets")))
+            continue;
+        QJsonObject spec = options.value(QStringLiteral("spec")).toObject();
+        const QMap<QString, QByteArray> values = SessionSecrets::extract(spec);
+        if (values.isEmpty())
+            continue;
+        const QString sessionId = record->value(QStringLiteral("id")).toString();
+        auto sealed = sealSecrets(sessionId, values);
+        if (!sealed) {
+            qCWarning(lcStore).noquote()
+                << QStringLiteral("the secrets of older sessions stay unencrypted for now: %1")
+                       .arg(sealed.error().toString());
+            return;
+        }
+        options.insert(QStringLiteral("spec"), spec);
+        options.insert(QStringLiteral("secrets"), *sealed);
+        record->insert(QStringLiteral("launch_options"), options);
+        TxnRequest txn;
+        txn.compare = {TxnCompare::modRevision(kv.key, TxnCompare::Op::Equal, kv.modRevision)};
+        txn.success = {TxnOp::makePut(kv.key, RecordJson::compact(*record))};
+        auto put = m_client->txn(txn);
+        if (!put || !put->succeeded)
+            return; // changed meanwhile: the next open tries again
+        ++moved;
+    }
+    TxnRequest txn;
+    txn.compare = {TxnCompare::missing(doneKey)};
+    txn.success = {TxnOp::makePut(doneKey, "1")};
+    (void)m_client->txn(txn);
+    if (moved > 0)
+        qCInfo(lcStore) << "encrypted the secrets of" << moved
+                        << "older sessions with the store key";
+}
+
+Result<StoreKey> EtcdStore::storeKey()
+{
+    std::lock_guard lock(m_keyMutex);
+    return storeKeyLocked(true);
+}
+
+Result<void> EtcdStore::importStoreKey(const StoreKey &key)
+{
+    std::lock_guard lock(m_keyMutex);
+    if (key.storeId != m_storeId)
+        return fail(Error::Kind::Invalid, QStringLiteral("store %1").arg(m_storeId),
+                    QStringLiteral("the key is the key of store %1, not of this store (%2 at %3)")
+                        .arg(key.storeId, m_storeId, m_url));
+    const QByteArray keyIdKey = m_prefix + "/meta/key-id";
+    auto recorded = m_client->get(keyIdKey);
+    if (!recorded)
+        return fail(recorded.error().withContext(QStringLiteral("reading the store key's id")));
+    if (*recorded) {
+        const QString expected = QString::fromUtf8((*recorded)->value).trimmed();
+        if (expected != key.fingerprint())
+            return fail(Error::Kind::Invalid, QStringLiteral("store %1").arg(m_storeId),
+                        QStringLiteral("the key (%1) is not the one this store's secrets are "
+                                       "encrypted with (%2)")
+                            .arg(key.fingerprint(), expected));
+        return key.save();
+    }
+    if (auto ok = key.save(); !ok)
+        return ok;
+    auto adopted = storeKeyLocked(true);
+    if (!adopted)
+        return fail(adopted.error());
+    return {};
+}
+
+Result<QJsonObject> EtcdStore::sealSecrets(const QString &sessionId,
+                                           const QMap<QString, QByteArray> &values)
+{
+    Result<StoreKey> key = [&] {
+        std::lock_guard lock(m_keyMutex);
+        return storeKeyLocked(true);
+    }();
+    if (!key)
+        return fail(key.error());
+    return SessionSecrets::sealEncrypted(*key, sessionId, values);
+}
+
+Result<QMap<QString, QByteArray>> EtcdStore::openSecrets(const QString &sessionId,
+                                                         const QJsonObject &sealed) const
+{
+    std::optional<StoreKey> key;
+    if (SessionSecrets::isEncrypted(sealed)) {
+        auto loaded = StoreKey::load(m_storeId);
+        if (!loaded)
+            return fail(loaded.error());
+        key = *loaded;
+    }
+    return SessionSecrets::open(sealed, m_storeId, sessionId, key);
 }
 
 void EtcdStore::startWatch(qint64 fromRevision)
@@ -531,20 +721,28 @@ Result<void> EtcdStore::resizeSession(const SessionRecord &session,
     return {};
 }
 
-Result<QList<SessionRecord>> EtcdStore::sessions() const
+Result<SessionListing> EtcdStore::listSessions() const
 {
     auto range = m_client->rangePrefix(m_prefix + "/sessions/");
     if (!range)
         return fail(range.error().withContext(QStringLiteral("listing sessions")));
-    auto list = parseAll(range->kvs, &RecordJson::sessionFromJson);
-    if (!list)
-        return fail(list.error());
+    SessionListing listing;
+    listing.sessions.reserve(range->kvs.size());
+    for (const KeyValue &kv : std::as_const(range->kvs)) {
+        auto record =
+            RecordJson::parseRecord(kv.value, where(kv.key), &RecordJson::sessionFromJson);
+        if (record)
+            listing.sessions.append(std::move(*record));
+        else
+            listing.undecodable.append({where(kv.key), record.error().message});
+    }
     // The SQLite order: oldest first.
-    std::stable_sort(
-        list->begin(), list->end(), [](const SessionRecord &a, const SessionRecord &b) {
-            return a.createdAt != b.createdAt ? a.createdAt < b.createdAt : a.id < b.id;
-        });
-    return list;
+    std::stable_sort(listing.sessions.begin(), listing.sessions.end(),
+                     [](const SessionRecord &a, const SessionRecord &b) {
+                         return a.createdAt != b.createdAt ? a.createdAt < b.createdAt
+                                                           : a.id < b.id;
+                     });
+    return listing;
 }
 
 Result<SessionRecord> EtcdStore::session(const QString &sessionId) const

@@ -17,8 +17,12 @@ class EtcdWatch;
 // The shared backend: state under one key prefix of an etcd cluster, so several consoles and
 // admins see and change the same sessions.
 //
-//   <prefix>/meta/schema                    schema version ("1")
+//   <prefix>/meta/schema                    schema version ("2")
 //   <prefix>/meta/eventseq                  last event sequence number
+//   <prefix>/meta/secrets-sealed            "1" once older sessions' secrets are sealed
+//   <prefix>/meta/key-id                    fingerprint of the store key (StoreKey), which
+//                                           encrypts the sessions' secrets and is kept outside
+//                                           etcd, in each admin's config folder
 //   <prefix>/hosts/<name>                   HostRecord JSON
 //   <prefix>/sessions/<id>                  SessionRecord JSON
 //   <prefix>/kernels/<session id>/<id>      KernelRecord JSON, one key per container
@@ -41,7 +45,7 @@ class EtcdStore : public StateStore
     Q_OBJECT
 
 public:
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2;
     static constexpr int kMaxTxnOps = 128;
 
     // Connects (authenticating when the config has a user), checks or writes the schema version
@@ -68,7 +72,7 @@ public:
     Result<void> removeSession(const QString &sessionId) override;
     Result<void> resizeSession(const SessionRecord &session, const QList<KernelRecord> &added,
                                const QStringList &removedIds) override;
-    Result<QList<SessionRecord>> sessions() const override;
+    Result<SessionListing> listSessions() const override;
     Result<SessionRecord> session(const QString &sessionId) const override;
 
     Result<void> updateKernel(const KernelRecord &kernel) override;
@@ -80,6 +84,13 @@ public:
     Result<KernelRecord> kernel(const QString &sessionId, const QString &kernelId) const override;
     Result<QList<KernelRecord>> kernels(const QString &sessionId) const override;
     Result<QList<KernelRecord>> allKernels() const override;
+
+    Result<QJsonObject> sealSecrets(const QString &sessionId,
+                                    const QMap<QString, QByteArray> &values) override;
+    Result<QMap<QString, QByteArray>> openSecrets(const QString &sessionId,
+                                                  const QJsonObject &sealed) const override;
+    Result<StoreKey> storeKey() override;
+    Result<void> importStoreKey(const StoreKey &key) override;
 
     Result<qint64> appendEvent(const EventRecord &event) override;
     Result<QList<EventRecord>> events(qint64 afterSeq = 0, int limit = 1000) const override;
@@ -146,6 +157,10 @@ private:
     std::shared_ptr<Etcd::EtcdClient> m_client;
     const QByteArray m_prefix; // "/clusterdeck", no trailing slash
     const QString m_url;
+    Result<StoreKey> storeKeyLocked(bool create);
+    void moveSecretsOut(); // schema 2: seals the plain-text secrets of older sessions, once
+    std::mutex m_keyMutex; // one key made per process at most
+
     QString m_storeId;          // <prefix>/meta/id
     QStringList m_legacyLabels; // <prefix>/meta/legacy-labels, plus m_url when present
     std::unique_ptr<Etcd::EtcdWatch> m_watch;

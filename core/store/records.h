@@ -161,4 +161,21 @@ struct EventRecord
     friend bool operator==(const EventRecord &, const EventRecord &) = default;
 };
 
+// A stored record that cannot be decoded (corrupt, or written by a build that knows more). It is
+// listed apart so one bad record does not hide the others; the controller refuses to act while
+// one exists (treating its containers as orphans would remove live work).
+struct UndecodableRecord
+{
+    // "etcd … key /clusterdeck/sessions/<id>", "state store …, table sessions, row id <id>"
+    QString key;
+    QString message; // why it cannot be read
+    QString toString() const { return key + QStringLiteral(": ") + message; }
+};
+
+struct SessionListing
+{
+    QList<SessionRecord> sessions;        // the records that decode, oldest first
+    QList<UndecodableRecord> undecodable; // the others
+};
+
 } // namespace ClusterDeck

@@ -1,7 +1,9 @@
 #include "sqlitestore.h"
 
 #include "common/logging.h"
+#include "common/privatefiles.h"
 #include "recordjson.h"
+#include "sessionsecrets.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -101,6 +103,12 @@ INSERT INTO controller(id, status, requests) VALUES (1, NULL, 0);
     // are written by migrate() in the same transaction.
     R"sql(
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+)sql",
+    // 4: each session's secrets once, in launch_options["secrets"], not inline in every kernel's
+    // spec (SessionSecrets). migrate() moves them in the same transaction; earlier builds would
+    // recreate kernels with empty key files from such a record, so they must refuse the file.
+    R"sql(
+SELECT 1;
 )sql",
 };
 static_assert(std::size(kMigrations) == SqliteStore::kSchemaVersion);
@@ -327,10 +335,13 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const QString &path, QObj
     if (path.isEmpty() || !QFileInfo(path).isAbsolute())
         return fail(Error::Kind::Invalid, where,
                     QStringLiteral("the SQLite state file needs an absolute path"));
+    // The file holds the sessions' secrets: 0600 in a 0700 folder, made so before SQLite
+    // creates it (its -wal and -shm take the main file's mode), repaired when found looser.
     const QString dir = QFileInfo(path).absolutePath();
-    if (!QDir().mkpath(dir))
-        return fail(Error::Kind::Io, where,
-                    QStringLiteral("cannot create the folder %1 (check its permissions)").arg(dir));
+    if (auto ok = PrivateFiles::ensureDirectory(dir); !ok)
+        return fail(ok.error().withContext(where));
+    if (auto ok = PrivateFiles::ensureFile(path); !ok)
+        return fail(ok.error().withContext(where));
 
     sqlite3 *db = nullptr;
     const int rc = sqlite3_open_v2(
@@ -369,6 +380,10 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const QString &path, QObj
                         QStringLiteral("the file system does not support SQLite's WAL mode "
                                        "(journal mode is %1); put the state file on a local disk")
                             .arg(wal.text(0)));
+    }
+    for (const char *suffix : {"-wal", "-shm"}) {
+        if (auto ok = PrivateFiles::restrictFile(path + QLatin1String(suffix)); !ok)
+            return fail(ok.error().withContext(where));
     }
     if (auto ok = store->exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
                               QStringLiteral("configuring the connection"));
@@ -457,6 +472,10 @@ Result<void> SqliteStore::migrate()
             }
             if (auto ok = ensureIdentity(version); !ok)
                 return ok;
+            if (version > 0 && version < 4) {
+                if (auto ok = moveSecretsOut(); !ok)
+                    return ok;
+            }
             if (version != kSchemaVersion) {
                 const QByteArray set = "PRAGMA user_version=" + QByteArray::number(kSchemaVersion);
                 if (auto ok = exec(set.constData(), QStringLiteral("writing the schema version"));
@@ -479,6 +498,69 @@ Result<void> SqliteStore::migrate()
         }
         return commit;
     }
+}
+
+Result<void> SqliteStore::moveSecretsOut()
+{
+    QList<std::pair<QString, QByteArray>> rewritten;
+    {
+        Statement get(m_db, "SELECT id, launch_options FROM sessions");
+        int rc;
+        while ((rc = get.step()) == SQLITE_ROW) {
+            auto options = RecordJson::parseObject(get.bytes(1), m_path);
+            if (!options || options->contains(QStringLiteral("secrets")))
+                continue; // an undecodable row is reported where it is read
+            QJsonObject spec = options->value(QStringLiteral("spec")).toObject();
+            const QMap<QString, QByteArray> values = SessionSecrets::extract(spec);
+            if (values.isEmpty())
+                continue;
+            options->insert(QStringLiteral("spec"), spec);
+            options->insert(QStringLiteral("secrets"), SessionSecrets::sealPlain(values));
+            rewritten.append({get.text(0), RecordJson::compact(*options)});
+        }
+        if (rc != SQLITE_DONE)
+            return fail(sqlError(rc, QStringLiteral("reading sessions to move their secrets")));
+    }
+    for (const auto &[id, options] : std::as_const(rewritten)) {
+        Statement put(m_db, "UPDATE sessions SET launch_options = ? WHERE id = ?");
+        put.bind(1, options).bind(2, id);
+        if (const int rc = put.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, QStringLiteral("moving the secrets of session %1").arg(id)));
+    }
+    if (!rewritten.isEmpty())
+        qCInfo(lcStore) << "kept the secrets of" << rewritten.size() << "sessions once per session";
+    return {};
+}
+
+Result<QJsonObject> SqliteStore::sealSecrets(const QString &,
+                                             const QMap<QString, QByteArray> &values)
+{
+    return SessionSecrets::sealPlain(values);
+}
+
+Result<QMap<QString, QByteArray>> SqliteStore::openSecrets(const QString &sessionId,
+                                                           const QJsonObject &sealed) const
+{
+    std::optional<StoreKey> key;
+    if (SessionSecrets::isEncrypted(sealed)) {
+        auto loaded = StoreKey::load(m_storeId);
+        if (!loaded)
+            return fail(loaded.error());
+        key = *loaded;
+    }
+    return SessionSecrets::open(sealed, m_storeId, sessionId, key);
+}
+
+Result<StoreKey> SqliteStore::storeKey()
+{
+    return fail(Error::Kind::Invalid, QStringLiteral("state store %1").arg(m_path),
+                QStringLiteral("a SQLite store keeps its secrets in its own file, readable by you "
+                               "alone (0600); it has no store key to export or import"));
+}
+
+Result<void> SqliteStore::importStoreKey(const StoreKey &)
+{
+    return fail(storeKey().error());
 }
 
 Result<void> SqliteStore::ensureIdentity(int fromVersion)
@@ -905,23 +987,26 @@ Result<void> SqliteStore::resizeSession(const SessionRecord &session,
     });
 }
 
-Result<QList<SessionRecord>> SqliteStore::sessions() const
+Result<SessionListing> SqliteStore::listSessions() const
 {
     std::lock_guard lock(m_mutex);
     Statement s(m_db, QByteArray(QByteArray("SELECT ") + kSessionColumns +
                                  " FROM sessions ORDER BY created_at, id")
                           .constData());
-    QList<SessionRecord> list;
+    SessionListing listing;
     int rc;
     while ((rc = s.step()) == SQLITE_ROW) {
-        auto r = sessionFromRow(s, QStringLiteral("state store %1, table sessions").arg(m_path));
-        if (!r)
-            return fail(r.error());
-        list.append(std::move(*r));
+        const QString row =
+            QStringLiteral("state store %1, table sessions, row id %2").arg(m_path, s.text(0));
+        auto r = sessionFromRow(s, row);
+        if (r)
+            listing.sessions.append(std::move(*r));
+        else
+            listing.undecodable.append({row, r.error().message});
     }
     if (rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("listing sessions")));
-    return list;
+    return listing;
 }
 
 Result<SessionRecord> SqliteStore::session(const QString &sessionId) const

@@ -27,7 +27,7 @@ class SqliteStore : public StateStore
     Q_OBJECT
 
 public:
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
 
     // Opens the file (creating it, its folder and the schema when missing) and migrates an older
     // schema; a file written by a newer ClusterDeck is refused.
@@ -57,7 +57,7 @@ public:
     Result<void> removeSession(const QString &sessionId) override;
     Result<void> resizeSession(const SessionRecord &session, const QList<KernelRecord> &added,
                                const QStringList &removedIds) override;
-    Result<QList<SessionRecord>> sessions() const override;
+    Result<SessionListing> listSessions() const override;
     Result<SessionRecord> session(const QString &sessionId) const override;
 
     Result<void> updateKernel(const KernelRecord &kernel) override;
@@ -69,6 +69,13 @@ public:
     Result<KernelRecord> kernel(const QString &sessionId, const QString &kernelId) const override;
     Result<QList<KernelRecord>> kernels(const QString &sessionId) const override;
     Result<QList<KernelRecord>> allKernels() const override;
+
+    Result<QJsonObject> sealSecrets(const QString &sessionId,
+                                    const QMap<QString, QByteArray> &values) override;
+    Result<QMap<QString, QByteArray>> openSecrets(const QString &sessionId,
+                                                  const QJsonObject &sealed) const override;
+    Result<StoreKey> storeKey() override;
+    Result<void> importStoreKey(const StoreKey &key) override;
 
     Result<qint64> appendEvent(const EventRecord &event) override;
     Result<QList<EventRecord>> events(qint64 afterSeq = 0, int limit = 1000) const override;
@@ -118,6 +125,7 @@ private:
     // Inside migrate()'s transaction: makes the store id when missing (and records the URL label
     // of a file older than schema 3), then reads both.
     Result<void> ensureIdentity(int fromVersion);
+    Result<void> moveSecretsOut(); // schema 4: secrets once per session, out of the spec
     // Runs `body` in one BEGIN IMMEDIATE … COMMIT, retrying the whole transaction while another
     // process holds the write lock; emits the resulting signals after the commit.
     // Writes of a store that granted a Leadership check it inside the transaction (the fence);

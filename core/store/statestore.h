@@ -4,7 +4,9 @@
 #include "http/httptypes.h"
 #include "records.h"
 #include "storeidentity.h"
+#include "storekey.h"
 
+#include <QMap>
 #include <QObject>
 
 #include <chrono>
@@ -75,7 +77,11 @@ public:
     virtual Result<void> resizeSession(const SessionRecord &session,
                                        const QList<KernelRecord> &added,
                                        const QStringList &removedIds) = 0;
-    virtual Result<QList<SessionRecord>> sessions() const = 0;
+    // Every session that decodes; an undecodable record is left out with a warning in the log
+    // (callers that must know — `ls`, the console, the controller — use listSessions()).
+    Result<QList<SessionRecord>> sessions() const;
+    // The sessions that decode and, apart, the records that do not (naming their key or row).
+    virtual Result<SessionListing> listSessions() const = 0;
     virtual Result<SessionRecord> session(const QString &sessionId) const = 0;
 
     virtual Result<void> updateKernel(const KernelRecord &kernel) = 0;
@@ -97,6 +103,22 @@ public:
     using KernelChange = std::function<bool(KernelRecord &kernel)>;
     virtual Result<QList<KernelRecord>> modifyKernels(const QList<KernelRef> &kernels,
                                                       const KernelChange &change) = 0;
+
+    // Secrets of one session (name → content: SSH private keys …), kept once per session in its
+    // launch_options["secrets"] (see SessionSecrets). SQLite keeps them as they are, in its 0600
+    // file; etcd encrypts them with the store key, which lives outside etcd (StoreKey). Without
+    // the key, sealing and opening fail with StoreKey::missing() and everything else works.
+    virtual Result<QJsonObject> sealSecrets(const QString &sessionId,
+                                            const QMap<QString, QByteArray> &values) = 0;
+    virtual Result<QMap<QString, QByteArray>> openSecrets(const QString &sessionId,
+                                                          const QJsonObject &sealed) const = 0;
+
+    // The key that encrypts this store's secrets (etcd), from the user's folder; made (and its
+    // fingerprint recorded in the store) when the store has none yet. A SQLite store has no key.
+    virtual Result<StoreKey> storeKey() = 0;
+    // Checks `key` against this store (its id and the fingerprint the store keeps) and saves it
+    // in the user's folder.
+    virtual Result<void> importStoreKey(const StoreKey &key) = 0;
 
     // Event log
     virtual Result<qint64> appendEvent(const EventRecord &event) = 0;

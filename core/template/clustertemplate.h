@@ -71,6 +71,9 @@ struct TaskTemplate
     QList<Mount> mounts;
     QString bootstrap; // script text; delivered as a file and run before the command
     QList<ServicePort> ports;
+    // The host address the ports (declared here or by the image) are published on: empty means
+    // the host's registered address (the one its links use); "0.0.0.0" every interface.
+    QString bindAddress;
     QMap<QString, QString> labels;
 
     friend bool operator==(const TaskTemplate &, const TaskTemplate &) = default;

@@ -766,6 +766,12 @@ private:
                       .arg(task.onScale));
         if (const YAML::Node p = n["ports"]; present(p))
             task.ports = parsePorts(p, join(path, QStringLiteral("ports")));
+        task.bindAddress = optionalString(n, path, QStringLiteral("bindAddress"));
+        if (!task.bindAddress.isEmpty() && !TemplateValues::isIpAddress(task.bindAddress))
+            error(n["bindAddress"], join(path, QStringLiteral("bindAddress")),
+                  QStringLiteral("expected an IP address (e.g. 0.0.0.0 for every interface, "
+                                 "127.0.0.1), got '%1'")
+                      .arg(task.bindAddress));
         if (const YAML::Node l = n["labels"]; present(l))
             task.labels = stringMap(l, join(path, QStringLiteral("labels")), false);
 
@@ -973,8 +979,8 @@ QStringList TemplateLoader::taskKeys()
         QStringLiteral("image"),      QStringLiteral("pullPolicy"), QStringLiteral("entrypoint"),
         QStringLiteral("command"),    QStringLiteral("workingDir"), QStringLiteral("user"),
         QStringLiteral("env"),        QStringLiteral("resources"),  QStringLiteral("mounts"),
-        QStringLiteral("bootstrap"),  QStringLiteral("ports"),      QStringLiteral("labels"),
-        QStringLiteral("onScale")};
+        QStringLiteral("bootstrap"),  QStringLiteral("ports"),      QStringLiteral("bindAddress"),
+        QStringLiteral("labels"),      QStringLiteral("onScale")};
 }
 
 template<typename T>

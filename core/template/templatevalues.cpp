@@ -3,6 +3,8 @@
 #include <QLocale>
 #include <QRegularExpression>
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -408,6 +410,14 @@ Resources mergeResources(const Resources &base, const Resources &overlay)
     return result;
 }
 
+bool isIpAddress(const QString &text)
+{
+    const QByteArray a = text.toLatin1();
+    unsigned char buffer[sizeof(in6_addr)];
+    return inet_pton(AF_INET, a.constData(), buffer) == 1 ||
+           inet_pton(AF_INET6, a.constData(), buffer) == 1;
+}
+
 TaskTemplate mergeTasks(const TaskTemplate &base, const TaskTemplate &overlay)
 {
     TaskTemplate result = base;
@@ -422,6 +432,7 @@ TaskTemplate mergeTasks(const TaskTemplate &base, const TaskTemplate &overlay)
     pick(result.onScale, overlay.onScale);
     pick(result.user, overlay.user);
     pick(result.bootstrap, overlay.bootstrap);
+    pick(result.bindAddress, overlay.bindAddress);
     if (!overlay.entrypoint.isEmpty())
         result.entrypoint = overlay.entrypoint;
     if (!overlay.command.isEmpty())

@@ -39,6 +39,8 @@ QString checkMount(const Mount &mount);
 QString checkRoleName(const QString &name);
 // Environment variable names: `[A-Za-z_][A-Za-z0-9_]*`.
 bool isValidEnvName(const QString &name);
+// An IPv4 or IPv6 address literal (`bindAddress`): "0.0.0.0", "192.168.1.5", "::1".
+bool isIpAddress(const QString &text);
 // `KEY=VALUE` (VALUE may be empty or contain '=').
 std::optional<std::pair<QString, QString>> parseEnvAssignment(const QString &text);
 

@@ -105,6 +105,7 @@ void writeTaskFields(YAML::Emitter &out, const TaskTemplate &task)
     writeScalar(out, "workingDir", task.workingDir);
     writeScalar(out, "onScale", task.onScale);
     writeScalar(out, "user", task.user);
+    writeScalar(out, "bindAddress", task.bindAddress);
     writeMap(out, "env", task.env);
     writeResources(out, task.resources);
     writeMounts(out, task.mounts);

@@ -4,6 +4,7 @@
 #include "launch/launchdialog.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -25,6 +26,8 @@ private Q_SLOTS:
     void launchDialogCountsRespectMinMax_data();
     void launchDialogCountsRespectMinMax();
     void launchDialogPreviewMatchesCorePlacement();
+    void launchDialogSaysWhatBlocks_data();
+    void launchDialogSaysWhatBlocks();
 };
 
 static HostStatus status(const QString &name, bool reachable)
@@ -246,6 +249,61 @@ void TestHostsEvents::launchDialogPreviewMatchesCorePlacement()
     dialog.setHostCapacities(hosts);
     QCOMPARE(tree->topLevelItemCount(), 0);
     QVERIFY(!dialog.launchButton()->isEnabled());
+}
+
+void TestHostsEvents::launchDialogSaysWhatBlocks_data()
+{
+    QTest::addColumn<int>("hosts");
+    QTest::addColumn<bool>("reachable");
+    QTest::addColumn<bool>("swarm");
+    QTest::addColumn<QString>("mode"); // the dialog's mode choice ("" = the template's)
+    QTest::addColumn<QString>("says");
+    QTest::newRow("first run: no host")
+        << 0 << true << false << QString() << QStringLiteral("No host registered yet");
+    QTest::newRow("no host answers") << 3 << false << true << QString()
+                                     << QStringLiteral("None of the 3 registered hosts answers");
+    QTest::newRow("multi-node without a swarm")
+        << 3 << true << false << QStringLiteral("multi-node")
+        << QStringLiteral("Set Up Multi-Host Networking");
+    QTest::newRow("auto, too big for one host, no swarm")
+        << 3 << true << false << QStringLiteral("auto")
+        << QStringLiteral("Set Up Multi-Host Networking");
+    QTest::newRow("fits") << 3 << true << true << QStringLiteral("multi-node")
+                          << QStringLiteral("Fits: multi-node");
+}
+
+void TestHostsEvents::launchDialogSaysWhatBlocks()
+{
+    QFETCH(int, hosts);
+    QFETCH(bool, reachable);
+    QFETCH(bool, swarm);
+    QFETCH(QString, mode);
+    QFETCH(QString, says);
+    ConsoleController controller;
+    LaunchDialog dialog(&controller);
+    dialog.addTemplateFile(labBasic());
+    QVERIFY(dialog.selectTemplate(labBasic()));
+    if (!mode.isEmpty())
+        dialog.modeBox()->setCurrentIndex(dialog.modeBox()->findData(mode));
+    dialog.countBox(QStringLiteral("worker"))->setValue(8);
+    QList<HostCapacity> capacities;
+    for (int i = 1; i <= hosts; ++i) {
+        HostCapacity h;
+        h.name = QStringLiteral("h%1").arg(i);
+        h.ncpu = 2; // 1+8 kernels of lab-basic do not fit on one host of 2 CPUs
+        h.memTotal = 4LL << 30;
+        h.reachable = reachable;
+        h.swarmActive = swarm;
+        h.swarmClusterId = swarm ? QStringLiteral("c1") : QString();
+        h.swarmManager = swarm && i == 1;
+        capacities << h;
+    }
+    dialog.setHostCapacities(capacities);
+    const QString text = dialog.previewStatusText();
+    QVERIFY2(text.contains(says), qPrintable(text));
+    // The console points to its own actions, never to a command to type.
+    QVERIFY2(!text.contains(QLatin1String("clusterdeckctl")), qPrintable(text));
+    QCOMPARE(dialog.launchButton()->isEnabled(), says.startsWith(QLatin1String("Fits")));
 }
 
 QTEST_MAIN(TestHostsEvents)

@@ -18,10 +18,13 @@
 #include <QMenu>
 #include <QPointer>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
+
+#include <sqlite3.h>
 
 using namespace ClusterDeck;
 using namespace ClusterDeck::Fixtures;
@@ -44,11 +47,17 @@ private Q_SLOTS:
     void cancelledConfirmationDoesNothing();
     void contextMenuHasPorts();
     void clickingPortLinkOpensIt();
+    void linkSchemes_data();
+    void linkSchemes();
+    void untrustedLinkIsNotOpened();
+    void removeFromHistory();
+    void unreadableRecordIsNamed();
     void copyHostnames();
     void statusBarShowsStore();
     void terminalFromKernelAndSession();
     void runCommandOnRole();
     void dashboardOfSession();
+    void firstRunGuides();
 
 private:
     void waitIdle() { m_controller->waitForIdle(); }
@@ -286,6 +295,159 @@ void TestSessionsView::clickingPortLinkOpensIt()
     QCOMPARE(opened, QStringList{QStringLiteral("http://10.0.0.1:49153")});
 }
 
+// Links come from the store (shared by other admins on etcd): only http and https ones open.
+void TestSessionsView::linkSchemes_data()
+{
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<bool>("openable");
+    QTest::newRow("http") << "http://10.0.0.1:49153" << true;
+    QTest::newRow("https with path") << "https://h1.example:8443/lab?x=1" << true;
+    QTest::newRow("upper-case scheme") << "HTTP://10.0.0.1:80" << true;
+    QTest::newRow("IPv6 host") << "http://[fd00::1]:8080" << true;
+    QTest::newRow("file") << "file:///etc/passwd" << false;
+    QTest::newRow("javascript") << "javascript:alert(1)" << false;
+    QTest::newRow("custom handler") << "ms-settings:privacy" << false;
+    QTest::newRow("smb share") << "smb://attacker/share" << false;
+    QTest::newRow("ftp") << "ftp://10.0.0.1/x" << false;
+    QTest::newRow("no host") << "http:///etc/passwd" << false;
+    QTest::newRow("relative") << "/etc/passwd" << false;
+    QTest::newRow("empty") << "" << false;
+    QTest::newRow("garbage") << "http://exa mple.com:99999" << false;
+}
+
+void TestSessionsView::linkSchemes()
+{
+    QFETCH(QString, url);
+    QFETCH(bool, openable);
+    QCOMPARE(SessionsView::isOpenableUrl(url), openable);
+}
+
+void TestSessionsView::untrustedLinkIsNotOpened()
+{
+    SessionFixture evil =
+        makeSession("44444444-dddd-4000-8000-000000000004", "evil", {{"main", 1}});
+    evil.kernels[0].ports = {PortBinding{QStringLiteral("web"), QStringLiteral("http"), 8080, 49160,
+                                         QStringLiteral("file:///etc/passwd")},
+                             PortBinding{QStringLiteral("ok"), QStringLiteral("http"), 8081, 49161,
+                                         QStringLiteral("https://10.0.0.2:49161")}};
+    QVERIFY(m_store->createSession(evil.session, evil.kernels).has_value());
+    SessionTreeModel *model = m_controller->sessionModel();
+    QTRY_VERIFY(model->hasSession(evil.session.id));
+    waitIdle();
+    QStringList opened;
+    m_view->setUrlOpener([&opened](const QString &url) { opened << url; });
+
+    // The menu offers the link, disabled; the safe one stays enabled.
+    const QModelIndex index = m_view->proxy()->mapFromSource(model->sessionIndex(evil.session.id));
+    std::unique_ptr<QMenu> menu(m_view->contextMenuFor(index));
+    auto *open = menu->findChild<QMenu *>(QStringLiteral("openPortMenu"));
+    QVERIFY(open);
+    QCOMPARE(open->actions().size(), 2);
+    QVERIFY(!open->actions().at(0)->isEnabled());
+    QVERIFY(open->actions().at(1)->isEnabled());
+    open->actions().at(1)->trigger();
+    QCOMPARE(opened, QStringList{QStringLiteral("https://10.0.0.2:49161")});
+
+    // Clicking the link in the tree does not open it either, and says why in the log.
+    opened.clear();
+    QTreeView *tree = m_view->tree();
+    const QModelIndex cell = m_view->proxy()->mapFromSource(
+        model->sessionIndex(evil.session.id, SessionTreeModel::PortsColumn));
+    tree->scrollTo(cell);
+    const QRect rect = tree->visualRect(cell);
+    QVERIFY(rect.isValid());
+    QTest::ignoreMessage(QtWarningMsg,
+                         QRegularExpression(QStringLiteral("not opening file:///etc/passwd")));
+    QSignalSpy requested(m_view.get(), &SessionsView::openUrlRequested);
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, {},
+                      rect.topLeft() + QPoint(20, rect.height() / 2));
+    QCOMPARE(opened, QStringList());
+    QCOMPARE(requested.size(), 0);
+}
+
+// "Remove from History…": only for an ended session; it leaves the store and the tree.
+void TestSessionsView::removeFromHistory()
+{
+    SessionFixture ended = makeSession("55555555-eeee-4000-8000-000000000005", "ended",
+                                       {{"main", 2}}, {"h1"}, KernelStatus::Terminated);
+    ended.session.status = SessionStatus::Terminated;
+    ended.session.desired = DesiredState::Terminated;
+    for (KernelRecord &k : ended.kernels)
+        k.desired = DesiredState::Terminated;
+    QVERIFY(m_store->createSession(ended.session, ended.kernels).has_value());
+    SessionTreeModel *model = m_controller->sessionModel();
+    QTRY_VERIFY(model->hasSession(ended.session.id));
+    waitIdle();
+    m_view->proxy()->setShowFinished(true);
+
+    QStringList asked;
+    m_view->setConfirm([&asked](const QString &title, const QString &text) {
+        asked << title + QStringLiteral(": ") + text;
+        return true;
+    });
+    QSignalSpy finished(m_controller.get(), &ConsoleController::operationFinished);
+
+    // A running session: the action is disabled and does nothing.
+    const QModelIndex alpha =
+        m_view->proxy()->mapFromSource(model->sessionIndex(m_alpha.session.id));
+    {
+        std::unique_ptr<QMenu> menu(m_view->contextMenuFor(alpha));
+        QVERIFY(!m_view->removeFromHistoryAction()->isEnabled());
+    }
+    m_view->removeCurrentFromHistory();
+    QCOMPARE(asked.size(), 0);
+
+    // The ended one: asked, removed from the store, gone from the tree.
+    const QModelIndex index = m_view->proxy()->mapFromSource(model->sessionIndex(ended.session.id));
+    QVERIFY(index.isValid());
+    std::unique_ptr<QMenu> menu(m_view->contextMenuFor(index));
+    QAction *remove = nullptr;
+    for (QAction *a : menu->actions())
+        if (a->objectName() == QLatin1String("removeFromHistory"))
+            remove = a;
+    QVERIFY(remove);
+    QVERIFY(remove->isEnabled());
+    remove->trigger();
+    QCOMPARE(asked.size(), 1);
+    QVERIFY2(asked[0].startsWith(QStringLiteral("Remove from History: Session “ended”")),
+             qPrintable(asked[0]));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+    QVERIFY2(finished[0][1].toBool(), qPrintable(finished[0][2].toString()));
+    const auto gone = m_store->session(ended.session.id);
+    QVERIFY(!gone);
+    QCOMPARE(gone.error().kind, Error::Kind::NotFound);
+    QTRY_VERIFY(!model->hasSession(ended.session.id));
+    QVERIFY(model->hasSession(m_alpha.session.id)); // the others stay
+    QVERIFY(m_store->session(m_alpha.session.id).has_value());
+}
+
+// An undecodable record (item 7): the others are shown; the status bar names it.
+void TestSessionsView::unreadableRecordIsNamed()
+{
+    MainWindow window(m_controller.get());
+    window.show();
+    auto *label = window.findChild<QLabel *>(QStringLiteral("undecodableLabel"));
+    QVERIFY(label);
+    QVERIFY(label->isHidden());
+    {
+        const QString path = m_dir->filePath(QStringLiteral("state.db"));
+        sqlite3 *db = nullptr;
+        QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+        sqlite3_busy_timeout(db, 5000);
+        const QByteArray sql =
+            "UPDATE sessions SET status = 'WEIRD' WHERE id = '" + m_beta.session.id.toUtf8() + "'";
+        QCOMPARE(sqlite3_exec(db, sql.constData(), nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(db);
+    }
+    QTest::ignoreMessage(QtWarningMsg,
+                         QRegularExpression(QStringLiteral("cannot read session record")));
+    m_controller->refresh();
+    QTRY_VERIFY(!label->isHidden());
+    QVERIFY2(label->toolTip().contains(m_beta.session.id), qPrintable(label->toolTip()));
+    SessionTreeModel *model = m_controller->sessionModel();
+    QVERIFY(model->hasSession(m_alpha.session.id));
+}
+
 void TestSessionsView::copyHostnames()
 {
     m_view->selectSession(m_alpha.session.id);
@@ -380,6 +542,58 @@ void TestSessionsView::dashboardOfSession()
     QCOMPARE(requested.count(), 1);
     QCOMPARE(requested.first().at(0).toString(), QStringLiteral("alpha"));
     QCOMPARE(requested.first().at(1).value<QList<KernelRecord>>().size(), 5); // the whole session
+}
+
+void TestSessionsView::firstRunGuides()
+{
+    // A store with sessions shows the tree, never the guide.
+    QVERIFY(m_view->tree()->isVisible());
+    QVERIFY(!m_view->welcomePanel()->isVisible());
+    // No session and no host: what to do first, with the console's own actions.
+    QVERIFY(m_store->removeSession(m_alpha.session.id).has_value());
+    QVERIFY(m_store->removeSession(m_beta.session.id).has_value());
+    QTRY_VERIFY(m_view->welcomePanel()->isVisible());
+    QVERIFY(!m_view->tree()->isVisible());
+    QVERIFY2(m_view->welcomeText().contains(QLatin1String("No Docker host is registered yet")),
+             qPrintable(m_view->welcomeText()));
+    auto button = [this](const char *name) {
+        return m_view->welcomePanel()->findChild<QPushButton *>(QLatin1String(name));
+    };
+    QVERIFY(button("welcomeAddHost")->isVisible());
+    QVERIFY(!button("welcomeLaunch")->isVisible());
+    m_view->setLocalSocketPath(m_dir->filePath(QStringLiteral("absent.sock")));
+    QVERIFY(!button("welcomeLocalDocker")->isVisible());
+    m_view->setLocalSocketPath(m_dir->filePath(QStringLiteral("state.db"))); // a file that exists
+    QVERIFY(button("welcomeLocalDocker")->isVisible());
+    QVERIFY(m_view->welcomeText().contains(QLatin1String("Docker daemon of this machine")));
+    QSignalSpy addHost(m_view.get(), &SessionsView::addHostRequested);
+    QSignalSpy local(m_view.get(), &SessionsView::localDockerRequested);
+    QSignalSpy samples(m_view.get(), &SessionsView::samplesRequested);
+    QTest::mouseClick(button("welcomeAddHost"), Qt::LeftButton);
+    QTest::mouseClick(button("welcomeLocalDocker"), Qt::LeftButton);
+    QTest::mouseClick(button("welcomeSamples"), Qt::LeftButton);
+    QCOMPARE(addHost.size(), 1);
+    QCOMPARE(local.size(), 1);
+    QCOMPARE(samples.size(), 1);
+
+    // A host but no session: launch next.
+    HostRecord h;
+    h.name = QStringLiteral("h1");
+    h.endpoint = QStringLiteral("unix:///nonexistent/docker.sock");
+    QVERIFY(m_store->putHost(h).has_value());
+    m_controller->refresh();
+    QTRY_VERIFY(m_view->welcomeText().contains(QLatin1String("No sessions yet")));
+    QVERIFY(m_view->welcomeText().contains(QLatin1String("One host is registered")));
+    QVERIFY(button("welcomeLaunch")->isVisible());
+    QVERIFY(!button("welcomeAddHost")->isVisible());
+    QSignalSpy launch(m_view.get(), &SessionsView::launchRequested);
+    QTest::mouseClick(button("welcomeLaunch"), Qt::LeftButton);
+    QCOMPARE(launch.size(), 1);
+
+    // The first session replaces the guide with the tree.
+    QVERIFY(m_store->createSession(m_alpha.session, m_alpha.kernels).has_value());
+    QTRY_VERIFY(m_view->tree()->isVisible());
+    QVERIFY(!m_view->welcomePanel()->isVisible());
 }
 
 QTEST_MAIN(TestSessionsView)

@@ -36,8 +36,8 @@ ClusterPlan makePlan(ClusterMode mode, const QList<QPair<QString, int>> &counts,
     return plan;
 }
 
-HostCapacity host(const QString &name, int ncpu, qint64 mem, double usedCpu = 0, bool manager = false,
-                  const QString &swarm = QStringLiteral("S1"))
+HostCapacity host(const QString &name, int ncpu, qint64 mem, double usedCpu = 0,
+                  bool manager = false, const QString &swarm = QStringLiteral("S1"))
 {
     HostCapacity h;
     h.name = name;
@@ -52,8 +52,8 @@ HostCapacity host(const QString &name, int ncpu, qint64 mem, double usedCpu = 0,
 
 QList<HostCapacity> lab3()
 {
-    return {host(QStringLiteral("h1"), 8, 16 * GiB, 0, true), host(QStringLiteral("h2"), 8, 16 * GiB),
-            host(QStringLiteral("h3"), 8, 16 * GiB)};
+    return {host(QStringLiteral("h1"), 8, 16 * GiB, 0, true),
+            host(QStringLiteral("h2"), 8, 16 * GiB), host(QStringLiteral("h3"), 8, 16 * GiB)};
 }
 
 QMap<QString, int> perHost(const Placement &p)
@@ -79,6 +79,8 @@ private Q_SLOTS:
     void networkHostIsAManagerInUse();
     void deterministic();
     void strategyNames();
+    void multiNodeSwarm_data();
+    void multiNodeSwarm();
 };
 
 void TestPlacement::distribution_data()
@@ -97,28 +99,33 @@ void TestPlacement::distribution_data()
 
     QTest::newRow("single-node on the host with most room")
         << single << spread << 2 << 1.0
-        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 6), host("h2", 8, 16 * GiB, 1), host("h3", 8, 16 * GiB, 3)}
+        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 6), host("h2", 8, 16 * GiB, 1),
+                               host("h3", 8, 16 * GiB, 3)}
         << "single-node" << HostCounts{{"h2", 3}};
     QTest::newRow("single-node pack takes the fullest that fits")
         << single << pack << 2 << 1.0
-        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 6), host("h2", 8, 16 * GiB, 1), host("h3", 8, 16 * GiB, 4)}
+        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 6), host("h2", 8, 16 * GiB, 1),
+                               host("h3", 8, 16 * GiB, 4)}
         << "single-node" << HostCounts{{"h3", 3}};
     QTest::newRow("multi-node spread 1+12 over 3 hosts")
         << multi << spread << 12 << 0.5 << lab3() << "multi-node"
         << HostCounts{{"h1", 5}, {"h2", 4}, {"h3", 4}};
     QTest::newRow("multi-node pack fills h1 first")
-        << multi << pack << 12 << 1.0 << lab3() << "multi-node"
-        << HostCounts{{"h1", 8}, {"h2", 5}};
+        << multi << pack << 12 << 1.0 << lab3() << "multi-node" << HostCounts{{"h1", 8}, {"h2", 5}};
     QTest::newRow("multi-node skips unreachable host")
         << multi << spread << 3 << 1.0
         << QList<HostCapacity>{host("h1", 8, 16 * GiB, 0, true),
-                               [] { HostCapacity h = host("h2", 8, 16 * GiB); h.reachable = false; return h; }(),
+                               [] {
+                                   HostCapacity h = host("h2", 8, 16 * GiB);
+                                   h.reachable = false;
+                                   return h;
+                               }(),
                                host("h3", 8, 16 * GiB)}
         << "multi-node" << HostCounts{{"h1", 2}, {"h3", 2}};
     QTest::newRow("multi-node skips a host of another swarm")
         << multi << spread << 3 << 1.0
-        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 0, true), host("h2", 8, 16 * GiB, 0, true, "S2"),
-                               host("h3", 8, 16 * GiB)}
+        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 0, true),
+                               host("h2", 8, 16 * GiB, 0, true, "S2"), host("h3", 8, 16 * GiB)}
         << "multi-node" << HostCounts{{"h1", 2}, {"h3", 2}};
     QTest::newRow("auto picks single-node when one host fits")
         << autoMode << spread << 3 << 1.0 << lab3() << "single-node" << HostCounts{{"h1", 4}};
@@ -140,7 +147,8 @@ void TestPlacement::distribution()
     QFETCH(QString, expectedMode);
     QFETCH(HostCounts, expected);
 
-    const ClusterPlan plan = makePlan(ClusterMode(mode), {{"master", 1}, {"worker", workers}}, cpus, GiB);
+    const ClusterPlan plan =
+        makePlan(ClusterMode(mode), {{"master", 1}, {"worker", workers}}, cpus, GiB);
     const auto p = place(plan, hosts, PlacementStrategy(strategy));
     QVERIFY2(p.has_value(), qPrintable(p ? QString() : p.error().toString()));
     QCOMPARE(p->mode, expectedMode);
@@ -161,22 +169,21 @@ void TestPlacement::doesNotFit_data()
     QTest::newRow("single-node too big")
         << int(ClusterMode::SingleNode) << 12 << 1.0 << GiB << lab3()
         << QStringList{"fits on no single host", "h1: 8 CPUs free, short by 5", "h3:"};
-    QTest::newRow("single-node memory")
-        << int(ClusterMode::SingleNode) << 1 << 0.5 << 10 * GiB << lab3()
-        << QStringList{"short by 4.0 GiB"};
+    QTest::newRow("single-node memory") << int(ClusterMode::SingleNode) << 1 << 0.5 << 10 * GiB
+                                        << lab3() << QStringList{"short by 4.0 GiB"};
     QTest::newRow("multi-node role too big")
         << int(ClusterMode::MultiNode) << 30 << 1.0 << GiB << lab3()
         << QStringList{"role worker does not fit", "24 of 30", "h2: 0 CPUs free, short by 1"};
     QTest::newRow("multi-node without a swarm")
         << int(ClusterMode::MultiNode) << 2 << 1.0 << GiB
-        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 0, false, QString()), host("h2", 8, 16 * GiB, 0, false, QString())}
+        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 0, false, QString()),
+                               host("h2", 8, 16 * GiB, 0, false, QString())}
         << QStringList{"one swarm", "clusterdeckctl network setup"};
     QTest::newRow("auto, neither way")
         << int(ClusterMode::Auto) << 40 << 1.0 << GiB << lab3()
         << QStringList{"fits on no single host, and as multi-node", "role worker does not fit"};
-    QTest::newRow("no hosts at all")
-        << int(ClusterMode::SingleNode) << 1 << 1.0 << GiB << QList<HostCapacity>{}
-        << QStringList{"no hosts registered"};
+    QTest::newRow("no hosts at all") << int(ClusterMode::SingleNode) << 1 << 1.0 << GiB
+                                     << QList<HostCapacity>{} << QStringList{"no hosts registered"};
 }
 
 void TestPlacement::doesNotFit()
@@ -188,19 +195,21 @@ void TestPlacement::doesNotFit()
     QFETCH(QList<HostCapacity>, hosts);
     QFETCH(QStringList, mustMention);
 
-    const auto p = place(makePlan(ClusterMode(mode), {{"master", 1}, {"worker", workers}}, cpus, mem), hosts);
+    const auto p =
+        place(makePlan(ClusterMode(mode), {{"master", 1}, {"worker", workers}}, cpus, mem), hosts);
     QVERIFY(!p.has_value());
     QCOMPARE(p.error().kind, Error::Kind::Invalid);
     for (const QString &needle : mustMention)
-        QVERIFY2(p.error().message.contains(needle), qPrintable(p.error().message + " lacks: " + needle));
+        QVERIFY2(p.error().message.contains(needle),
+                 qPrintable(p.error().message + " lacks: " + needle));
 }
 
 void TestPlacement::labelsAreHonoured()
 {
     QList<HostCapacity> hosts = lab3();
     hosts[2].labels.insert(QStringLiteral("gpu"), QStringLiteral("yes"));
-    const ClusterPlan plan = makePlan(ClusterMode::MultiNode, {{"master", 1}, {"trainer", 3}}, 1.0, GiB,
-                                      {{"trainer", {{"gpu", "yes"}}}});
+    const ClusterPlan plan = makePlan(ClusterMode::MultiNode, {{"master", 1}, {"trainer", 3}}, 1.0,
+                                      GiB, {{"trainer", {{"gpu", "yes"}}}});
     const auto p = place(plan, hosts);
     QVERIFY(p.has_value());
     for (int i = 1; i <= 3; ++i)
@@ -216,7 +225,8 @@ void TestPlacement::networkHostIsAManagerInUse()
 {
     QList<HostCapacity> hosts = lab3();
     hosts[0].ncpu = 0; // the manager runs nothing, but still hosts the overlay
-    const auto p = place(makePlan(ClusterMode::MultiNode, {{"master", 1}, {"worker", 2}}, 1.0, GiB), hosts);
+    const auto p =
+        place(makePlan(ClusterMode::MultiNode, {{"master", 1}, {"worker", 2}}, 1.0, GiB), hosts);
     QVERIFY(p.has_value());
     QVERIFY(!p->hostsUsed.contains(QStringLiteral("h1")));
     QCOMPARE(p->networkHost, QStringLiteral("h1"));
@@ -233,7 +243,8 @@ void TestPlacement::deterministic()
 {
     QList<HostCapacity> hosts = lab3();
     std::reverse(hosts.begin(), hosts.end());
-    const ClusterPlan plan = makePlan(ClusterMode::MultiNode, {{"master", 2}, {"worker", 12}}, 0.25, GiB);
+    const ClusterPlan plan =
+        makePlan(ClusterMode::MultiNode, {{"master", 2}, {"worker", 12}}, 0.25, GiB);
     const auto a = place(plan, hosts);
     const auto b = place(plan, lab3());
     QVERIFY(a && b);
@@ -247,6 +258,46 @@ void TestPlacement::strategyNames()
     QVERIFY(placementStrategyFromString(QStringLiteral("spread")) == PlacementStrategy::Spread);
     QVERIFY(!placementStrategyFromString(QStringLiteral("random")));
     QCOMPARE(toString(PlacementStrategy::Pack), QStringLiteral("pack"));
+}
+
+void TestPlacement::multiNodeSwarm_data()
+{
+    QTest::addColumn<QList<HostCapacity>>("hosts");
+    QTest::addColumn<QString>("swarm");
+    auto down = [](HostCapacity h) {
+        h.reachable = false;
+        return h;
+    };
+    QTest::newRow("no hosts") << QList<HostCapacity>{} << QString();
+    QTest::newRow("the lab's one swarm") << lab3() << QStringLiteral("S1");
+    QTest::newRow("no swarm anywhere")
+        << QList<HostCapacity>{host(QStringLiteral("h1"), 8, GiB, 0, false, {}),
+                               host(QStringLiteral("h2"), 8, GiB, 0, false, {})}
+        << QString();
+    QTest::newRow("a swarm without a manager")
+        << QList<HostCapacity>{host(QStringLiteral("h1"), 8, GiB),
+                               host(QStringLiteral("h2"), 8, GiB)}
+        << QString();
+    QTest::newRow("the manager is down")
+        << QList<HostCapacity>{down(host(QStringLiteral("h1"), 8, GiB, 0, true)),
+                               host(QStringLiteral("h2"), 8, GiB)}
+        << QString();
+    QTest::newRow("the bigger of two swarms")
+        << QList<HostCapacity>{host(QStringLiteral("a1"), 8, GiB, 0, true, QStringLiteral("A")),
+                               host(QStringLiteral("b1"), 8, GiB, 0, true, QStringLiteral("B")),
+                               host(QStringLiteral("b2"), 8, GiB, 0, false, QStringLiteral("B"))}
+        << QStringLiteral("B");
+    QTest::newRow("a tie goes to the first id")
+        << QList<HostCapacity>{host(QStringLiteral("b1"), 8, GiB, 0, true, QStringLiteral("B")),
+                               host(QStringLiteral("a1"), 8, GiB, 0, true, QStringLiteral("A"))}
+        << QStringLiteral("A");
+}
+
+void TestPlacement::multiNodeSwarm()
+{
+    QFETCH(QList<HostCapacity>, hosts);
+    QFETCH(QString, swarm);
+    QCOMPARE(ClusterDeck::multiNodeSwarm(hosts), swarm);
 }
 
 QTEST_GUILESS_MAIN(TestPlacement)

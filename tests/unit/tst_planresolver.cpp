@@ -1,10 +1,14 @@
 #include "control/sessionpolicies.h"
+#include "docker/dockertypes.h"
 #include "plan/planjson.h"
 #include "plan/planresolver.h"
+#include "provision/provisioner.h"
 #include "provision/sessionspec.h"
 #include "template/templateloader.h"
 #include "template/templatevalues.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTest>
 
 using namespace ClusterDeck;
@@ -22,6 +26,9 @@ private Q_SLOTS:
     void envPrecedence();
     void backendEnvWinsOverUser();
     void portPrecedence();
+    void portBinding_data();
+    void portBinding();
+    void badBindAddress();
     void mountPrecedence();
     void resourceOverrides();
     void counts_data();
@@ -234,6 +241,80 @@ void TestPlanResolver::portPrecedence()
     QCOMPARE(plan->kernels.first().ports,
              (QList<ServicePort>{
                  {"jupyter", "http", 8888}, {"web", "http", 8080}, {"api", "tcp", 9001}}));
+}
+
+// Published ports (the image's included) bind to the placed host's registered address unless
+// the template's bindAddress says otherwise; the container spec carries it as HostIp.
+void TestPlanResolver::portBinding_data()
+{
+    QTest::addColumn<QByteArray>("bindLine"); // in the task, or empty
+    QTest::addColumn<QString>("planned");     // KernelSpec::bindAddress
+    QTest::addColumn<QString>("json");        // plan JSON's bind_address (render --json)
+    QTest::addColumn<QString>("hostIp");      // the container's HostIp on a host at 192.168.5.2
+    QTest::newRow("default: the host's address") << QByteArray() << QString() << "host-address"
+                                                 << "192.168.5.2";
+    QTest::newRow("every interface, on purpose")
+        << QByteArray("      bindAddress: 0.0.0.0\n") << "0.0.0.0"
+        << "0.0.0.0"
+        << "0.0.0.0";
+    QTest::newRow("loopback") << QByteArray("      bindAddress: 127.0.0.1\n") << "127.0.0.1"
+                              << "127.0.0.1"
+                              << "127.0.0.1";
+    QTest::newRow("IPv6") << QByteArray("      bindAddress: \"::1\"\n") << "::1"
+                          << "::1"
+                          << "::1";
+}
+
+void TestPlanResolver::portBinding()
+{
+    QFETCH(QByteArray, bindLine);
+    QFETCH(QString, planned);
+    QFETCH(QString, json);
+    QFETCH(QString, hostIp);
+    const ClusterTemplate t = load("name: x\nroles:\n  - name: worker\n    task:\n"
+                                   "      image: img\n      ports: [api:tcp:9000]\n" +
+                                   bindLine);
+    ImageDefaults image; // the image declares one more port by label
+    image.labels.insert(QLatin1String(kServicePortsLabel), "web:http:8080");
+    const auto plan = resolvePlan(t, options(), {{"img", image}});
+    VERIFY_OK(plan);
+    const KernelSpec &k = plan->kernels.first();
+    QCOMPARE(k.ports, (QList<ServicePort>{{"web", "http", 8080}, {"api", "tcp", 9000}}));
+    QCOMPARE(k.bindAddress, planned);
+    QCOMPARE(PlanJson::toJson(*plan)
+                 .value(QStringLiteral("kernels"))
+                 .toArray()
+                 .first()
+                 .toObject()
+                 .value(QStringLiteral("bind_address"))
+                 .toString(),
+             json);
+    // A restart recreates from the stored spec: the binding survives it.
+    SessionSpec spec;
+    spec.plan = *plan;
+    auto back = SessionSpec::fromJson(spec.toJson(), QStringLiteral("t"));
+    VERIFY_OK(back);
+    QCOMPARE(back->plan.kernels.first().bindAddress, planned);
+
+    const Docker::ContainerSpec c = Provisioner::containerSpecFor(
+        k, QStringLiteral("cd-net"), QString(), QStringLiteral("192.168.5.2"));
+    QCOMPARE(c.ports.size(), 2);
+    for (const Docker::PortBinding &b : c.ports) {
+        QCOMPARE(b.hostIp, hostIp);
+        QCOMPARE(b.hostPort, 0);
+    }
+}
+
+void TestPlanResolver::badBindAddress()
+{
+    TemplateLoader loader;
+    const auto t = loader.loadClusterFromData("name: x\nroles:\n  - name: worker\n    task:\n"
+                                              "      image: img\n      bindAddress: my-host\n",
+                                              QStringLiteral("t.yaml"));
+    QVERIFY(!t);
+    QVERIFY2(t.error().toString().contains(QStringLiteral("bindAddress")) &&
+                 t.error().toString().contains(QStringLiteral("expected an IP address")),
+             qPrintable(t.error().toString()));
 }
 
 void TestPlanResolver::mountPrecedence()

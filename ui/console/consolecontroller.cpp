@@ -37,6 +37,7 @@ struct ConsoleController::SyncResult
     QList<KernelRecord> kernelUpdates;
     QList<EventRecord> events;
     std::optional<QList<HostRecord>> hosts;
+    QStringList undecodable; // full syncs: records that cannot be read, "key: why"
     QString error;
 };
 
@@ -312,10 +313,12 @@ void ConsoleController::startSync()
                     r.error = e.toString();
             };
             if (request.full) {
-                auto sessions = store->sessions();
+                auto sessions = store->listSessions();
                 auto kernels = store->allKernels();
                 if (sessions && kernels) {
-                    r.sessions = *sessions;
+                    r.sessions = sessions->sessions;
+                    for (const UndecodableRecord &u : std::as_const(sessions->undecodable))
+                        r.undecodable.append(u.toString());
                     for (const KernelRecord &k : std::as_const(*kernels))
                         r.kernels[k.sessionId].append(k);
                 } else {
@@ -406,6 +409,12 @@ void ConsoleController::applySync(const SyncResult &r)
             }
             for (const QString &id : std::as_const(stale))
                 m_sessionModel->removeSession(id);
+        }
+        if (r.undecodable != m_undecodable) {
+            m_undecodable = r.undecodable;
+            for (const QString &u : std::as_const(m_undecodable))
+                qCWarning(lcConsole).noquote() << "cannot read session record" << u;
+            Q_EMIT undecodableRecordsChanged(m_undecodable);
         }
         Q_EMIT sessionsLoaded();
     } else {
@@ -510,6 +519,9 @@ void ConsoleController::reconcile()
         auto report = once.runOnce();
         if (!report)
             return std::unexpected(report.error());
+        if (!report->refused.isEmpty())
+            return std::unexpected(Error{Error::Kind::Decode, tr("reconcile refused"),
+                                         report->refused});
         QString summary = tr("%n change(s)", nullptr, report->changes());
         if (!report->warnings.isEmpty())
             summary += u'\n' + report->warnings.join(u'\n');

@@ -84,6 +84,8 @@ public:
     // "controller: this console", "controller: HOST (pid N) since …", "no controller — …".
     QString controllerText() const { return m_controllerText; }
     bool policiesActive() const { return m_policiesActive; }
+    // Session records the last full sync could not decode ("key: why"); the others are shown.
+    QStringList undecodableRecords() const { return m_undecodable; }
     // Reads who leads now (in the background); controllerStatusChanged() follows.
     void refreshControllerStatus();
 
@@ -126,6 +128,8 @@ Q_SIGNALS:
     void operationFinished(const QString &what, bool ok, const QString &message);
     // Who leads the store's controller changed (text as controllerText()).
     void controllerStatusChanged(const QString &text, bool policiesActive);
+    // The session records that cannot be decoded ("key: why"), after a full sync changed them.
+    void undecodableRecordsChanged(const QStringList &records);
 
 private:
     struct SyncRequest
@@ -156,6 +160,7 @@ private:
     std::unique_ptr<Controller> m_controller;
     bool m_embeddedEnabled = true;
     QString m_storeUrl;
+    QStringList m_undecodable;
     QString m_controllerText;
     QMap<QString, HostHealth> m_hostHealth;
     bool m_policiesActive = false;

@@ -45,10 +45,21 @@ void LocalDockerOffer::check()
         Q_EMIT finished(true, false, QString());
         return;
     }
+    addNow();
+}
+
+void LocalDockerOffer::addNow()
+{
+    m_done = true;
+    const QFileInfo socket(m_socketPath);
+    HostRegistry *registry = m_controller->registry();
+    if (!registry) {
+        Q_EMIT finished(false, false, tr("no store is open"));
+        return;
+    }
     HostRecord record;
     record.name = QStringLiteral("local");
     record.endpoint = QStringLiteral("unix://") + socket.absoluteFilePath();
-    HostRegistry *registry = m_controller->registry();
     QPointer<LocalDockerOffer> self(this);
     m_controller->runInBackground(
         [registry, record] { return registry->add(record); },

@@ -29,6 +29,10 @@ public:
     using Ask = std::function<bool(const QString &socketPath)>;
     void setAsk(Ask ask) { m_ask = std::move(ask); }
 
+    // Registers the local daemon as host "local" without asking (the sessions view's first-run
+    // button); `finished` reports the outcome.
+    void addNow();
+
 Q_SIGNALS:
     // After the offer was decided: whether it was asked, and what registering gave.
     void finished(bool asked, bool added, const QString &error);

@@ -3,6 +3,7 @@
 #include "common/datapaths.h"
 #include "console/consolecontroller.h"
 #include "host/hostregistry.h"
+#include "placement/placement.h"
 #include "plan/planresolver.h"
 #include "plan/presets.h"
 #include "plan/sshkeypair.h"
@@ -23,8 +24,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLocale>
 #include <QLineEdit>
+#include <QLocale>
 #include <QLoggingCategory>
 #include <QPlainTextEdit>
 #include <QPointer>
@@ -33,6 +34,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTextDocument>
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -393,17 +395,50 @@ Result<Placement> LaunchDialog::previewPlacement() const
     return place(*plan, capacities(), PlacementStrategy::Spread);
 }
 
+QString LaunchDialog::previewStatusText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_previewStatus->text());
+    return doc.toPlainText();
+}
+
 void LaunchDialog::updatePreview()
 {
     if (m_launching)
         return;
     m_preview->clear();
+    auto refuse = [this](const QString &why) {
+        m_previewStatus->setText(
+            QStringLiteral("<span style='color:#cc3333'>%1</span>").arg(why.toHtmlEscaped()));
+        m_launch->setEnabled(false);
+    };
+    // What keeps a launch from starting is said in the console's terms: its actions, not the
+    // CLI's commands.
+    const QList<HostCapacity> hosts = capacities();
+    if (m_hostsOverride ? hosts.isEmpty() : m_controller->hosts().isEmpty())
+        return refuse(tr("No host registered yet: add one in the Hosts view (Add Host…), or "
+                         "register this machine's Docker daemon there."));
+    if (!hosts.isEmpty() && std::none_of(hosts.cbegin(), hosts.cend(),
+                                         [](const HostCapacity &h) { return h.reachable; }))
+        return refuse(hosts.size() == 1
+                          ? tr("The registered host does not answer: see the Hosts view.")
+                          : tr("None of the %1 registered hosts answers: see the Hosts view.")
+                                .arg(hosts.size()));
     const auto placement = previewPlacement();
     if (!placement) {
-        m_previewStatus->setText(QStringLiteral("<span style='color:#cc3333'>%1</span>")
-                                     .arg(placement.error().toString().toHtmlEscaped()));
-        m_launch->setEnabled(false);
-        return;
+        const auto opts = launchOptions();
+        const ClusterMode mode = opts && opts->mode ? *opts->mode
+                                 : m_loaded         ? m_loaded->mode
+                                                    : ClusterMode::Auto;
+        if (mode != ClusterMode::SingleNode && hosts.size() > 1 && multiNodeSwarm(hosts).isEmpty())
+            return refuse(
+                mode == ClusterMode::MultiNode
+                    ? tr("Multi-node needs the hosts in one swarm: use “Set Up Multi-Host "
+                         "Networking” in the Hosts view, or choose single-node.")
+                    : tr("The session fits on no single host, and spreading it over "
+                         "several needs them in one swarm: use “Set Up Multi-Host "
+                         "Networking” in the Hosts view."));
+        return refuse(placement.error().toString());
     }
     m_previewStatus->setText(
         tr("Fits: %1 on %2").arg(placement->mode, placement->hostsUsed.join(QStringLiteral(", "))));
@@ -548,12 +583,13 @@ void LaunchDialog::setPullProgress(const QString &host, const QString &image, do
         hostSum += f;
     bar->setValue(int(1000 * hostSum / double(m_pullFractions[host].size())));
     const QLocale locale;
-    bar->setFormat(error.isEmpty()
-                       ? tr("%1  %2 of %3")
-                             .arg(image.section(QLatin1Char('/'), -1),
-                                  locale.formattedDataSize(downloaded, 1, QLocale::DataSizeSIFormat),
-                                  locale.formattedDataSize(total, 1, QLocale::DataSizeSIFormat))
-                       : tr("failed: %1").arg(error));
+    bar->setFormat(
+        error.isEmpty()
+            ? tr("%1  %2 of %3")
+                  .arg(image.section(QLatin1Char('/'), -1),
+                       locale.formattedDataSize(downloaded, 1, QLocale::DataSizeSIFormat),
+                       locale.formattedDataSize(total, 1, QLocale::DataSizeSIFormat))
+            : tr("failed: %1").arg(error));
     double all = 0;
     int n = 0;
     for (const auto &images : std::as_const(m_pullFractions)) {

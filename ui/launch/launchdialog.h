@@ -45,6 +45,7 @@ public:
     QSpinBox *countBox(const QString &role) const { return m_counts.value(role); }
     QLineEdit *nameEdit() const { return m_name; }
     QComboBox *modeBox() const { return m_mode; }
+    QString previewStatusText() const;
     QTableWidget *envTable() const { return m_env; }
     QTableWidget *mountsTable() const { return m_mounts; }
     QTreeWidget *previewTree() const { return m_preview; }

@@ -6,6 +6,7 @@
 #include "events/eventsview.h"
 #include "host/hostregistry.h"
 #include "hosts/hostsview.h"
+#include "hosts/localdockeroffer.h"
 #include "images/imagesview.h"
 #include "launch/launchdialog.h"
 #include "sessions/sessionsview.h"
@@ -41,7 +42,17 @@ MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
     m_tabs->setObjectName(QStringLiteral("mainTabs"));
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(m_sessionsView, tr("Sessions"));
-    m_tabs->addTab(new HostsView(m_controller), tr("Hosts"));
+    auto *hosts = new HostsView(m_controller);
+    m_tabs->addTab(hosts, tr("Hosts"));
+    connect(m_sessionsView, &SessionsView::addHostRequested, this, [this, hosts] {
+        m_tabs->setCurrentWidget(hosts);
+        hosts->addHost();
+    });
+    connect(m_sessionsView, &SessionsView::localDockerRequested, this, [this] {
+        auto *offer = new LocalDockerOffer(m_controller, this);
+        connect(offer, &LocalDockerOffer::finished, offer, &QObject::deleteLater);
+        offer->addNow();
+    });
     auto *templates = new TemplateEditor;
     templates->setDirectories(sampleTemplateDirectories(), userTemplateDirectory());
     m_templateEditor = templates;
@@ -50,6 +61,8 @@ MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
     });
     templates->setKnownImages(TemplateEditor::imagesOf(m_controller->hostStatuses()));
     m_tabs->addTab(templates, tr("Templates"));
+    connect(m_sessionsView, &SessionsView::samplesRequested, this,
+            [this, templates] { m_tabs->setCurrentWidget(templates); });
     m_tabs->addTab(new EventsView(m_controller), tr("Events"));
     auto *images = new ImagesView(m_controller);
     m_tabs->addTab(images, tr("Images"));
@@ -122,9 +135,10 @@ void MainWindow::setupToolBar()
     m_launch =
         new QAction(QIcon::fromTheme(QStringLiteral("media-playback-start")), tr("&Launch…"), this);
     m_launch->setObjectName(QStringLiteral("launch"));
-    m_launch->setShortcut(QKeySequence::New);
+    m_launch->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_L), QKeySequence(QKeySequence::New)});
     m_launch->setToolTip(tr("Launch a cluster session from a template"));
     connect(m_launch, &QAction::triggered, this, &MainWindow::launchRequested);
+    connect(m_sessionsView, &SessionsView::launchRequested, m_launch, &QAction::trigger);
     connect(m_launch, &QAction::triggered, this, [this] {
         auto *dialog = new LaunchDialog(m_controller, this);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -193,6 +207,11 @@ void MainWindow::setupStatusBar()
     m_controllerLabel->setToolTip(
         tr("The controller applies failure and success policies and repairs what crashes leave "
            "behind. One console or `clusterdeckctl controller` leads per store."));
+    m_undecodableLabel = new QLabel;
+    m_undecodableLabel->setObjectName(QStringLiteral("undecodableLabel"));
+    m_undecodableLabel->setStyleSheet(QStringLiteral("color: #cc3333;"));
+    m_undecodableLabel->hide();
+    statusBar()->addPermanentWidget(m_undecodableLabel);
     statusBar()->addPermanentWidget(m_busyLabel);
     statusBar()->addPermanentWidget(m_controllerLabel);
     statusBar()->addPermanentWidget(m_hostsLabel);
@@ -227,6 +246,19 @@ void MainWindow::setupStatusBar()
     // The console may have learnt who leads before this window existed.
     if (!m_controller->controllerText().isEmpty())
         showController(m_controller->controllerText(), m_controller->policiesActive());
+    // A record that cannot be read is left out of the tree; say so, naming it (the controller
+    // refuses to reconcile until it is repaired or removed).
+    auto showUndecodable = [this](const QStringList &records) {
+        m_undecodableLabel->setVisible(!records.isEmpty());
+        m_undecodableLabel->setText(
+            tr("%n unreadable session record(s)", nullptr, int(records.size())));
+        m_undecodableLabel->setToolTip(
+            tr("Left out of the list; the controller does not reconcile until they are repaired "
+               "or removed:\n%1")
+                .arg(records.join(QLatin1Char('\n'))));
+    };
+    connect(m_controller, &ConsoleController::undecodableRecordsChanged, this, showUndecodable);
+    showUndecodable(m_controller->undecodableRecords());
     connect(m_controller, &ConsoleController::busyChanged, this,
             [this](bool busy) { m_busyLabel->setText(busy ? tr("Working…") : QString()); });
     connect(m_controller, &ConsoleController::operationStarted, this,

@@ -65,6 +65,7 @@ private:
     QLabel *m_hostsLabel = nullptr;
     QLabel *m_busyLabel = nullptr;
     QLabel *m_controllerLabel = nullptr;
+    QLabel *m_undecodableLabel = nullptr;
 };
 
 } // namespace ClusterDeck::Ui

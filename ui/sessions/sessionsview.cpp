@@ -24,20 +24,28 @@
 #include <QComboBox>
 #include <QDataStream>
 #include <QDesktopServices>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIODevice>
+#include <QLabel>
 #include <QLineEdit>
+#include <QLoggingCategory>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPointer>
+#include <QPushButton>
 #include <QSet>
 #include <QSplitter>
+#include <QStackedWidget>
+#include <QTextDocument>
 #include <QThreadPool>
 #include <QTimer>
 #include <QTreeView>
 #include <QUrl>
 #include <QVBoxLayout>
+
+Q_LOGGING_CATEGORY(lcSessionsView, "clusterdeck.ui.sessions")
 
 namespace ClusterDeck::Ui {
 
@@ -53,6 +61,17 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     , m_showFinished(new QCheckBox(tr("Show ended")))
     , m_tree(new QTreeView)
     , m_splitter(new QSplitter(Qt::Vertical))
+    , m_stack(new QStackedWidget)
+    , m_welcome(new QWidget)
+    , m_welcomeText(new QLabel)
+    , m_welcomeAddHost(
+          new QPushButton(QIcon::fromTheme(QStringLiteral("list-add")), tr("Add a Docker Host…")))
+    , m_welcomeLocal(new QPushButton(QIcon::fromTheme(QStringLiteral("computer")),
+                                     tr("Use This Machine's Docker Daemon")))
+    , m_welcomeSamples(new QPushButton(QIcon::fromTheme(QStringLiteral("document-open")),
+                                       tr("Open the Sample Templates")))
+    , m_welcomeLaunch(new QPushButton(QIcon::fromTheme(QStringLiteral("media-playback-start")),
+                                      tr("Launch a Session…")))
     , m_logs(new LogsPanel)
     , m_prober(new PortProber(this))
     , m_portDelegate(new PortLinkDelegate(m_prober, this))
@@ -131,7 +150,9 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     auto *topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
     topLayout->addLayout(filterBar);
-    topLayout->addWidget(m_tree);
+    m_stack->addWidget(m_tree);
+    m_stack->addWidget(m_welcome);
+    topLayout->addWidget(m_stack);
     m_splitter->addWidget(top);
     m_splitter->addWidget(m_logs);
     m_splitter->setStretchFactor(0, 3);
@@ -141,6 +162,43 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_splitter);
+
+    // The first-run panel: a short text and the console actions that get an admin going.
+    m_welcome->setObjectName(QStringLiteral("sessionsWelcome"));
+    m_welcomeText->setObjectName(QStringLiteral("welcomeText"));
+    m_welcomeText->setWordWrap(true);
+    m_welcomeText->setAlignment(Qt::AlignCenter);
+    m_welcomeText->setTextFormat(Qt::RichText);
+    m_welcomeAddHost->setObjectName(QStringLiteral("welcomeAddHost"));
+    m_welcomeLocal->setObjectName(QStringLiteral("welcomeLocalDocker"));
+    m_welcomeSamples->setObjectName(QStringLiteral("welcomeSamples"));
+    m_welcomeLaunch->setObjectName(QStringLiteral("welcomeLaunch"));
+    {
+        auto *column = new QVBoxLayout;
+        column->addWidget(m_welcomeText);
+        column->addSpacing(12);
+        for (QPushButton *b : {m_welcomeLaunch, m_welcomeAddHost, m_welcomeLocal, m_welcomeSamples})
+            column->addWidget(b);
+        auto *centre = new QHBoxLayout;
+        centre->addStretch();
+        centre->addLayout(column);
+        centre->addStretch();
+        auto *outer = new QVBoxLayout(m_welcome);
+        outer->addStretch();
+        outer->addLayout(centre);
+        outer->addStretch(2);
+    }
+    connect(m_welcomeAddHost, &QPushButton::clicked, this, &SessionsView::addHostRequested);
+    connect(m_welcomeLocal, &QPushButton::clicked, this, &SessionsView::localDockerRequested);
+    connect(m_welcomeSamples, &QPushButton::clicked, this, &SessionsView::samplesRequested);
+    connect(m_welcomeLaunch, &QPushButton::clicked, this, &SessionsView::launchRequested);
+    connect(controller, &ConsoleController::hostsChanged, this, &SessionsView::updateWelcome);
+    connect(controller, &ConsoleController::sessionsLoaded, this, &SessionsView::updateWelcome);
+    connect(controller, &ConsoleController::storeOpened, this, &SessionsView::updateWelcome);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &SessionsView::updateWelcome);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &SessionsView::updateWelcome);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &SessionsView::updateWelcome);
+    updateWelcome();
 
     m_logs->setController(controller->sessionController());
     connect(controller, &ConsoleController::storeOpened, this,
@@ -382,6 +440,50 @@ void SessionsView::hideEvent(QHideEvent *event)
     m_stats->setActive(false); // not visible, nothing streams
 }
 
+void SessionsView::setLocalSocketPath(const QString &path)
+{
+    m_localSocket = path;
+    updateWelcome();
+}
+
+QString SessionsView::welcomeText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_welcomeText->text());
+    return doc.toPlainText();
+}
+
+void SessionsView::updateWelcome()
+{
+    // Only a store with no session at all gets the panel; a filter that hides every row does not.
+    const bool noSessions = m_controller->hasStore() && m_model->rowCount() == 0;
+    const bool noHosts = m_controller->hosts().isEmpty();
+    if (!noSessions) {
+        m_stack->setCurrentWidget(m_tree);
+        return;
+    }
+    const bool localDaemon = QFileInfo::exists(m_localSocket);
+    if (noHosts) {
+        m_welcomeText->setText(
+            tr("<h2>Welcome to ClusterDeck</h2><p>No Docker host is registered yet. Sessions run "
+               "on Docker hosts: add one (a local socket, <tt>tcp://</tt> with TLS, or "
+               "<tt>ssh://</tt>)%1, then launch a session from a template.</p>")
+                .arg(localDaemon ? tr(", or use the Docker daemon of this machine") : QString()));
+    } else {
+        m_welcomeText->setText(
+            tr("<h2>No sessions yet</h2><p>%1 registered. Launch a session from one of the "
+               "sample templates, or write your own in the Templates view.</p>")
+                .arg(m_controller->hosts().size() == 1
+                         ? tr("One host is")
+                         : tr("%1 hosts are").arg(m_controller->hosts().size())));
+    }
+    m_welcomeAddHost->setVisible(noHosts);
+    m_welcomeLocal->setVisible(noHosts && localDaemon);
+    m_welcomeLaunch->setVisible(!noHosts);
+    m_welcomeSamples->setVisible(true);
+    m_stack->setCurrentWidget(m_welcome);
+}
+
 StatsMonitor *SessionsView::statsMonitor() const
 {
     return m_stats->monitor();
@@ -541,8 +643,9 @@ QMenu *SessionsView::contextMenuFor(const QModelIndex &proxyIndex)
             const QString url = p.value(QStringLiteral("url")).toString();
             const QString label =
                 p.value(QStringLiteral("name")).toString() + QStringLiteral(" — ") + url;
-            connect(open->addAction(label), &QAction::triggered, this,
-                    [this, url] { openUrl(url); });
+            QAction *openIt = open->addAction(label);
+            openIt->setEnabled(isOpenableUrl(url));
+            connect(openIt, &QAction::triggered, this, [this, url] { openUrl(url); });
             connect(copy->addAction(label), &QAction::triggered, this,
                     [url] { QApplication::clipboard()->setText(url); });
         }
@@ -553,8 +656,22 @@ QMenu *SessionsView::contextMenuFor(const QModelIndex &proxyIndex)
     return menu;
 }
 
+bool SessionsView::isOpenableUrl(const QString &url)
+{
+    const QUrl u(url, QUrl::StrictMode);
+    if (!u.isValid() || u.isRelative() || u.host().isEmpty())
+        return false;
+    const QString scheme = u.scheme().toLower();
+    return scheme == QLatin1String("http") || scheme == QLatin1String("https");
+}
+
 void SessionsView::openUrl(const QString &url)
 {
+    if (!isOpenableUrl(url)) {
+        qCWarning(lcSessionsView).noquote()
+            << "not opening" << url << ": only http and https links are opened";
+        return;
+    }
     Q_EMIT openUrlRequested(url);
     if (m_urlOpener)
         m_urlOpener(url);

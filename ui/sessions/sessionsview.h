@@ -2,6 +2,10 @@
 
 #include <QWidget>
 
+class QLabel;
+class QPushButton;
+class QStackedWidget;
+
 #include <functional>
 
 class QAction;
@@ -55,6 +59,11 @@ public:
     ~SessionsView() override;
 
     QTreeView *tree() const { return m_tree; }
+    // Shown instead of the tree while the store holds no session (first run: no host either).
+    QWidget *welcomePanel() const { return m_welcome; }
+    QString welcomeText() const;
+    // Where the local Docker daemon listens (tests point it elsewhere).
+    void setLocalSocketPath(const QString &path);
     SessionFilterProxyModel *proxy() const { return m_proxy; }
     QLineEdit *filterEdit() const { return m_filter; }
     LogsPanel *logsPanel() const { return m_logs; }
@@ -80,6 +89,9 @@ public:
     using Confirm = std::function<bool(const QString &title, const QString &text)>;
     void setConfirm(Confirm confirm) { m_confirm = std::move(confirm); }
     static QString confirmationText(const Target &target, const QString &verb);
+    // Whether a port link may be opened: only absolute http/https URLs with a host. Links come
+    // from the (possibly shared) store, so file:, javascript:, custom handlers… are refused.
+    static bool isOpenableUrl(const QString &url);
     // How port links are opened (QDesktopServices by default); tests record them instead.
     void setUrlOpener(std::function<void(const QString &url)> opener)
     {
@@ -117,12 +129,18 @@ Q_SIGNALS:
     void terminalRequested(const QString &title, const QString &host, const QString &containerId);
     // "Show Dashboard": the session's kernels (direct connections only).
     void dashboardRequested(const QString &title, const QList<ClusterDeck::KernelRecord> &kernels);
+    // The first-run panel's buttons (the main window knows where these live).
+    void addHostRequested();
+    void localDockerRequested();
+    void samplesRequested();
+    void launchRequested();
 
 protected:
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
 
 private:
+    void updateWelcome();
     void updateActions();
     void updateProbeEndpoints();
     void openUrl(const QString &url);
@@ -136,6 +154,15 @@ private:
     QCheckBox *m_showFinished;
     QTreeView *m_tree;
     QSplitter *m_splitter;
+    // Instead of an empty tree: what to do next (no host yet, or no session yet).
+    QStackedWidget *m_stack;
+    QWidget *m_welcome;
+    QLabel *m_welcomeText;
+    QPushButton *m_welcomeAddHost;
+    QPushButton *m_welcomeLocal;
+    QPushButton *m_welcomeSamples;
+    QPushButton *m_welcomeLaunch;
+    QString m_localSocket = QStringLiteral("/var/run/docker.sock");
     LogsPanel *m_logs;
     PortProber *m_prober;
     PortLinkDelegate *m_portDelegate;
