@@ -846,7 +846,7 @@ Result<void> Provisioner::pullImages(Run &run)
             std::lock_guard lock(run.mutex);
             s = run.session;
         }
-        auto stored = specOf(s);
+        auto stored = specOf(s, *m_store);
         if (!stored)
             return fail(stored.error());
         for (KernelSpec &k : stored->plan.kernels) {
@@ -854,7 +854,8 @@ Result<void> Provisioner::pullImages(Run &run)
                 k.imageDigest = mine->imageDigest;
         }
         QJsonObject options = s.launchOptions;
-        options.insert(QStringLiteral("spec"), stored->toJson());
+        if (auto ok = storeSpec(*m_store, *stored, options); !ok)
+            return fail(ok.error().withContext(QStringLiteral("recording image digests")));
         s.launchOptions = options;
         if (auto ok = m_store->updateSession(s); !ok)
             return fail(ok.error().withContext(QStringLiteral("recording image digests")));

@@ -97,7 +97,7 @@ Result<ScaleOutcome> SessionScaler::scale(const QString &sessionId,
 
 Result<SessionSpec> SessionScaler::currentSpec(const SessionRecord &session) const
 {
-    auto spec = Provisioner::specOf(session);
+    auto spec = Provisioner::specOf(session, *m_store);
     if (!spec)
         return fail(spec.error());
     // Sessions launched before `scale` existed: their bounds come from the template as launched.
@@ -264,7 +264,9 @@ Result<ScaleOutcome> SessionScaler::scaleLocked(const QString &sessionId,
                        {QStringLiteral("at"), now.toString(Qt::ISODateWithMs)}};
     SessionRecord s = *session;
     QJsonObject options = s.launchOptions;
-    options.insert(QStringLiteral("spec"), target.toJson());
+    // Secrets (the session's ssh key) are sealed apart, as at launch.
+    if (auto ok = Provisioner::storeSpec(*m_store, target, options); !ok)
+        return fail(ok.error().withContext(QStringLiteral("recording the scale")));
     options.insert(kIntent, intent);
     s.launchOptions = options;
     s.updatedAt = now;
@@ -435,7 +437,7 @@ Result<QString> SessionScaler::repairLocked(const QString &sessionId)
     auto previous = SessionSpec::fromJson(previousJson, where);
     if (!previous)
         return fail(previous.error());
-    auto target = Provisioner::specOf(*session);
+    auto target = Provisioner::specOf(*session, *m_store);
     if (!target)
         return fail(target.error());
     auto kernels = m_store->kernels(sessionId);

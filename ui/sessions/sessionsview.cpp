@@ -563,9 +563,9 @@ ScaleRoleDialog *SessionsView::scaleCurrentRole()
     if (!t.isValid() || t.role.isEmpty())
         return nullptr;
     const auto record = m_model->sessionRecord(t.sessionId);
-    if (!record)
+    if (!record || !m_controller->store())
         return nullptr;
-    auto spec = Provisioner::specOf(*record);
+    auto spec = Provisioner::specOf(*record, *m_controller->store());
     if (!spec)
         return nullptr;
     const auto rc = std::find_if(spec->plan.roles.cbegin(), spec->plan.roles.cend(),
