@@ -108,7 +108,7 @@ void HostWatchdog::watch(const QString &host, std::shared_ptr<Docker::DockerClie
                         .arg(double(m_settings.timeout.count()) / 1000.0)
                         .arg(double(silentFor.elapsed()) / 1000.0, 0, 'f', 1)
                         .arg(last.message));
-                qCWarning(lcProvision).noquote() << why.toString();
+                qCInfo(lcProvision).noquote() << why.toString();
                 {
                     std::lock_guard lock(m_mutex);
                     m_hung.append({host, why});

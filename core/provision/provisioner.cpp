@@ -96,8 +96,8 @@ struct Provisioner::Run
     QString failedHostname;
     std::optional<Error> hungError; // the first host that stopped answering leads the error
     QSet<QString> hungHosts;
-    QHash<QString, KernelRecord> records;   // hostname → latest record
-    QMap<QString, QStringList> volumesMade; // host → volume names made by this run
+    QHash<QString, KernelRecord> records;    // hostname → latest record
+    QMap<QString, QStringList> volumesMade;  // host → volume names made by this run
     QMap<QString, QStringList> imagesPulled; // host → images this run pulled (rolled back too)
 
     Docker::CallOptions call() const
@@ -213,7 +213,8 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
             auto ref = Registry::ImageReference::parse(role.task.image);
             if (!ref)
                 continue;
-            auto lookup = m_credentials ? m_credentials : Registry::ImagePuller::dockerConfigLookup();
+            auto lookup =
+                m_credentials ? m_credentials : Registry::ImagePuller::dockerConfigLookup();
             auto creds = lookup(ref->authKey());
             Registry::RegistryClient registry(
                 ref->isDockerHub() ? QStringLiteral("registry-1.docker.io") : ref->domain,
@@ -224,8 +225,9 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
             if (defaults)
                 images.insert(role.task.image, *defaults);
             else
-                qCInfo(lcProvision).noquote() << "defaults of" << role.task.image
-                                              << "unknown before the pull:" << defaults.error().toString();
+                qCInfo(lcProvision).noquote()
+                    << "defaults of" << role.task.image
+                    << "unknown before the pull:" << defaults.error().toString();
         }
     }
 
@@ -493,7 +495,10 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
                                                               QStringLiteral("aborted")));
     if (hung && !cancelled) {
         Error lead = *hung;
-        if (firstError && firstError->toString() != hung->toString())
+        // What failed after it, unless that is only the hung host itself or the cancel it
+        // caused on the others.
+        if (firstError && firstError->kind != Error::Kind::Cancelled &&
+            firstError->toString() != hung->toString() && !firstError->where.contains(hung->where))
             lead.message += QStringLiteral("; then: ") + firstError->toString();
         cause = lead;
     }
@@ -518,8 +523,8 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
     QStringList unfinished;
     const auto removed = removeSessionObjects(run.spec, volumes, removal, &unfinished);
     if (!removed)
-        qCWarning(lcProvision) << "rollback of" << plan.sessionId
-                               << "incomplete:" << removed.error().toString();
+        qCInfo(lcProvision) << "rollback of" << plan.sessionId
+                            << "incomplete:" << removed.error().toString();
     // Images this launch pulled go too (a host that had one keeps it; one in use stays).
     QMap<QString, QStringList> pulled;
     {
@@ -538,8 +543,8 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
             call.timeout = std::min<std::chrono::milliseconds>(left, 30s);
             call.cancel = run.hostStop.value(it.key());
             if (auto gone = run.clients.value(it.key())->removeImage(image, false, call); !gone)
-                qCInfo(lcProvision).noquote() << "keeping pulled image" << image << "on"
-                                              << it.key() << ":" << gone.error().toString();
+                qCInfo(lcProvision).noquote() << "keeping pulled image" << image << "on" << it.key()
+                                              << ":" << gone.error().toString();
         }
     }
     const KernelStatus final = cancelled ? KernelStatus::Cancelled : KernelStatus::Error;
@@ -613,7 +618,9 @@ Result<void> Provisioner::prepareHosts(Run &run)
         }
     }
     // Images: every host that lacks one pulls it, all hosts at once, each image once per host.
-    tasks.append({QString(), [this, &run]() { return pullImages(run); }});
+    tasks.append({QString(), [this, &run]() {
+                      return pullImages(run);
+                  }});
     for (auto it = volumesOf.cbegin(); it != volumesOf.cend(); ++it) {
         for (const Mount &m : it.value()) {
             const QString host = it.key();
@@ -704,9 +711,9 @@ Result<void> Provisioner::pullImages(Run &run)
     for (const KernelSpec &k : run.spec.plan.kernels) {
         const QString host = run.spec.placement.hostOf.value(k.hostname);
         // A recorded digest is immutable: pulling it again can never change it.
-        const PullPolicy policy =
-            !k.imageDigest.isEmpty() && k.pullPolicy == PullPolicy::Always ? PullPolicy::IfNotPresent
-                                                                            : k.pullPolicy;
+        const PullPolicy policy = !k.imageDigest.isEmpty() && k.pullPolicy == PullPolicy::Always
+                                      ? PullPolicy::IfNotPresent
+                                      : k.pullPolicy;
         auto same = std::find_if(wants.begin(), wants.end(), [&](const Want &w) {
             return w.host == host && w.image == k.imageToRun();
         });
@@ -722,8 +729,8 @@ Result<void> Provisioner::pullImages(Run &run)
         if (w.policy == PullPolicy::Never)
             never.append(w);
         else
-            targets.append({w.host, run.clients.value(w.host), w.image,
-                            w.policy == PullPolicy::IfNotPresent});
+            targets.append(
+                {w.host, run.clients.value(w.host), w.image, w.policy == PullPolicy::IfNotPresent});
     }
     QHash<QString, QString> pinned; // host + image → digest or image id
     auto key = [](const QString &host, const QString &image) -> QString {
@@ -1103,12 +1110,18 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
     std::mutex mutex;
     std::optional<Error> error;
     QSet<QString> leftOn; // hosts whose objects may remain
-    auto note = [&](const QString &host, const Error &e) {
+    // `containers`: the host's containers may remain (not only the network).
+    auto note = [&](const QString &host, const Error &e, bool containers = true) {
         std::lock_guard lock(mutex);
+        const Error here =
+            e.withContext(QStringLiteral("removing session %1's objects from host %2")
+                              .arg(sessionId.left(8), host));
         if (!error)
-            error = e.withContext(QStringLiteral("removing session %1's objects from host %2")
-                                      .arg(sessionId.left(8), host));
-        leftOn.insert(host);
+            error = here;
+        else if (!error->message.contains(e.message) && error->message.size() < 2000)
+            error->message += QStringLiteral("; ") + here.toString();
+        if (containers)
+            leftOn.insert(host);
     };
     // Every call gets what is left of the whole removal's time (at most 30 s), and the host's
     // cancel: a daemon that stopped answering costs the deadline once, not once per object.
@@ -1218,11 +1231,20 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
                                     << "(labels of another store or session)";
             }
             // An overlay keeps "active endpoints" for a moment after its last container left:
-            // retry until the removal's deadline, not a fixed number of times.
+            // retry until the removal's deadline, not a fixed number of times. While a host
+            // does not answer, the swarm keeps its attachment to the network ("in use by task")
+            // until it does: then a few seconds for the others' endpoints is all it gets.
+            const auto networkDeadline =
+                options.skipHosts.isEmpty() ? deadline : std::min(deadline, Clock::now() + 5s);
             while (!networkId.isEmpty()) {
                 const auto retry = callFor(networkHost);
                 if (!retry) {
-                    outOfTime(networkHost);
+                    note(networkHost,
+                         Error::make(Error::Kind::Timeout,
+                                     QStringLiteral("host %1").arg(networkHost),
+                                     QStringLiteral("network %1 not removed in time")
+                                         .arg(spec.plan.networkName)),
+                         false);
                     break;
                 }
                 auto ok = (*client)->removeNetwork(networkId, *retry);
@@ -1230,8 +1252,17 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
                     break;
                 if (ok.error().kind == Error::Kind::Timeout ||
                     ok.error().kind == Error::Kind::Cancelled ||
-                    ok.error().kind == Error::Kind::Transport || Clock::now() + 250ms >= deadline) {
-                    note(networkHost, ok.error());
+                    ok.error().kind == Error::Kind::Transport ||
+                    Clock::now() + 250ms >= networkDeadline) {
+                    Error e = ok.error();
+                    if (!options.skipHosts.isEmpty())
+                        e.message +=
+                            QStringLiteral(" (the swarm keeps the attachment of host(s) %1, which "
+                                           "do not answer; the network goes when they do)")
+                                .arg(QStringList(options.skipHosts.cbegin(),
+                                                 options.skipHosts.cend())
+                                         .join(QStringLiteral(", ")));
+                    note(networkHost, e, false);
                     break;
                 }
                 std::this_thread::sleep_for(250ms);

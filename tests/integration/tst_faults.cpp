@@ -206,20 +206,39 @@ void TestFaults::hungHostFailsTheLaunch()
                              .arg(QString::fromUtf8(p.err).trimmed());
     QVERIFY2(p.exitCode != 0, "a launch with a frozen host must fail");
     QVERIFY2(failSeconds < 60.0, qPrintable(QStringLiteral("took %1 s").arg(failSeconds)));
-    const QString error = QString::fromUtf8(p.err).trimmed();
+    QString error;
+    for (const QString &line : QString::fromUtf8(p.err).split(QLatin1Char('\n'))) {
+        if (line.startsWith(QStringLiteral("error: ")))
+            error = line;
+    }
     QVERIFY2(error.startsWith(QStringLiteral("error: host h3")), qPrintable(error));
     QVERIFY2(error.contains(QStringLiteral("stopped answering")), qPrintable(error));
 
-    // Nothing on the hosts that answer.
-    for (const QString &h : {QStringLiteral("h1"), QStringLiteral("h2")}) {
+    if (auto events = m_store->events(0, 1000); events) {
+        for (const EventRecord &e : std::as_const(*events))
+            qInfo().noquote() << e.at.toString(Qt::ISODateWithMs) << e.action << e.detail.left(300);
+    }
+    // No container on the hosts that answer. The overlay on the manager (h1) is the one
+    // exception: the swarm keeps h3's attachment to it until h3 answers (there is no API to drop
+    // a frozen node's attachment short of removing the node from the swarm), and the error says so.
+    for (const QString &h : {QStringLiteral("h1"), QStringLiteral("h2")})
         QCOMPARE(m_lab.containersOf(id).value(h), QStringList());
-        QCOMPARE(m_lab.networksOf(id).value(h), QStringList());
+    QCOMPARE(m_lab.networksOf(id).value(QStringLiteral("h2")), QStringList());
+    if (!m_lab.networksOf(id).value(QStringLiteral("h1")).isEmpty()) {
+        auto events = m_store->events(0, 1000);
+        QVERIFY(events);
+        bool explained = false;
+        for (const EventRecord &e : std::as_const(*events))
+            explained =
+                explained || e.detail.contains(u"the swarm keeps the attachment of host(s) h3");
+        QVERIFY2(explained, "a network left on h1 is explained in the session's events");
+        qInfo() << "the overlay stays on h1 until h3 answers (its swarm attachment holds it)";
     }
     // The store says what waits for h3, and h3 cannot be removed meanwhile.
     auto session = m_store->session(id);
     QVERIFY(session);
-    QCOMPARE(session->desired, DesiredState::Terminated);
-    QCOMPARE(session->status, SessionStatus::Error);
+    QCOMPARE(toString(session->desired), toString(DesiredState::Terminated));
+    QCOMPARE(toString(session->status), toString(SessionStatus::Error));
     auto kernels = m_store->kernels(id);
     QVERIFY(kernels);
     int waiting = 0;
@@ -379,9 +398,9 @@ void TestFaults::interruptedLaunch()
     auto session = m_store->session(id);
     QVERIFY(session);
     // The desired state is stored before any rollback.
-    QCOMPARE(session->desired, DesiredState::Terminated);
+    QCOMPARE(toString(session->desired), toString(DesiredState::Terminated));
     if (signals == 1) {
-        QCOMPARE(session->status, SessionStatus::Cancelled);
+        QCOMPARE(toString(session->status), toString(SessionStatus::Cancelled));
         QCOMPARE(LabHosts::count(m_lab.containersOf(id)), 0);
         QCOMPARE(LabHosts::count(m_lab.networksOf(id)), 0);
     } else {
