@@ -26,6 +26,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLoggingCategory>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QSet>
@@ -48,6 +49,9 @@ using namespace std::chrono_literals;
 #endif
 
 namespace {
+
+// clusterdeckctl: the build's, unless --ctl names another (a copy, while the tree rebuilds).
+QString g_ctl = QStringLiteral(CLUSTERDECKCTL);
 
 QTextStream &out()
 {
@@ -137,7 +141,7 @@ public:
         m_process = std::make_unique<QProcess>();
         m_process->setStandardOutputFile(m_log, QIODevice::Append);
         m_process->setStandardErrorFile(m_log, QIODevice::Append);
-        m_process->start(QStringLiteral(CLUSTERDECKCTL),
+        m_process->start(g_ctl,
                          {QStringLiteral("--store"), m_storeUrl, QStringLiteral("controller"),
                           QStringLiteral("--resync"), QString::number(m_resync),
                           QStringLiteral("--lease-ttl"), QStringLiteral("5"),
@@ -214,13 +218,11 @@ public:
 private:
     Proc cli(const Bench &b, const QStringList &args, int timeoutMs = 180000) const
     {
-        return runProcess(QStringLiteral(CLUSTERDECKCTL),
-                          QStringList{QStringLiteral("--store"), b.url} + args, timeoutMs);
+        return runProcess(g_ctl, QStringList{QStringLiteral("--store"), b.url} + args, timeoutMs);
     }
     void startCli(QProcess &p, const Bench &b, const QStringList &args) const
     {
-        p.start(QStringLiteral(CLUSTERDECKCTL),
-                QStringList{QStringLiteral("--store"), b.url} + args);
+        p.start(g_ctl, QStringList{QStringLiteral("--store"), b.url} + args);
         p.waitForStarted(10000);
     }
     int ms(int from, int to) { return from + int(m_rng.bounded(quint32(to - from + 1))); }
@@ -737,6 +739,11 @@ void Chaos::run(const QStringList &faults, QMap<QString, Tally> &tallies)
             cleanSessions(*bench);
         }
         tearDown(*bench, tally);
+        say(QStringLiteral("== %1 done: %2 trials, %3 with violations, %4 leftovers")
+                .arg(fault)
+                .arg(tally.trials)
+                .arg(tally.violations)
+                .arg(tally.leftovers));
     }
 }
 
@@ -790,10 +797,18 @@ int main(int argc, char **argv)
                               QStringLiteral("LIST"));
     QCommandLineOption seed(QStringLiteral("seed"), QStringLiteral("random seed"),
                             QStringLiteral("N"));
+    QCommandLineOption ctl(QStringLiteral("ctl"), QStringLiteral("the clusterdeckctl to drive"),
+                           QStringLiteral("PATH"));
     QCommandLineOption resync(QStringLiteral("resync"), QStringLiteral("controller resync seconds"),
                               QStringLiteral("S"), QStringLiteral("10"));
-    parser.addOptions({trials, killTrials, faults, seed, resync});
+    parser.addOptions({trials, killTrials, faults, seed, resync, ctl});
     parser.process(app);
+    if (parser.isSet(ctl))
+        g_ctl = parser.value(ctl);
+    // The table is the output; the libraries' chatter is not (QT_LOGGING_RULES overrides).
+    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
+        QLoggingCategory::setFilterRules(
+            QStringLiteral("clusterdeck.*.debug=false\nclusterdeck.*.info=false"));
 
     QStringList chosen = parser.isSet(faults)
                              ? parser.value(faults).split(QLatin1Char(','), Qt::SkipEmptyParts)
