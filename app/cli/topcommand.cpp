@@ -163,7 +163,7 @@ int topCommand(Context &context, const QStringList &args)
         for (qsizetype i = 0; i < kernels.size(); ++i) {
             const KernelRecord &k = kernels.at(i);
             if (got.at(i))
-                usage.set({k.sessionId, k.role, k.id}, *got.at(i));
+                usage.set({k.sessionId, k.role, k.id, k.host}, *got.at(i));
             else
                 context.err() << "warning: " << k.hostname << ": " << errors.at(i)->toString()
                               << '\n';
@@ -180,7 +180,7 @@ int topCommand(Context &context, const QStringList &args)
                      [&](const QString &kernelId, const Docker::ResourceUsage &u) {
                          for (const KernelRecord &k : std::as_const(kernels)) {
                              if (k.id == kernelId)
-                                 usage.set({k.sessionId, k.role, k.id}, u);
+                                 usage.set({k.sessionId, k.role, k.id, k.host}, u);
                          }
                      });
     QObject::connect(&monitor, &StatsMonitor::streamEnded, &monitor,

@@ -45,4 +45,14 @@ Docker::ResourceUsage UsageAggregator::session(const QString &sessionId) const
     return sum;
 }
 
+QHash<QString, Docker::ResourceUsage> UsageAggregator::byHost() const
+{
+    QHash<QString, Docker::ResourceUsage> sums;
+    for (const Entry &e : m_kernels) {
+        if (!e.key.host.isEmpty())
+            sums[e.key.host] = Docker::sumUsage(sums.value(e.key.host), e.usage);
+    }
+    return sums;
+}
+
 } // namespace ClusterDeck

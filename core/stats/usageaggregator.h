@@ -19,6 +19,7 @@ public:
         QString sessionId;
         QString role;
         QString kernelId;
+        QString host; // where the kernel runs (for the Hosts view's sums); may be empty
     };
 
     void set(const KernelKey &key, const Docker::ResourceUsage &usage);
@@ -28,6 +29,8 @@ public:
     std::optional<Docker::ResourceUsage> kernel(const QString &kernelId) const;
     Docker::ResourceUsage role(const QString &sessionId, const QString &role) const;
     Docker::ResourceUsage session(const QString &sessionId) const;
+    // Every reporting kernel's usage summed per host (kernels without a host are left out).
+    QHash<QString, Docker::ResourceUsage> byHost() const;
     int size() const { return int(m_kernels.size()); }
 
 private:

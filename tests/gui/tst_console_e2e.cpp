@@ -6,6 +6,8 @@
 #include "console/consolecontroller.h"
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
+#include "hosts/hoststablemodel.h"
+#include "hosts/hostsview.h"
 #include "launch/launchdialog.h"
 #include "mainwindow/mainwindow.h"
 #include "provision/sessioncontroller.h"
@@ -13,6 +15,8 @@
 #include "sessions/sessionfilterproxymodel.h"
 #include "sessions/sessionsview.h"
 #include "sessions/sessiontreemodel.h"
+#include "stats/kernelstatsfeed.h"
+#include "stats/statsmonitor.h"
 #include "store/sqlitestore.h"
 
 #include <QAction>
@@ -184,6 +188,47 @@ void TestConsoleE2E::launchSeeRunningTerminateSeeItGo()
         QTRY_COMPARE_WITH_TIMEOUT(
             model->index(i, SessionTreeModel::StatusColumn, workersRow).data().toString(),
             QStringLiteral("RUNNING"), 10000);
+
+    // The Hosts tab shows live usage next to the allocated figures, for the hosts that run
+    // the session's kernels; the sessions view, hidden meanwhile, streams nothing.
+    auto *hostsView = window.findChild<HostsView *>();
+    QVERIFY(hostsView);
+    window.tabs()->setCurrentWidget(hostsView);
+    QTRY_COMPARE_WITH_TIMEOUT(view->statsMonitor()->streamCount(), 0, 2000);
+    QSet<QString> kernelHosts;
+    for (int r = 0; r < model->rowCount(session); ++r) {
+        const QModelIndex role = model->index(r, 0, session);
+        for (int k = 0; k < model->rowCount(role); ++k)
+            kernelHosts.insert(
+                model
+                    ->kernelRecord(
+                        model->index(k, 0, role).data(SessionTreeModel::KernelIdRole).toString())
+                    ->host);
+    }
+    HostsTableModel *hosts = hostsView->model();
+    QTRY_COMPARE_WITH_TIMEOUT(hostsView->statsFeed()->monitor()->streamCount(), 4, 10000);
+    for (int row = 0; row < hosts->rowCount(); ++row) {
+        const QString host = hosts->hostName(row);
+        const QModelIndex memory = hosts->index(row, HostsTableModel::MemoryUsedColumn);
+        if (kernelHosts.contains(host)) {
+            QTRY_VERIFY_WITH_TIMEOUT(memory.data(HostsTableModel::RatioRole).toDouble() > 0, 10000);
+            QVERIFY2(
+                hosts->index(row, HostsTableModel::CpuUsedColumn)
+                    .data()
+                    .toString()
+                    .endsWith(QLatin1String(" %)")),
+                qPrintable(hosts->index(row, HostsTableModel::CpuUsedColumn).data().toString()));
+            qInfo() << host << "in use:"
+                    << hosts->index(row, HostsTableModel::CpuUsedColumn).data().toString()
+                    << memory.data().toString() << "allocated:"
+                    << hosts->index(row, HostsTableModel::MemoryColumn).data().toString();
+        } else {
+            QCOMPARE(memory.data().toString(), QStringLiteral("idle"));
+        }
+    }
+    window.tabs()->setCurrentWidget(view);
+    QTRY_COMPARE_WITH_TIMEOUT(hostsView->statsFeed()->monitor()->streamCount(), 0, 2000);
+    QVERIFY(!hosts->index(0, HostsTableModel::MemoryUsedColumn).data().isValid());
 
     // Terminate from the context menu of a member kernel: it acts on the whole session.
     view->tree()->expandAll();

@@ -19,6 +19,8 @@ class TestHostsEvents : public QObject
 
 private Q_SLOTS:
     void hostsTable();
+    void hostsLiveUsage_data();
+    void hostsLiveUsage();
     void eventsNewestFirst();
     void launchDialogCountsRespectMinMax_data();
     void launchDialogCountsRespectMinMax();
@@ -79,6 +81,73 @@ void TestHostsEvents::hostsTable()
              QStringLiteral("down since 2026-12-03 08:30:00"));
     QCOMPARE(model.index(1, HostsTableModel::ControllerColumn).data(Qt::ToolTipRole).toString(),
              QStringLiteral("connection refused"));
+}
+
+void TestHostsEvents::hostsLiveUsage_data()
+{
+    // h1: 4 CPUs, 8 GiB, 3 kernels allocated (status()); h2 likewise but unreachable.
+    QTest::addColumn<bool>("streaming");
+    QTest::addColumn<double>("cpuPercent"); // summed over the host's kernels; 100 = one core
+    QTest::addColumn<qint64>("memoryUsed");
+    QTest::addColumn<QString>("cpuText");
+    QTest::addColumn<double>("cpuRatio");
+    QTest::addColumn<QString>("memoryText");
+    QTest::addColumn<double>("memoryRatio");
+    QTest::newRow("hidden: blank")
+        << false << 150.0 << (qint64(1) << 30) << QString() << -1.0 << QString() << -1.0;
+    QTest::newRow("no sample yet") << true << -1.0 << qint64(0) << QStringLiteral("waiting…")
+                                   << -1.0 << QStringLiteral("waiting…") << -1.0;
+    QTest::newRow("one and a half cores, 1 GiB")
+        << true << 150.0 << (qint64(1) << 30) << QStringLiteral("1.50 cores (38 %)") << 0.375
+        << QStringLiteral("%1 (13 %)").arg(HostsTableModel::formatBytes(qint64(1) << 30)) << 0.125;
+    QTest::newRow("idle kernels")
+        << true << 0.0 << (qint64(4) << 20) << QStringLiteral("0.00 cores (0 %)") << 0.0
+        << QStringLiteral("%1 (0 %)").arg(HostsTableModel::formatBytes(qint64(4) << 20))
+        << double(qint64(4) << 20) / double(qint64(8) << 30);
+}
+
+void TestHostsEvents::hostsLiveUsage()
+{
+    QFETCH(bool, streaming);
+    QFETCH(double, cpuPercent);
+    QFETCH(qint64, memoryUsed);
+    QFETCH(QString, cpuText);
+    QFETCH(double, cpuRatio);
+    QFETCH(QString, memoryText);
+    QFETCH(double, memoryRatio);
+    HostsTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setStatuses({status("h1", true), status("h2", false)});
+    QHash<QString, Docker::ResourceUsage> live;
+    if (cpuPercent >= 0) {
+        Docker::ResourceUsage u;
+        u.cpuPercent = cpuPercent;
+        u.memoryUsed = quint64(memoryUsed);
+        u.kernels = 3;
+        live.insert(QStringLiteral("h1"), u);
+        live.insert(QStringLiteral("h2"), u); // unreachable: never shown
+    }
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.setLiveUsage(live, streaming);
+    QCOMPARE(changed.size(), 2); // the two live columns
+    const QModelIndex cpu = model.index(0, HostsTableModel::CpuUsedColumn);
+    const QModelIndex memory = model.index(0, HostsTableModel::MemoryUsedColumn);
+    QCOMPARE(cpu.data().toString(), cpuText);
+    QCOMPARE(memory.data().toString(), memoryText);
+    if (cpuRatio < 0) {
+        QVERIFY(!cpu.data(HostsTableModel::RatioRole).isValid());
+    } else {
+        QCOMPARE(cpu.data(HostsTableModel::RatioRole).toDouble(), cpuRatio);
+        QCOMPARE(memory.data(HostsTableModel::RatioRole).toDouble(), memoryRatio);
+        QVERIFY(cpu.data(Qt::ToolTipRole).toString().contains(QLatin1String("3 running")));
+    }
+    QVERIFY(!model.index(1, HostsTableModel::CpuUsedColumn).data().isValid());
+    // The allocated figures stay as they were, next to the live ones.
+    QCOMPARE(model.index(0, HostsTableModel::CpuColumn).data().toString(), QStringLiteral("1 / 4"));
+    // The same usage again changes nothing.
+    changed.clear();
+    model.setLiveUsage(live, streaming);
+    QCOMPARE(changed.size(), 0);
 }
 
 void TestHostsEvents::eventsNewestFirst()

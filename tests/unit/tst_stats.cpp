@@ -45,6 +45,7 @@ private Q_SLOTS:
     void memoryWithoutPageCache();
     void rejectsGarbage();
     void sums();
+    void sumsPerHost();
 };
 
 void TestStats::decodesRecorded_data()
@@ -156,13 +157,13 @@ void TestStats::rejectsGarbage()
 void TestStats::sums()
 {
     UsageAggregator a;
-    a.set({QStringLiteral("s1"), QStringLiteral("master"), QStringLiteral("k1")},
+    a.set({QStringLiteral("s1"), QStringLiteral("master"), QStringLiteral("k1"), {}},
           usage(50, 100, 1000));
-    a.set({QStringLiteral("s1"), QStringLiteral("worker"), QStringLiteral("k2")},
+    a.set({QStringLiteral("s1"), QStringLiteral("worker"), QStringLiteral("k2"), {}},
           usage(25, 200, 1000));
-    a.set({QStringLiteral("s1"), QStringLiteral("worker"), QStringLiteral("k3")},
+    a.set({QStringLiteral("s1"), QStringLiteral("worker"), QStringLiteral("k3"), {}},
           usage(10, 300, 1000));
-    a.set({QStringLiteral("s2"), QStringLiteral("worker"), QStringLiteral("k4")},
+    a.set({QStringLiteral("s2"), QStringLiteral("worker"), QStringLiteral("k4"), {}},
           usage(99, 999, 1000));
     QCOMPARE(a.role(QStringLiteral("s1"), QStringLiteral("worker")).cpuPercent, 35.0);
     QCOMPARE(a.role(QStringLiteral("s1"), QStringLiteral("worker")).memoryUsed, quint64(500));
@@ -171,7 +172,7 @@ void TestStats::sums()
     QCOMPARE(a.session(QStringLiteral("s1")).memoryLimit, quint64(3000));
     QCOMPARE(a.session(QStringLiteral("s1")).kernels, 3);
     // A newer sample replaces the kernel's; a removed kernel leaves the sums.
-    a.set({QStringLiteral("s1"), QStringLiteral("worker"), QStringLiteral("k3")},
+    a.set({QStringLiteral("s1"), QStringLiteral("worker"), QStringLiteral("k3"), {}},
           usage(20, 300, 1000));
     QCOMPARE(a.session(QStringLiteral("s1")).cpuPercent, 95.0);
     a.remove(QStringLiteral("k2"));
@@ -179,6 +180,33 @@ void TestStats::sums()
     QCOMPARE(a.session(QStringLiteral("s2")).kernels, 1);
     QVERIFY(!a.kernel(QStringLiteral("k2")));
     QCOMPARE(a.session(QStringLiteral("none")), ResourceUsage{});
+}
+
+void TestStats::sumsPerHost()
+{
+    UsageAggregator a;
+    QVERIFY(a.byHost().isEmpty());
+    a.set({QStringLiteral("s1"), QStringLiteral("master"), QStringLiteral("k1"),
+           QStringLiteral("h1")},
+          usage(50, 100, 1000));
+    a.set({QStringLiteral("s1"), QStringLiteral("worker"), QStringLiteral("k2"),
+           QStringLiteral("h2")},
+          usage(25, 200, 1000));
+    a.set({QStringLiteral("s2"), QStringLiteral("worker"), QStringLiteral("k3"),
+           QStringLiteral("h1")},
+          usage(10, 300, 1000));
+    a.set({QStringLiteral("s2"), QStringLiteral("worker"), QStringLiteral("k4"), {}}, // no host
+          usage(99, 999, 1000));
+    QHash<QString, ResourceUsage> hosts = a.byHost();
+    QCOMPARE(hosts.size(), 2);
+    QCOMPARE(hosts.value(QStringLiteral("h1")).cpuPercent, 60.0);
+    QCOMPARE(hosts.value(QStringLiteral("h1")).memoryUsed, quint64(400));
+    QCOMPARE(hosts.value(QStringLiteral("h1")).kernels, 2);
+    QCOMPARE(hosts.value(QStringLiteral("h2")).kernels, 1);
+    a.remove(QStringLiteral("k2"));
+    hosts = a.byHost();
+    QVERIFY(!hosts.contains(QStringLiteral("h2")));
+    QCOMPARE(hosts.value(QStringLiteral("h1")).kernels, 2);
 }
 
 QTEST_GUILESS_MAIN(TestStats)

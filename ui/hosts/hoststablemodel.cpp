@@ -39,6 +39,20 @@ void HostsTableModel::setHealth(const QMap<QString, HostHealth> &health)
                            index(int(m_hosts.size()) - 1, ControllerColumn));
 }
 
+void HostsTableModel::setLiveUsage(const QHash<QString, Docker::ResourceUsage> &usage,
+                                   bool streaming)
+{
+    if (usage == m_live && streaming == m_streaming)
+        return;
+    m_live = usage;
+    m_streaming = streaming;
+    if (m_hosts.isEmpty())
+        return;
+    Q_EMIT dataChanged(index(0, CpuUsedColumn), index(int(m_hosts.size()) - 1, CpuUsedColumn));
+    Q_EMIT dataChanged(index(0, MemoryUsedColumn),
+                       index(int(m_hosts.size()) - 1, MemoryUsedColumn));
+}
+
 void HostsTableModel::setStatuses(const QList<HostStatus> &statuses)
 {
     m_statuses.clear();
@@ -140,6 +154,45 @@ QVariant HostsTableModel::data(const QModelIndex &index, int role) const
         if (role == RatioRole)
             return s->memTotal > 0 ? double(s->allocated.memoryBytes) / double(s->memTotal) : 0.0;
         break;
+    case CpuUsedColumn:
+    case MemoryUsedColumn: {
+        if (!m_streaming || !s || !s->reachable)
+            break;
+        const auto live = m_live.constFind(h.name);
+        const bool cpu = index.column() == CpuUsedColumn;
+        if (live == m_live.cend()) {
+            if (role == Qt::DisplayRole)
+                return s->allocated.kernels > 0 ? tr("waiting…") : tr("idle");
+            if (role == Qt::ToolTipRole)
+                return s->allocated.kernels > 0
+                           ? tr("Waiting for the first samples of this host's kernels")
+                           : tr("No kernel of this store runs on this host");
+            break;
+        }
+        if (role == Qt::DisplayRole) {
+            if (cpu) {
+                const double cores = live->cpuPercent / 100.0;
+                return s->ncpu > 0 ? tr("%1 cores (%2 %)")
+                                         .arg(cores, 0, 'f', 2)
+                                         .arg(100.0 * cores / s->ncpu, 0, 'f', 0)
+                                   : tr("%1 cores").arg(cores, 0, 'f', 2);
+            }
+            return s->memTotal > 0
+                       ? tr("%1 (%2 %)")
+                             .arg(formatBytes(qint64(live->memoryUsed)))
+                             .arg(100.0 * double(live->memoryUsed) / double(s->memTotal), 0, 'f', 0)
+                       : formatBytes(qint64(live->memoryUsed));
+        }
+        if (role == RatioRole) {
+            if (cpu)
+                return s->ncpu > 0 ? live->cpuPercent / 100.0 / s->ncpu : 0.0;
+            return s->memTotal > 0 ? double(live->memoryUsed) / double(s->memTotal) : 0.0;
+        }
+        if (role == Qt::ToolTipRole)
+            return tr("Live: %n running kernel(s) of this store summed, refreshed every second",
+                      nullptr, live->kernels);
+        break;
+    }
     case KernelsColumn:
         if (role == Qt::DisplayRole && s)
             return s->allocated.kernels;
@@ -184,8 +237,12 @@ QVariant HostsTableModel::headerData(int section, Qt::Orientation orientation, i
         return tr("Swarm");
     case CpuColumn:
         return tr("CPUs (allocated / total)");
+    case CpuUsedColumn:
+        return tr("CPU in use");
     case MemoryColumn:
         return tr("Memory (allocated / total)");
+    case MemoryUsedColumn:
+        return tr("Memory in use");
     case KernelsColumn:
         return tr("Kernels");
     case ControllerColumn:

@@ -5,6 +5,8 @@
 #include "host/hostregistry.h"
 #include "host/swarmsetup.h"
 #include "hoststablemodel.h"
+#include "sessions/sessiontreemodel.h"
+#include "stats/kernelstatsfeed.h"
 #include "usagebardelegate.h"
 
 #include <QDialog>
@@ -16,6 +18,7 @@
 #include <QPushButton>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace ClusterDeck::Ui {
@@ -29,6 +32,9 @@ HostsView::HostsView(ConsoleController *controller, QWidget *parent)
     , m_remove(new QPushButton(QIcon::fromTheme(QStringLiteral("list-remove")), tr("&Remove")))
     , m_network(new QPushButton(tr("Set Up &Multi-Host Networking")))
     , m_refresh(new QPushButton(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&fresh")))
+    , m_stats(new KernelStatsFeed(
+          controller->sessionModel(), [controller] { return controller->registry(); }, this))
+    , m_publish(new QTimer(this))
 {
     setObjectName(QStringLiteral("hostsView"));
     m_table->setObjectName(QStringLiteral("hostsTable"));
@@ -40,13 +46,18 @@ HostsView::HostsView(ConsoleController *controller, QWidget *parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setItemDelegateForColumn(HostsTableModel::CpuColumn, new UsageBarDelegate(this));
     m_table->setItemDelegateForColumn(HostsTableModel::MemoryColumn, new UsageBarDelegate(this));
+    m_table->setItemDelegateForColumn(HostsTableModel::CpuUsedColumn, new UsageBarDelegate(this));
+    m_table->setItemDelegateForColumn(HostsTableModel::MemoryUsedColumn,
+                                      new UsageBarDelegate(this));
     m_table->setColumnWidth(HostsTableModel::NameColumn, 90);
     m_table->setColumnWidth(HostsTableModel::EndpointColumn, 260);
     m_table->setColumnWidth(HostsTableModel::ReachableColumn, 120);
     m_table->setColumnWidth(HostsTableModel::DockerColumn, 200);
     m_table->setColumnWidth(HostsTableModel::SwarmColumn, 130);
     m_table->setColumnWidth(HostsTableModel::CpuColumn, 150);
+    m_table->setColumnWidth(HostsTableModel::CpuUsedColumn, 140);
     m_table->setColumnWidth(HostsTableModel::MemoryColumn, 190);
+    m_table->setColumnWidth(HostsTableModel::MemoryUsedColumn, 150);
     m_network->setObjectName(QStringLiteral("setUpNetworking"));
     m_network->setToolTip(tr("Make every registered host a member of one swarm (idempotent), so "
                              "sessions can span hosts on an overlay network"));
@@ -77,10 +88,46 @@ HostsView::HostsView(ConsoleController *controller, QWidget *parent)
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &HostsView::updateButtons);
     connect(m_model, &QAbstractItemModel::modelReset, this, &HostsView::updateButtons);
+    connect(m_stats, &KernelStatsFeed::sampled, this,
+            [this](const QString &kernelId, const Docker::ResourceUsage &usage) {
+                const auto k = m_controller->sessionModel()->kernelRecord(kernelId);
+                if (k)
+                    m_usage.set({k->sessionId, k->role, k->id, k->host}, usage);
+            });
+    connect(m_stats, &KernelStatsFeed::ended, this,
+            [this](const QString &kernelId) { m_usage.remove(kernelId); });
+    connect(m_stats, &KernelStatsFeed::cleared, this, [this] {
+        m_usage.clear();
+        m_model->setLiveUsage({}, false);
+    });
+    // Samples arrive per kernel; the table changes once a second.
+    m_publish->setInterval(1000);
+    connect(m_publish, &QTimer::timeout, this, &HostsView::publishUsage);
+
     m_model->setHosts(controller->hosts());
     m_model->setStatuses(controller->hostStatuses());
     m_model->setHealth(controller->hostHealth());
     updateButtons();
+}
+
+void HostsView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    m_stats->setActive(true);
+    publishUsage();
+    m_publish->start();
+}
+
+void HostsView::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    m_publish->stop();
+    m_stats->setActive(false); // clears the live columns
+}
+
+void HostsView::publishUsage()
+{
+    m_model->setLiveUsage(m_usage.byHost(), true);
 }
 
 void HostsView::updateButtons()

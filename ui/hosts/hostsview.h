@@ -1,14 +1,18 @@
 #pragma once
 
+#include "stats/usageaggregator.h"
+
 #include <QWidget>
 
 class QPushButton;
 class QTableView;
+class QTimer;
 
 namespace ClusterDeck::Ui {
 
 class ConsoleController;
 class HostsTableModel;
+class KernelStatsFeed;
 
 // The registered hosts and their live state; Add Host, Remove, and "Set up multi-host
 // networking" (the swarm setup, with what it did on each host).
@@ -21,14 +25,20 @@ public:
 
     HostsTableModel *model() const { return m_model; }
     QTableView *table() const { return m_table; }
+    KernelStatsFeed *statsFeed() const { return m_stats; }
 
 public Q_SLOTS:
     void addHost();
     void removeSelected();
     void setUpNetworking();
 
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
 private:
     void updateButtons();
+    void publishUsage();
 
     ConsoleController *m_controller;
     HostsTableModel *m_model;
@@ -37,6 +47,11 @@ private:
     QPushButton *m_remove;
     QPushButton *m_network;
     QPushButton *m_refresh;
+    // Live usage next to the allocated figures: the running kernels' stats, summed per host
+    // once a second, only while the view is visible.
+    KernelStatsFeed *m_stats;
+    UsageAggregator m_usage;
+    QTimer *m_publish;
 };
 
 } // namespace ClusterDeck::Ui

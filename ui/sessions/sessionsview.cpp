@@ -4,6 +4,7 @@
 #include "host/hostregistry.h"
 #include "runcommanddialog.h"
 #include "sparklinedelegate.h"
+#include "stats/kernelstatsfeed.h"
 #include "stats/statsmonitor.h"
 
 #include "console/consolecontroller.h"
@@ -70,8 +71,8 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     , m_collapseAll(new QAction(tr("Collapse All"), this))
     , m_probeTimer(new QTimer(this))
     , m_ageTimer(new QTimer(this))
-    , m_stats(new StatsMonitor(this))
-    , m_statsTimer(new QTimer(this))
+    , m_stats(new KernelStatsFeed(
+          controller->sessionModel(), [controller] { return controller->registry(); }, this))
 {
     setObjectName(QStringLiteral("sessionsView"));
     m_proxy->setSourceModel(m_model);
@@ -226,24 +227,10 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     connect(m_ageTimer, &QTimer::timeout, m_tree->viewport(), qOverload<>(&QWidget::update));
     m_ageTimer->start();
 
-    // Stats streams follow the running kernels, re-checked a moment after the tree changes.
-    connect(m_stats, &StatsMonitor::sampled, m_model, &SessionTreeModel::setUsage);
-    connect(m_stats, &StatsMonitor::streamEnded, m_model, &SessionTreeModel::clearUsage);
-    m_statsTimer->setSingleShot(true);
-    m_statsTimer->setInterval(1000);
-    connect(m_statsTimer, &QTimer::timeout, this, &SessionsView::syncStatsStreams);
-    auto scheduleStats = [this] {
-        if (isVisible())
-            m_statsTimer->start();
-    };
-    connect(m_model, &QAbstractItemModel::modelReset, this, scheduleStats);
-    connect(m_model, &QAbstractItemModel::rowsInserted, this, scheduleStats);
-    connect(m_model, &QAbstractItemModel::rowsRemoved, this, scheduleStats);
-    connect(m_model, &QAbstractItemModel::dataChanged, this,
-            [scheduleStats](const QModelIndex &, const QModelIndex &bottomRight) {
-                if (bottomRight.column() < Model::CpuColumn) // not our own usage updates
-                    scheduleStats();
-            });
+    // Stats streams follow the running kernels while the view is visible.
+    connect(m_stats, &KernelStatsFeed::sampled, m_model, &SessionTreeModel::setUsage);
+    connect(m_stats, &KernelStatsFeed::ended, m_model, &SessionTreeModel::clearUsage);
+    connect(m_stats, &KernelStatsFeed::cleared, m_model, &SessionTreeModel::clearAllUsage);
 
     m_confirm = [this](const QString &title, const QString &text) {
         return QMessageBox::question(this, title, text, QMessageBox::Yes | QMessageBox::Cancel,
@@ -381,75 +368,23 @@ void SessionsView::copyHostnamesOfCurrent()
 void SessionsView::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
-    syncStatsStreams();
+    m_stats->setActive(true);
 }
 
 void SessionsView::hideEvent(QHideEvent *event)
 {
     QWidget::hideEvent(event);
-    // Not visible, nothing streams.
-    ++m_statsGeneration;
-    m_statsTimer->stop();
-    m_stats->unwatchAll();
-    m_model->clearAllUsage();
+    m_stats->setActive(false); // not visible, nothing streams
+}
+
+StatsMonitor *SessionsView::statsMonitor() const
+{
+    return m_stats->monitor();
 }
 
 void SessionsView::syncStatsStreams()
 {
-    if (!isVisible() || !m_controller->registry())
-        return;
-    struct Wanted
-    {
-        QString kernelId, host, container;
-    };
-    QList<Wanted> wanted;
-    QSet<QString> running;
-    for (int s = 0; s < m_model->rowCount(); ++s) {
-        const QModelIndex session = m_model->index(s, 0);
-        for (int r = 0; r < m_model->rowCount(session); ++r) {
-            const QModelIndex role = m_model->index(r, 0, session);
-            for (int k = 0; k < m_model->rowCount(role); ++k) {
-                const QModelIndex kernel = m_model->index(k, 0, role);
-                if (kernel.data(Model::StatusRole).toString() != toString(KernelStatus::Running))
-                    continue;
-                const QString id = kernel.data(Model::KernelIdRole).toString();
-                running.insert(id);
-                if (m_stats->isWatching(id))
-                    continue;
-                const auto rec = m_model->kernelRecord(id);
-                if (rec && !rec->containerId.isEmpty())
-                    wanted.append({id, rec->host, rec->containerId});
-            }
-        }
-    }
-    for (const QString &id : m_stats->watchedKernels()) {
-        if (!running.contains(id)) {
-            m_stats->unwatch(id);
-            m_model->clearUsage(id);
-        }
-    }
-    if (wanted.isEmpty())
-        return;
-    // Clients come from the registry, which may ask its store: off the GUI thread.
-    HostRegistry *registry = m_controller->registry();
-    QPointer<SessionsView> self(this);
-    const int generation = m_statsGeneration;
-    QThreadPool::globalInstance()->start([self, registry, wanted, generation] {
-        QList<std::pair<Wanted, std::shared_ptr<const Docker::DockerClient>>> ready;
-        for (const Wanted &w : wanted) {
-            if (auto client = registry->client(w.host))
-                ready.append({w, *client});
-        }
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, ready, generation] {
-                if (!self || generation != self->m_statsGeneration || !self->isVisible())
-                    return;
-                for (const auto &[w, client] : ready)
-                    self->m_stats->watch(w.kernelId, client, w.container);
-            },
-            Qt::QueuedConnection);
-    });
+    m_stats->sync();
 }
 
 QList<KernelRecord> SessionsView::kernelsOf(const Target &t) const

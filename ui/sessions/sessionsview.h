@@ -23,6 +23,8 @@ class SessionTreeModel;
 
 namespace ClusterDeck::Ui {
 
+class KernelStatsFeed;
+
 class ConsoleController;
 class LogsPanel;
 class PortLinkDelegate;
@@ -86,7 +88,7 @@ public:
     QMenu *contextMenuFor(const QModelIndex &proxyIndex);
 
     // Live CPU / memory: one stats stream per running kernel while the view is visible.
-    StatsMonitor *statsMonitor() const { return m_stats; }
+    StatsMonitor *statsMonitor() const;
     void syncStatsStreams();
 
     QByteArray saveState() const;
@@ -146,9 +148,7 @@ private:
     std::function<void(const QString &)> m_urlOpener;
     QTimer *m_probeTimer;
     QTimer *m_ageTimer;
-    StatsMonitor *m_stats;
-    QTimer *m_statsTimer;
-    int m_statsGeneration = 0; // drops client lookups that finish after a hide
+    KernelStatsFeed *m_stats;
 };
 
 } // namespace ClusterDeck::Ui

@@ -569,6 +569,16 @@ std::optional<KernelRecord> SessionTreeModel::kernelRecord(const QString &kernel
     return std::nullopt;
 }
 
+QList<KernelRecord> SessionTreeModel::runningKernels() const
+{
+    QList<KernelRecord> running;
+    for (const Node *n : m_kernels) {
+        if (n->kernel->status == KernelStatus::Running)
+            running.append(*n->kernel);
+    }
+    return running;
+}
+
 SessionStatus SessionTreeModel::displayedStatus(const QString &sessionId) const
 {
     if (const Node *n = m_sessions.value(sessionId))
@@ -1066,7 +1076,7 @@ void SessionTreeModel::setUsage(const QString &kernelId, const Docker::ResourceU
     if (!node)
         return;
     const KernelRecord &k = *node->kernel;
-    m_usage.set({k.sessionId, k.role, k.id}, usage);
+    m_usage.set({k.sessionId, k.role, k.id, k.host}, usage);
     History &h = m_history[kernelId];
     h.cpu.append(usage.cpuPercent);
     h.memory.append(double(usage.memoryUsed));

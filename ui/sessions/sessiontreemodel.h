@@ -108,6 +108,8 @@ public:
     QModelIndex kernelIndex(const QString &kernelId, int column = 0) const;
     std::optional<SessionRecord> sessionRecord(const QString &sessionId) const;
     std::optional<KernelRecord> kernelRecord(const QString &kernelId) const;
+    // Every kernel whose record says RUNNING (the ones worth a stats stream).
+    QList<KernelRecord> runningKernels() const;
     // The status shown for a session (the record's if final, else derived from its kernels).
     SessionStatus displayedStatus(const QString &sessionId) const;
 
