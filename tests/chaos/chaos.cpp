@@ -197,7 +197,8 @@ struct Tally
 {
     int trials = 0;
     int violations = 0; // trials with a violated invariant
-    int leftovers = 0;  // objects left behind, summed
+    int leftovers = 0;  // distinct objects left behind (one that stays is counted once)
+    QSet<QString> leftoverObjects;
     QStringList notes;
 };
 
@@ -662,7 +663,9 @@ void Chaos::tearDown(Bench &b, Tally &tally)
 {
     cleanSessions(b);
     const Check c = settle(b, b.name + QStringLiteral(" teardown"));
-    tally.leftovers += int(c.leftovers.size());
+    for (const QString &l : std::as_const(c.leftovers))
+        tally.leftoverObjects.insert(l);
+    tally.leftovers = int(tally.leftoverObjects.size());
     b.controller->stop();
     b.store.reset();
     if (!b.mountPoint.isEmpty())
@@ -734,7 +737,9 @@ void Chaos::run(const QStringList &faults, QMap<QString, Tally> &tallies)
                 say(QStringLiteral("    problem: ") + p);
             if (!c.violations.isEmpty() || !problems.isEmpty())
                 ++tally.violations;
-            tally.leftovers += int(c.leftovers.size());
+            for (const QString &l : std::as_const(c.leftovers))
+                tally.leftoverObjects.insert(l);
+            tally.leftovers = int(tally.leftoverObjects.size());
             // Sessions that run are removed between trials, so each trial starts from a clean lab.
             cleanSessions(*bench);
         }
