@@ -300,6 +300,8 @@ void TestPlacement::multiNodeSwarm()
     QFETCH(QList<HostCapacity>, hosts);
     QFETCH(QString, swarm);
     QCOMPARE(ClusterDeck::multiNodeSwarm(hosts), swarm);
+}
+
 void TestPlacement::unusedHostsSayWhy_data()
 {
     QTest::addColumn<int>("mode");
