@@ -541,14 +541,7 @@ Result<QJsonObject> SqliteStore::sealSecrets(const QString &,
 Result<QMap<QString, QByteArray>> SqliteStore::openSecrets(const QString &sessionId,
                                                            const QJsonObject &sealed) const
 {
-    std::optional<StoreKey> key;
-    if (SessionSecrets::isEncrypted(sealed)) {
-        auto loaded = StoreKey::load(m_storeId);
-        if (!loaded)
-            return fail(loaded.error());
-        key = *loaded;
-    }
-    return SessionSecrets::open(sealed, m_storeId, sessionId, key);
+    return SessionSecrets::openWithStoredKey(sealed, m_storeId, sessionId);
 }
 
 Result<StoreKey> SqliteStore::storeKey()
