@@ -855,5 +855,10 @@ int main(int argc, char **argv)
         chaos.run(otherFaults, tallies);
     }
     const int rc = printTable(chosen, tallies);
+    // The controllers' logs explain a failed run; they stay for whoever looks into it.
+    if (rc != 0) {
+        dir.setAutoRemove(false);
+        out() << "chaos: logs kept in " << dir.path() << "\n";
+    }
     return rc;
 }
