@@ -8,6 +8,9 @@
 #   scripts/lab.sh etcd-member kill|start|leader [I]
 #                                   kill -9 / restart member I of that cluster; `leader` prints
 #                                   the number of the member that leads
+#   scripts/lab.sh dockerd stop|start|pid I
+#                                   stop (SIGTERM, as a crashed or stopped daemon) / start again
+#                                   the dockerd of host hI; `pid` prints its pid (for SIGSTOP)
 #   scripts/lab.sh down             remove everything `up` made
 #   scripts/lab.sh status           report each host and etcd
 #   scripts/lab.sh env              print `export …` lines for the endpoints (eval "$(lab.sh env)")
@@ -475,6 +478,7 @@ cmd_env() {
     [[ $n -gt 0 ]] || die "the lab is not up (scripts/lab.sh up)"
     local hosts=""
     for i in $(seq 1 "$n"); do hosts+="h$i "; done
+    echo "export CLUSTERDECK_LAB_ID='$LAB_ID'"
     echo "export CLUSTERDECK_LAB_HOSTS='${hosts% }'"
     for i in $(seq 1 "$n"); do
         echo "export CLUSTERDECK_LAB_H${i}_DOCKER='unix://$(host_sock "$i")'"
@@ -568,11 +572,34 @@ cmd_etcd_member() {
     esac
 }
 
+cmd_dockerd() {
+    local what=${1:-} i=${2:-} n
+    n=$(host_count)
+    [[ $i =~ ^[0-9]+$ && $i -ge 1 && $i -le $n ]] || die "host must be 1..$n"
+    case $what in
+    pid) cat "$LAB_RUN/h$i/docker.pid" ;;
+    stop)
+        kill -CONT "$(cat "$LAB_RUN/h$i/docker.pid" 2>/dev/null)" 2>/dev/null || true
+        stop_pidfile "$LAB_RUN/h$i/docker.pid"
+        log "dockerd h$i stopped"
+        ;;
+    start)
+        if hdocker "$i" version >/dev/null 2>&1; then log "dockerd h$i runs already"; return 0; fi
+        rm -f "$(host_sock "$i")"
+        start_dockerd "$i"
+        wait_for "dockerd h$i" 300 hdocker "$i" version
+        log "dockerd h$i started"
+        ;;
+    *) die "usage: lab.sh dockerd stop|start|pid I" ;;
+    esac
+}
+
 case ${1:-} in
 up) shift; cmd_up "$@" ;;
+dockerd) shift; cmd_dockerd "$@" ;;
 etcd-member) shift; cmd_etcd_member "$@" ;;
 down) cmd_down ;;
 status) cmd_status ;;
 env) cmd_env ;;
-*) echo "usage: $0 up [--hosts N] [--no-swarm] [--etcd-members N] | down | status | env | etcd-member kill|start|leader [I]" >&2; exit 2 ;;
+*) echo "usage: $0 up [--hosts N] [--no-swarm] [--etcd-members N] | down | status | env | etcd-member kill|start|leader [I] | dockerd stop|start|pid I" >&2; exit 2 ;;
 esac

@@ -35,8 +35,10 @@ Commands:
   launch FILE [--name NAME] [--count ROLE=N]... [--env K=V]...
               [--mount SRC:DST[:ro]]... [--mode single-node|multi-node|auto]
               [--strategy spread|pack] [--per-host-limit N] [--settle SECONDS]
-              [--no-wait] [--json]    RUNNING once every kernel stayed up SECONDS
-                                      after its start (default 2)
+              [--no-wait] [--dry-run] [--json]
+                                      RUNNING once every kernel stayed up SECONDS
+                                      after its start (default 2); --dry-run: the
+                                      placement (and why a host is not used) only
   ls [--json]
   show SESSION [--json]               SESSION = id, short id or name
   restart SESSION [--kernel HOSTNAME] always the whole session

@@ -5,23 +5,50 @@
 
 #include <QLoggingCategory>
 
+#include <unistd.h>
+
 namespace ClusterDeck::Cli {
 
 namespace {
 
 Http::CancelToken *g_interrupt = nullptr;
+const char *g_firstNotice = nullptr;
+const char *g_secondNotice = nullptr;
+volatile sig_atomic_t g_signals = 0;
 
+void writeNotice(const char *text)
+{
+    if (!text)
+        return;
+    size_t n = 0;
+    while (text[n])
+        ++n;
+    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, text, n);
+}
+
+// Async-signal-safe: an atomic flag, write(2) and _exit(2) only.
 extern "C" void onInterrupt(int)
 {
+    g_signals = g_signals + 1;
+    if (g_signals >= 2) {
+        writeNotice(g_secondNotice ? g_secondNotice
+                                   : "\nerror: interrupted again: exiting now; the controller "
+                                     "finishes what was under way\n");
+        ::_exit(130);
+    }
+    writeNotice(g_firstNotice);
     if (g_interrupt)
         g_interrupt->cancel();
 }
 
 } // namespace
 
-InterruptScope::InterruptScope()
+InterruptScope::InterruptScope(const char *firstNotice, const char *secondNotice)
 {
     g_interrupt = &m_token;
+    g_firstNotice = firstNotice;
+    g_secondNotice = secondNotice;
+    g_signals = 0;
     struct sigaction sa = {};
     sa.sa_handler = onInterrupt;
     sigemptyset(&sa.sa_mask);

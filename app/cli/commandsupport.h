@@ -15,11 +15,13 @@ class StateStore;
 
 namespace ClusterDeck::Cli {
 
-// While alive, Ctrl-C and SIGTERM cancel `token()` (launch rolls back, logs/watch stop).
+// While alive, Ctrl-C and SIGTERM cancel `token()` (launch rolls back, logs/watch stop). A second
+// one leaves the rest to the controller: it prints `secondNotice` and exits at once (status 130).
+// The notices must be plain text; the handler writes them with write(2).
 class InterruptScope
 {
 public:
-    InterruptScope();
+    explicit InterruptScope(const char *firstNotice = nullptr, const char *secondNotice = nullptr);
     ~InterruptScope();
     InterruptScope(const InterruptScope &) = delete;
     InterruptScope &operator=(const InterruptScope &) = delete;

@@ -156,12 +156,12 @@ Result<SessionRecord> findWithKernel(StateStore *store, const Args &a, const QSt
 int launchCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args,
-                               {QStringLiteral("--name"), QStringLiteral("--count"),
-                                QStringLiteral("--env"), QStringLiteral("--mount"),
-                                QStringLiteral("--mode"), QStringLiteral("--strategy"),
-                                QStringLiteral("--per-host-limit"), QStringLiteral("--settle")},
-                               {QStringLiteral("--no-wait"), QStringLiteral("--json")});
+    const Args a = Args::parse(
+        args,
+        {QStringLiteral("--name"), QStringLiteral("--count"), QStringLiteral("--env"),
+         QStringLiteral("--mount"), QStringLiteral("--mode"), QStringLiteral("--strategy"),
+         QStringLiteral("--per-host-limit"), QStringLiteral("--settle")},
+        {QStringLiteral("--no-wait"), QStringLiteral("--json"), QStringLiteral("--dry-run")});
     if (!a.error.isEmpty())
         return context.usage(a.error);
     if (a.positional.size() != 1)
@@ -263,6 +263,41 @@ int launchCommand(Context &context, const QStringList &args)
                 pulls.update(host, image, p);
             });
 
+    if (a.flags.contains(QStringLiteral("--dry-run"))) {
+        // Plan and placement against the live hosts; nothing is written or created.
+        auto spec = provisioner.preview(request);
+        if (!spec)
+            return context.fail(spec.error());
+        const Placement &p = spec->placement;
+        if (json) {
+            QJsonObject kernels, unused;
+            for (const KernelSpec &k : std::as_const(spec->plan.kernels))
+                kernels.insert(k.hostname, p.hostOf.value(k.hostname));
+            for (auto it = p.unused.cbegin(); it != p.unused.cend(); ++it)
+                unused.insert(it.key(), it.value());
+            const QJsonObject o{
+                {QStringLiteral("name"), spec->plan.sessionName},
+                {QStringLiteral("mode"), p.mode},
+                {QStringLiteral("hosts_used"), QJsonArray::fromStringList(p.hostsUsed)},
+                {QStringLiteral("network_host"), p.networkHost},
+                {QStringLiteral("kernels"), kernels},
+                {QStringLiteral("unused_hosts"), unused}};
+            context.out() << QJsonDocument(o).toJson(QJsonDocument::Indented);
+            return 0;
+        }
+        context.out() << "would launch " << spec->plan.sessionName << ": "
+                      << spec->plan.kernels.size() << " kernels, " << p.mode << " on "
+                      << p.hostsUsed.join(QStringLiteral(", ")) << " (network on " << p.networkHost
+                      << ")\n";
+        QList<QStringList> rows;
+        for (const KernelSpec &k : std::as_const(spec->plan.kernels))
+            rows.append({QStringLiteral("  ") + k.hostname, k.role, p.hostOf.value(k.hostname)});
+        printTable(context.out(), rows);
+        for (auto it = p.unused.cbegin(); it != p.unused.cend(); ++it)
+            context.out() << "not used: " << it.key() << ": " << it.value() << '\n';
+        return 0;
+    }
+
     if (a.flags.contains(QStringLiteral("--no-wait"))) {
         // Desired state only; a detached reconcile makes the hosts match it.
         opts.sessionId = QUuid::createUuid().toString(QUuid::WithoutBraces);
@@ -284,7 +319,13 @@ int launchCommand(Context &context, const QStringList &args)
         return printSessionResult(context, env->store, spec->plan.sessionId, true);
     }
 
-    InterruptScope interrupt;
+    // First Ctrl-C / SIGTERM: cancel and roll back (bounded); a second one exits at once and
+    // leaves the rollback to the controller (the desired state is TERMINATED by then).
+    InterruptScope interrupt(
+        "\ninterrupted: cancelling the launch and rolling back (interrupt again to leave the "
+        "rollback to the controller)\n",
+        "\nerror: interrupted again: exiting now; the controller will finish the rollback (a "
+        "running `clusterdeckctl controller`, or `clusterdeckctl reconcile`)\n");
     if (live)
         context.out() << "launching " << t->name << " …\n";
     opts.sessionId = QUuid::createUuid().toString(QUuid::WithoutBraces);
@@ -388,8 +429,13 @@ int restartCommand(Context &context, const QStringList &args)
     auto s = findWithKernel(env->store, a, QStringLiteral("restart"));
     if (!s)
         return context.fail(s.error());
+    InterruptScope interrupt(
+        "\ninterrupted: stopping the restart; the controller will finish it (interrupt again to "
+        "exit at once)\n",
+        "\nerror: interrupted again: exiting now; the controller will finish the restart\n");
     SessionController controller(env->store, env->registry.get());
     controller.setActor(actor());
+    controller.setCancel(interrupt.token());
     const QString kernel = a.values.value(QStringLiteral("--kernel"));
     const QString reason =
         kernel.isEmpty()
@@ -476,8 +522,13 @@ int rmCommand(Context &context, const QStringList &args)
     auto s = findWithKernel(env->store, a, QStringLiteral("rm"));
     if (!s)
         return context.fail(s.error());
+    InterruptScope interrupt(
+        "\ninterrupted: stopping; the session stays TERMINATING and the controller will finish "
+        "it (interrupt again to exit at once)\n",
+        "\nerror: interrupted again: exiting now; the controller will finish the terminate\n");
     SessionController controller(env->store, env->registry.get());
     controller.setActor(actor());
+    controller.setCancel(interrupt.token());
     const QString kernel = a.values.value(QStringLiteral("--kernel"));
     const QString reason =
         kernel.isEmpty()

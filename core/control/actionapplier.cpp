@@ -280,6 +280,10 @@ ActionApplier::Outcome ActionApplier::execute(const ReconcileAction &a, const Ob
         });
         if (!marked)
             return {false, marked.error().toString()};
+        // A session that ended already (a failed launch) keeps its final status.
+        if (const SessionRecord s = fresh.sessions.value(0);
+            s.id == a.sessionId && isFinal(s.status))
+            return {true, QStringLiteral("%1 kernel(s) terminated").arg(marked->size())};
         const Outcome out = markSession(a.sessionId, SessionStatus::Terminated, a.why);
         if (out.done)
             logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
@@ -381,6 +385,14 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
     QStringList failures;
     int removed = 0;
     const QStringList hosts = fresh.hosts.keys();
+    // The whole removal is bounded: a host that stops answering meanwhile costs it once.
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    auto bounded = [&](Docker::CallOptions call) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        call.timeout = std::clamp<std::chrono::milliseconds>(left, 1ms, 30s);
+        return call;
+    };
     Concurrent::forEach(int(hosts.size()), [&](int i) {
         const QString host = hosts.at(i);
         const HostListing listing = fresh.hosts.value(host);
@@ -401,13 +413,13 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
                 continue;
             Docker::RemoveContainerOptions rm;
             rm.force = true;
-            auto ok = (*client)->removeContainer(c.id, rm, call);
+            auto ok = (*client)->removeContainer(c.id, rm, bounded(call));
             // Someone else's removal is under way: wait (bounded) until it is done.
             for (int wait = 0; !ok && isBeingRemoved(ok.error()) && wait < 40; ++wait) {
                 if (m_cancel.isCancelled())
                     break;
                 std::this_thread::sleep_for(250ms);
-                auto info = (*client)->inspectContainer(c.id, call);
+                auto info = (*client)->inspectContainer(c.id, bounded(call));
                 ok = info ? Result<void>(fail(ok.error())) : Result<void>(fail(info.error()));
             }
             std::lock_guard lock(mutex);
@@ -424,8 +436,9 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
             // An overlay keeps its endpoints for a moment after the last container left.
             Result<void> ok;
             for (int attempt = 0; attempt < 8; ++attempt) {
-                ok = (*client)->removeNetwork(n.id, call);
-                if (ok || isGone(ok.error()) || m_cancel.isCancelled())
+                ok = (*client)->removeNetwork(n.id, bounded(call));
+                if (ok || isGone(ok.error()) || m_cancel.isCancelled() ||
+                    std::chrono::steady_clock::now() >= deadline)
                     break;
                 std::this_thread::sleep_for(250ms);
             }

@@ -247,7 +247,11 @@ ReconcilePlan planReconcile(const Observed &o, const StoreIdentity &self,
                     plan.notes.append(QStringLiteral("session %1: host(s) %2 do not answer; "
                                                      "what they hold is removed when they do")
                                           .arg(s.name, down.join(QStringLiteral(", "))));
-            } else if (!isFinal(s.status)) {
+            } else if (!isFinal(s.status) ||
+                       std::any_of(kernels.cbegin(), kernels.cend(),
+                                   [](const KernelRecord &k) { return !isFinal(k.status); })) {
+                // Also a failed launch (ERROR) whose kernels on a host that had stopped
+                // answering waited, TERMINATING, for it to answer again.
                 add({Kind::MarkTerminated, s.id, QString(), QString(), QString(), s.name,
                      std::nullopt, QStringLiteral("nothing of the session is left on any host")});
             }

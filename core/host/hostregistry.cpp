@@ -224,6 +224,28 @@ Result<void> HostRegistry::remove(const QString &name)
                 .arg(sessions->size() == 1 ? QStringLiteral("session") : QStringLiteral("sessions"),
                      sessions->join(QStringLiteral(", ")),
                      sessions->size() == 1 ? QStringLiteral("it") : QStringLiteral("them")));
+    // A session being terminated may still have objects here (the host did not answer): the
+    // controller removes them once it does, and can only if the host is still registered.
+    auto kernels = m_store->allKernels();
+    if (!kernels)
+        return fail(
+            kernels.error().withContext(QStringLiteral("checking kernels on host %1").arg(name)));
+    QStringList terminating;
+    for (const KernelRecord &k : std::as_const(*kernels)) {
+        if (k.host != name || isFinal(k.status))
+            continue;
+        auto session = m_store->session(k.sessionId);
+        const QString label = session && !session->name.isEmpty() ? session->name : k.sessionId;
+        if (!terminating.contains(label))
+            terminating.append(label);
+    }
+    terminating.sort();
+    if (!terminating.isEmpty())
+        return fail(Error::Kind::Conflict, hostWhere(name),
+                    QStringLiteral("kernels of %1 on host %2 are not removed yet (TERMINATING "
+                                   "until the host answers and the controller removes them); "
+                                   "run `clusterdeckctl reconcile` once it answers, then remove it")
+                        .arg(terminating.join(QStringLiteral(", ")), name));
     if (auto removed = m_store->removeHost(name); !removed)
         return fail(removed.error());
     {

@@ -39,7 +39,9 @@ public:
     // Puts bytes back in front of what read() returns next (what came after a response head).
     void unread(const QByteArray &data) { m_pending.prepend(data); }
     // The peer closed the connection and everything it sent has been read.
-    bool atEnd() const { return m_atEnd; }
+    // (Bytes put back with unread() still count: a fast command can send its whole output and
+    // close the connection together with the response head.)
+    bool atEnd() const { return m_atEnd && m_pending.isEmpty(); }
 
 private:
     CurlHandle m_handle;

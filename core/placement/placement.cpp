@@ -247,20 +247,53 @@ Result<Placement> place(const ClusterPlan &plan, const QList<HostCapacity> &host
     QList<HostCapacity> sorted = hosts;
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const HostCapacity &a, const HostCapacity &b) { return a.name < b.name; });
-    switch (plan.mode) {
-    case ClusterMode::SingleNode:
-        return placeSingle(plan, sorted, strategy);
-    case ClusterMode::MultiNode:
-        return placeMulti(plan, sorted, strategy);
-    case ClusterMode::Auto:
-        if (auto single = placeSingle(plan, sorted, strategy))
-            return single;
-        if (auto multi = placeMulti(plan, sorted, strategy))
-            return multi;
-        else
-            return fail(multi.error().withContext(QStringLiteral("fits on no single host, and as multi-node")));
+    auto placed = [&]() -> Result<Placement> {
+        switch (plan.mode) {
+        case ClusterMode::SingleNode:
+            return placeSingle(plan, sorted, strategy);
+        case ClusterMode::MultiNode:
+            return placeMulti(plan, sorted, strategy);
+        case ClusterMode::Auto:
+            if (auto single = placeSingle(plan, sorted, strategy))
+                return single;
+            if (auto multi = placeMulti(plan, sorted, strategy))
+                return multi;
+            else
+                return fail(multi.error().withContext(
+                    QStringLiteral("fits on no single host, and as multi-node")));
+        }
+        return fail(Error::Kind::Invalid, kWhere, QStringLiteral("unknown cluster mode"));
+    }();
+    if (!placed)
+        return placed;
+    // Say why each host without a kernel has none, so a preview explains a host left out.
+    QString cluster;
+    for (const HostCapacity &h : sorted) {
+        if (h.name == placed->networkHost || placed->hostsUsed.contains(h.name))
+            cluster = cluster.isEmpty() ? h.swarmClusterId : cluster;
     }
-    return fail(Error::Kind::Invalid, kWhere, QStringLiteral("unknown cluster mode"));
+    for (const HostCapacity &h : sorted) {
+        if (placed->hostsUsed.contains(h.name))
+            continue;
+        QString why;
+        if (!h.reachable)
+            why = h.unreachableWhy.isEmpty()
+                      ? QStringLiteral("unreachable")
+                      : QStringLiteral("unreachable (%1)").arg(h.unreachableWhy);
+        else if (placed->mode == QLatin1String("multi-node") &&
+                 (!h.swarmActive || h.swarmClusterId != cluster))
+            why = QStringLiteral("not in the session's swarm");
+        else if (const KernelSpec &k = plan.kernels.first();
+                 !shortfall(h, Load{}, cpusOf(k), memOf(k), k.hostLabels).isEmpty())
+            why = shortfall(h, Load{}, cpusOf(k), memOf(k), k.hostLabels);
+        else if (placed->mode == QLatin1String("single-node"))
+            why = QStringLiteral("single-node: the session runs on %1").arg(placed->networkHost);
+        else
+            why = QStringLiteral("not needed (the %1 strategy used the other hosts)")
+                      .arg(toString(strategy));
+        placed->unused.insert(h.name, why);
+    }
+    return placed;
 }
 
 QString toString(PlacementStrategy strategy)

@@ -21,6 +21,7 @@ struct HostCapacity
     qint64 memAllocated = 0;
     QMap<QString, QString> labels;
     bool reachable = true;
+    QString unreachableWhy; // what the daemon (or the connection) said, when unreachable
     bool swarmActive = false;
     QString swarmClusterId;
     bool swarmManager = false;
@@ -37,6 +38,7 @@ struct Placement
     QMap<QString, QString> hostOf; // kernel hostname → host name
     QStringList hostsUsed;         // in the order of first use
     QString networkHost;           // the host for single-node; a swarm manager for multi-node
+    QMap<QString, QString> unused; // host → why no kernel goes there ("unreachable: …")
 };
 
 // Pure: decides where every kernel of the plan goes, or says precisely why the plan does not fit

@@ -20,6 +20,8 @@ QList<HostCapacity> HostCapacities::fromStatuses(const QList<HostStatus> &status
         h.memAllocated = s.allocated.memoryBytes;
         h.labels = s.host.labels;
         h.reachable = s.reachable;
+        if (!s.reachable)
+            h.unreachableWhy = s.error;
         h.swarmActive = s.swarmState == QLatin1String("active");
         h.swarmManager = s.swarmRole == QLatin1String("manager");
         h.swarmClusterId = s.swarmClusterId;

@@ -7,6 +7,7 @@
 #include "eventlog.h"
 #include "host/hostregistry.h"
 #include "hostcapacities.h"
+#include "hostwatchdog.h"
 #include "plan/planresolver.h"
 #include "plan/presets.h"
 #include "plan/useraccounts.h"
@@ -93,11 +94,17 @@ struct Provisioner::Run
     std::unique_ptr<Concurrent::KeyedLimiter> limiter;
     bool partial = false; // adding kernels to a running session: its network and spec stay
 
+    // Per host, for the rollback: cancelled when the host stops answering or the rollback is
+    // abandoned. Made before any thread starts, never changed afterwards.
+    QHash<QString, Http::CancelToken> hostStop;
+
     std::mutex mutex; // guards everything below
     std::optional<Error> firstError;
     QString failedHostname;
-    QHash<QString, KernelRecord> records;   // hostname → latest record
-    QMap<QString, QStringList> volumesMade; // host → volume names made by this run
+    std::optional<Error> hungError; // the first host that stopped answering leads the error
+    QSet<QString> hungHosts;
+    QHash<QString, KernelRecord> records;    // hostname → latest record
+    QMap<QString, QStringList> volumesMade;  // host → volume names made by this run
     QMap<QString, QStringList> imagesPulled; // host → images this run pulled (rolled back too)
 
     Docker::CallOptions call() const
@@ -108,6 +115,17 @@ struct Provisioner::Run
         return o;
     }
     bool aborted() const { return ops.isCancelled(); }
+    void hostHung(const QString &host, const Error &why)
+    {
+        {
+            std::lock_guard lock(mutex);
+            hungHosts.insert(host);
+            if (!hungError)
+                hungError = why;
+        }
+        hostStop.value(host).cancel();
+        ops.cancel();
+    }
     void failWith(const Error &error, const QString &hostname = {})
     {
         {
@@ -147,6 +165,16 @@ Result<SessionRecord> Provisioner::launch(const LaunchRequest &request,
 }
 
 Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
+{
+    return prepareImpl(request, true);
+}
+
+Result<SessionSpec> Provisioner::preview(const LaunchRequest &request)
+{
+    return prepareImpl(request, false);
+}
+
+Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool record)
 {
     const ClusterTemplate &t = request.clusterTemplate;
     LaunchOptions opts = request.options;
@@ -190,6 +218,11 @@ Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
     spec.plan = *plan;
     if (placement)
         spec.placement = *placement;
+    if (!record) {
+        if (!placement)
+            return fail(placement.error());
+        return spec;
+    }
 
     const QDateTime now = QDateTime::currentDateTimeUtc();
     SessionRecord s;
@@ -253,10 +286,17 @@ Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
 
     if (auto ok = m_store->createSession(s, kernels); !ok)
         return fail(ok.error().withContext(QStringLiteral("recording session %1").arg(s.name)));
-    logEvent(s.id, {}, QStringLiteral("launch"),
-             QStringLiteral("%1 kernels, %2 on %3")
-                 .arg(kernels.size())
-                 .arg(placement->mode, placement->hostsUsed.join(QStringLiteral(", "))));
+    QStringList unused;
+    for (auto it = placement->unused.cbegin(); it != placement->unused.cend(); ++it)
+        unused.append(QStringLiteral("%1: %2").arg(it.key(), it.value()));
+    logEvent(
+        s.id, {}, QStringLiteral("launch"),
+        QStringLiteral("%1 kernels, %2 on %3%4")
+            .arg(kernels.size())
+            .arg(placement->mode, placement->hostsUsed.join(QStringLiteral(", ")),
+                 unused.isEmpty()
+                     ? QString()
+                     : QStringLiteral(" (not used: %1)").arg(unused.join(QStringLiteral("; ")))));
     for (KernelRecord &r : kernels) {
         r.status = KernelStatus::Scheduled;
         r.history.append(
@@ -407,18 +447,40 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
         run.clients.insert(h, *client);
     }
 
-    // The user's cancel reaches in-flight calls through `ops`.
+    for (const QString &h : std::as_const(hosts))
+        run.hostStop.insert(h, Http::CancelToken());
+
+    // The user's cancel reaches in-flight calls through `ops`; an abandoned rollback stops every
+    // host's removal at once.
     std::atomic_bool finished{false};
     std::thread watcher([&] {
+        bool recorded = false;
         while (!finished.load()) {
             if (cancel.isCancelled()) {
                 run.ops.cancel();
-                return;
+                // At once, not after the in-flight calls return: an impatient second interrupt
+                // then leaves a session the controller rolls back, not one it completes.
+                if (!recorded)
+                    recordRollback(run, QStringLiteral("launch cancelled"));
+                recorded = true;
+            }
+            if (m_abandon.isCancelled()) {
+                run.ops.cancel();
+                for (const Http::CancelToken &t : std::as_const(run.hostStop))
+                    t.cancel();
             }
             std::this_thread::sleep_for(20ms);
         }
     });
+    // A host that stops answering fails the launch at once, named as the cause.
+    HostWatchdog::Settings watch;
+    watch.timeout = m_pingTimeout;
+    watch.misses = m_pingMisses;
+    HostWatchdog watchdog(run.clients, watch, [&run](const QString &host, const Error &why) {
+        run.hostHung(host, why);
+    });
     auto result = doProvision(run);
+    watchdog.stop();
     finished.store(true);
     watcher.join();
     return result;
@@ -582,23 +644,53 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
         return run.session;
     }
 
-    // All-or-nothing: remove whatever this session has anywhere, then say why.
-    const Error cause =
-        cancelled
-            ? Error::make(Error::Kind::Cancelled, QString(), QStringLiteral("launch cancelled"))
-            : run.firstError.value_or(
-                  Error::make(Error::Kind::Cancelled, QString(), QStringLiteral("aborted")));
+    // All-or-nothing: remove whatever this session has anywhere, then say why. A host that
+    // stopped answering is the cause, whatever failed after it on the other hosts.
+    std::optional<Error> hung;
+    QSet<QString> hungHosts;
+    std::optional<Error> firstError;
+    {
+        std::lock_guard lock(run.mutex);
+        hung = run.hungError;
+        hungHosts = run.hungHosts;
+        firstError = run.firstError;
+    }
+    Error cause = cancelled ? Error::make(Error::Kind::Cancelled, QString(),
+                                          QStringLiteral("launch cancelled"))
+                            : firstError.value_or(Error::make(Error::Kind::Cancelled, QString(),
+                                                              QStringLiteral("aborted")));
+    if (hung && !cancelled) {
+        Error lead = *hung;
+        // What failed after it, unless that is only the hung host itself or the cancel it
+        // caused on the others.
+        if (firstError && firstError->kind != Error::Kind::Cancelled &&
+            firstError->toString() != hung->toString() && !firstError->where.contains(hung->where))
+            lead.message += QStringLiteral("; then: ") + firstError->toString();
+        cause = lead;
+    }
     const QString reason = cause.toString();
     qCInfo(lcProvision) << "rolling back session" << plan.sessionId << ":" << reason;
+
+    // The desired state first: if this process dies or gives up during the rollback, the
+    // controller finishes it.
+    recordRollback(run, reason);
+
     QMap<QString, QStringList> volumes;
     {
         std::lock_guard lock(run.mutex);
         volumes = run.volumesMade;
     }
-    const auto removed = removeSessionObjects(run.spec, volumes);
+    RemovalOptions removal;
+    removal.deadline = m_rollbackTimeout;
+    removal.cancel = m_abandon;
+    removal.hostCancel = run.hostStop;
+    removal.skipHosts = hungHosts;
+    const auto rollbackEnds = std::chrono::steady_clock::now() + m_rollbackTimeout;
+    QStringList unfinished;
+    const auto removed = removeSessionObjects(run.spec, volumes, removal, &unfinished);
     if (!removed)
-        qCWarning(lcProvision) << "rollback of" << plan.sessionId
-                               << "incomplete:" << removed.error().toString();
+        qCInfo(lcProvision) << "rollback of" << plan.sessionId
+                            << "incomplete:" << removed.error().toString();
     // Images this launch pulled go too (a host that had one keeps it; one in use stays).
     QMap<QString, QStringList> pulled;
     {
@@ -606,30 +698,69 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
         pulled = run.imagesPulled;
     }
     for (auto it = pulled.cbegin(); it != pulled.cend(); ++it) {
+        if (unfinished.contains(it.key()) || hungHosts.contains(it.key()))
+            continue;
         for (const QString &image : it.value()) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                rollbackEnds - std::chrono::steady_clock::now());
+            if (left <= 0ms)
+                break;
             Docker::CallOptions call;
-            call.timeout = 30s;
+            call.timeout = std::min<std::chrono::milliseconds>(left, 30s);
+            call.cancel = run.hostStop.value(it.key());
             if (auto gone = run.clients.value(it.key())->removeImage(image, false, call); !gone)
-                qCInfo(lcProvision).noquote() << "keeping pulled image" << image << "on"
-                                              << it.key() << ":" << gone.error().toString();
+                qCInfo(lcProvision).noquote() << "keeping pulled image" << image << "on" << it.key()
+                                              << ":" << gone.error().toString();
         }
     }
     const KernelStatus final = cancelled ? KernelStatus::Cancelled : KernelStatus::Error;
     for (const KernelSpec &k : plan.kernels) {
+        const QString host = run.spec.placement.hostOf.value(k.hostname);
+        if (unfinished.contains(host)) {
+            // Its container may still be there: TERMINATING until the controller (or
+            // `reconcile`) has removed it, once the host answers again.
+            setKernelStatus(run, k.hostname, KernelStatus::Terminating,
+                            QStringLiteral("rolled back, but host %1 does not answer: its "
+                                           "objects are removed when it does (%2)")
+                                .arg(host, reason));
+            continue;
+        }
         const QString why =
             k.hostname == run.failedHostname ? reason : QStringLiteral("rolled back: ") + reason;
         setKernelStatus(run, k.hostname, final, why);
     }
-    run.session.desired = DesiredState::Terminated;
-    run.session.lastError = reason;
     setSessionStatus(run, cancelled ? SessionStatus::Cancelled : SessionStatus::Error, reason);
-    logEvent(
-        plan.sessionId, {}, cancelled ? QStringLiteral("cancelled") : QStringLiteral("error"),
-        reason +
-            (removed
-                 ? QStringLiteral(" (rolled back)")
-                 : QStringLiteral(" (rollback incomplete: %1)").arg(removed.error().toString())));
+    logEvent(plan.sessionId, {}, cancelled ? QStringLiteral("cancelled") : QStringLiteral("error"),
+             reason +
+                 (removed ? QStringLiteral(" (rolled back)")
+                          : QStringLiteral(" (rollback incomplete, the controller finishes it: %1)")
+                                .arg(removed.error().toString())));
     return fail(cause);
+}
+
+void Provisioner::recordRollback(Run &run, const QString &reason)
+{
+    SessionRecord s;
+    {
+        std::lock_guard lock(run.mutex);
+        run.session.desired = DesiredState::Terminated;
+        run.session.lastError = reason;
+        run.session.updatedAt = QDateTime::currentDateTimeUtc();
+        s = run.session;
+    }
+    if (auto ok = m_store->updateSession(s); !ok)
+        qCWarning(lcProvision) << "recording the rollback:" << ok.error().toString();
+    QList<KernelRef> refs;
+    for (const KernelSpec &k : run.spec.plan.kernels)
+        refs.append({run.spec.plan.sessionId, k.kernelId});
+    auto marked = m_store->modifyKernels(refs, [](KernelRecord &k) {
+        if (k.desired == DesiredState::Terminated)
+            return false;
+        k.desired = DesiredState::Terminated;
+        return true;
+    });
+    if (!marked)
+        qCWarning(lcProvision) << "recording the rollback:" << marked.error().toString();
 }
 
 Result<void> Provisioner::prepareHosts(Run &run)
@@ -653,7 +784,9 @@ Result<void> Provisioner::prepareHosts(Run &run)
         }
     }
     // Images: every host that lacks one pulls it, all hosts at once, each image once per host.
-    tasks.append({QString(), [this, &run]() { return pullImages(run); }});
+    tasks.append({QString(), [this, &run]() {
+                      return pullImages(run);
+                  }});
     for (auto it = volumesOf.cbegin(); it != volumesOf.cend(); ++it) {
         for (const Mount &m : it.value()) {
             const QString host = it.key();
@@ -746,9 +879,9 @@ Result<void> Provisioner::pullImages(Run &run)
     for (const KernelSpec &k : run.spec.plan.kernels) {
         const QString host = run.spec.placement.hostOf.value(k.hostname);
         // A recorded digest is immutable: pulling it again can never change it.
-        const PullPolicy policy =
-            !k.imageDigest.isEmpty() && k.pullPolicy == PullPolicy::Always ? PullPolicy::IfNotPresent
-                                                                            : k.pullPolicy;
+        const PullPolicy policy = !k.imageDigest.isEmpty() && k.pullPolicy == PullPolicy::Always
+                                      ? PullPolicy::IfNotPresent
+                                      : k.pullPolicy;
         auto same = std::find_if(wants.begin(), wants.end(), [&](const Want &w) {
             return w.host == host && w.image == k.imageToRun();
         });
@@ -764,8 +897,8 @@ Result<void> Provisioner::pullImages(Run &run)
         if (w.policy == PullPolicy::Never)
             never.append(w);
         else
-            targets.append({w.host, run.clients.value(w.host), w.image,
-                            w.policy == PullPolicy::IfNotPresent});
+            targets.append(
+                {w.host, run.clients.value(w.host), w.image, w.policy == PullPolicy::IfNotPresent});
     }
     QHash<QString, QString> pinned; // host + image → digest or image id
     auto key = [](const QString &host, const QString &image) -> QString {
@@ -1215,7 +1348,9 @@ Result<void> Provisioner::settle(Run &run)
 }
 
 Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
-                                               const QMap<QString, QStringList> &volumes)
+                                               const QMap<QString, QStringList> &volumes,
+                                               const RemovalOptions &options,
+                                               QStringList *unfinished)
 {
     const QString sessionId = spec.plan.sessionId;
     QStringList hosts = spec.placement.hostOf.values();
@@ -1225,15 +1360,55 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
     hosts.removeDuplicates();
     hosts.removeAll(QString());
 
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + options.deadline;
     std::mutex mutex;
     std::optional<Error> error;
-    auto note = [&](const Error &e) {
+    QSet<QString> leftOn; // hosts whose objects may remain
+    // `containers`: the host's containers may remain (not only the network).
+    auto note = [&](const QString &host, const Error &e, bool containers = true) {
         std::lock_guard lock(mutex);
+        const Error here =
+            e.withContext(QStringLiteral("removing session %1's objects from host %2")
+                              .arg(sessionId.left(8), host));
         if (!error)
-            error = e;
+            error = here;
+        else if (!error->message.contains(e.message) && error->message.size() < 2000)
+            error->message += QStringLiteral("; ") + here.toString();
+        if (containers)
+            leftOn.insert(host);
     };
-    Docker::CallOptions call;
-    call.timeout = 30s;
+    // Every call gets what is left of the whole removal's time (at most 30 s), and the host's
+    // cancel: a daemon that stopped answering costs the deadline once, not once per object.
+    auto callFor = [&](const QString &host) -> std::optional<Docker::CallOptions> {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        Docker::CallOptions call;
+        call.cancel = options.hostCancel.value(host, options.cancel);
+        if (left <= 0ms || call.cancel.isCancelled() || options.cancel.isCancelled())
+            return std::nullopt;
+        call.timeout = std::min<std::chrono::milliseconds>(left, 30s);
+        return call;
+    };
+    auto outOfTime = [&](const QString &host) {
+        note(host, Error::make(Error::Kind::Timeout, QStringLiteral("host %1").arg(host),
+                               options.cancel.isCancelled() ||
+                                       options.hostCancel.value(host).isCancelled()
+                                   ? QStringLiteral("stopped: host %1 does not answer, or the "
+                                                    "removal was abandoned; the controller "
+                                                    "finishes it")
+                                         .arg(host)
+                                   : QStringLiteral("not done within %1 s; the controller "
+                                                    "finishes it")
+                                         .arg(double(options.deadline.count()) / 1000.0)));
+    };
+    for (const QString &h : std::as_const(options.skipHosts)) {
+        if (hosts.contains(h))
+            note(h, Error::make(Error::Kind::Timeout, QStringLiteral("host %1").arg(h),
+                                QStringLiteral("host %1 does not answer: what it holds is "
+                                               "removed when it does")
+                                    .arg(h)));
+    }
     QSet<QString> kernelIds;
     for (const KernelSpec &k : spec.plan.kernels)
         kernelIds.insert(k.kernelId);
@@ -1249,19 +1424,25 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
 
     Concurrent::forEach(int(hosts.size()), [&](int h) {
         const QString host = hosts.at(h);
+        if (options.skipHosts.contains(host))
+            return;
         auto client = m_registry->client(host);
         if (!client) {
-            note(client.error());
+            note(host, client.error());
             return;
         }
         // By id, and only what the labels say is this store's object of this session and of
         // one of its kernels: never by name (a same-named container may be someone else's).
         QStringList targets;
         Docker::ContainerListOptions list;
+        list.all = true;
         list.labels = {ProvisionLabels::session() + QLatin1Char('=') + sessionId};
-        auto listed = (*client)->listContainers(list, call);
+        const auto call = callFor(host);
+        if (!call)
+            return outOfTime(host);
+        auto listed = (*client)->listContainers(list, *call);
         if (!listed) {
-            note(listed.error());
+            note(host, listed.error());
             return;
         }
         for (const Docker::ContainerSummary &c : std::as_const(*listed)) {
@@ -1275,36 +1456,68 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
             Docker::RemoveContainerOptions rm;
             rm.force = true;
             rm.volumes = true;
-            auto ok = (*client)->removeContainer(targets.at(i), rm, call);
+            const auto call = callFor(host);
+            if (!call)
+                return outOfTime(host);
+            auto ok = (*client)->removeContainer(targets.at(i), rm, *call);
             if (!ok && !isGone(ok.error()))
-                note(ok.error());
+                note(host, ok.error());
         });
     });
 
-    if (!spec.placement.networkHost.isEmpty()) {
-        auto client = m_registry->client(spec.placement.networkHost);
+    const QString networkHost = spec.placement.networkHost;
+    if (!networkHost.isEmpty() && !options.skipHosts.contains(networkHost)) {
+        auto client = m_registry->client(networkHost);
         if (!client) {
-            note(client.error());
+            note(networkHost, client.error());
+        } else if (const auto call = callFor(networkHost); !call) {
+            outOfTime(networkHost);
         } else {
             // The network by id, after its labels say it is this store's of this session.
             QString networkId;
-            auto info = (*client)->inspectNetwork(spec.plan.networkName, call);
+            auto info = (*client)->inspectNetwork(spec.plan.networkName, *call);
             if (!info) {
                 if (!isGone(info.error()))
-                    note(info.error());
+                    note(networkHost, info.error());
             } else if (ownsObject(info->labels, sessionId, {})) {
                 networkId = info->id;
             } else {
                 qCInfo(lcProvision) << "left alone: network" << spec.plan.networkName
                                     << "(labels of another store or session)";
             }
-            // An overlay keeps "active endpoints" for a moment after its last container left.
-            for (int attempt = 0; !networkId.isEmpty(); ++attempt) {
-                auto ok = (*client)->removeNetwork(networkId, call);
+            // An overlay keeps "active endpoints" for a moment after its last container left:
+            // retry until the removal's deadline, not a fixed number of times. While a host
+            // does not answer, the swarm keeps its attachment to the network ("in use by task")
+            // until it does: then a few seconds for the others' endpoints is all it gets.
+            const auto networkDeadline =
+                options.skipHosts.isEmpty() ? deadline : std::min(deadline, Clock::now() + 5s);
+            while (!networkId.isEmpty()) {
+                const auto retry = callFor(networkHost);
+                if (!retry) {
+                    note(networkHost,
+                         Error::make(Error::Kind::Timeout,
+                                     QStringLiteral("host %1").arg(networkHost),
+                                     QStringLiteral("network %1 not removed in time")
+                                         .arg(spec.plan.networkName)),
+                         false);
+                    break;
+                }
+                auto ok = (*client)->removeNetwork(networkId, *retry);
                 if (ok || isGone(ok.error()))
                     break;
-                if (attempt >= 40) {
-                    note(ok.error());
+                if (ok.error().kind == Error::Kind::Timeout ||
+                    ok.error().kind == Error::Kind::Cancelled ||
+                    ok.error().kind == Error::Kind::Transport ||
+                    Clock::now() + 250ms >= networkDeadline) {
+                    Error e = ok.error();
+                    if (!options.skipHosts.isEmpty())
+                        e.message +=
+                            QStringLiteral(" (the swarm keeps the attachment of host(s) %1, which "
+                                           "do not answer; the network goes when they do)")
+                                .arg(QStringList(options.skipHosts.cbegin(),
+                                                 options.skipHosts.cend())
+                                         .join(QStringLiteral(", ")));
+                    note(networkHost, e, false);
                     break;
                 }
                 std::this_thread::sleep_for(250ms);
@@ -1312,14 +1525,26 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
         }
     }
     for (auto it = volumes.cbegin(); it != volumes.cend(); ++it) {
+        if (options.skipHosts.contains(it.key()) || leftOn.contains(it.key()))
+            continue;
         auto client = m_registry->client(it.key());
         if (!client)
             continue;
         for (const QString &v : it.value()) {
-            auto ok = (*client)->removeVolume(v, true, call);
+            const auto call = callFor(it.key());
+            if (!call) {
+                outOfTime(it.key());
+                break;
+            }
+            auto ok = (*client)->removeVolume(v, true, *call);
             if (!ok && !isGone(ok.error()))
-                note(ok.error());
+                note(it.key(), ok.error());
         }
+    }
+    if (unfinished) {
+        QStringList left(leftOn.cbegin(), leftOn.cend());
+        left.sort();
+        *unfinished = left;
     }
     if (error)
         return fail(*error);

@@ -11,6 +11,7 @@
 #include "template/clustertemplate.h"
 
 #include <QObject>
+#include <QSet>
 
 #include <chrono>
 #include <functional>
@@ -34,6 +35,15 @@ struct LaunchRequest
     LaunchOptions options;  // sessionId empty: a new UUID
     PlacementStrategy strategy = PlacementStrategy::Spread;
     QString actor; // who launches, for the event log ("alice@console1")
+};
+
+// How far a removal (a rollback, a terminate) may go before it leaves the rest to the controller.
+struct RemovalOptions
+{
+    std::chrono::milliseconds deadline{30000};    // the whole removal, every host, every retry
+    Http::CancelToken cancel;                     // stops it at once (the controller finishes)
+    QHash<QString, Http::CancelToken> hostCancel; // per host, used instead of `cancel`
+    QSet<QString> skipHosts; // known not to answer: not asked (their objects wait for them)
 };
 
 // Gang-launches cluster sessions: resolve → place → write the desired state → check images →
@@ -60,6 +70,17 @@ public:
     void setPerHostConcurrency(int limit) { m_perHostLimit = limit; }
     int perHostConcurrency() const { return m_perHostLimit; }
     void setCallTimeout(std::chrono::milliseconds timeout) { m_callTimeout = timeout; }
+    // A rollback gets this long in total (then the controller finishes it).
+    void setRollbackTimeout(std::chrono::milliseconds timeout) { m_rollbackTimeout = timeout; }
+    // Cancelled: a rollback under way stops at once and leaves the rest to the controller (the
+    // desired state, TERMINATED, is in the store before a rollback starts).
+    void setAbandonToken(const Http::CancelToken &abandon) { m_abandon = abandon; }
+    // How a host that stops answering during a launch is found (see HostWatchdog).
+    void setHungHostDetection(std::chrono::milliseconds pingTimeout, int misses)
+    {
+        m_pingTimeout = pingTimeout;
+        m_pingMisses = misses;
+    }
     // A session is RUNNING once every kernel has stayed up this long after the last start (a
     // bootstrap that fails in its first second fails the launch, with its exit code and last
     // lines). 0 turns the check off.
@@ -83,6 +104,9 @@ public:
     // (desired state Running, kernels SCHEDULED) to the store. No side effect on any host. A plan
     // that does not fit is recorded as a session in ERROR and returned as the error.
     Result<SessionSpec> prepare(const LaunchRequest &request);
+    // What prepare() would decide (plan and placement, with why each unused host is unused),
+    // without writing anything: `launch --dry-run`.
+    Result<SessionSpec> preview(const LaunchRequest &request);
 
     // What the template's images bring (ENV, labels such as service ports, …): from the first of
     // `hosts` that has the image, else from its registry's config. Images found nowhere are
@@ -101,9 +125,12 @@ public:
                             const Http::CancelToken &cancel = {});
 
     // Removes every container, the network and the volumes listed in `volumes` (host → names)
-    // of a session, on every host involved. Objects that are already gone are fine.
+    // of a session, on every host involved, within options.deadline. Objects that are already
+    // gone are fine. `unfinished` (optional) receives the hosts whose objects may remain.
     Result<void> removeSessionObjects(const SessionSpec &spec,
-                                      const QMap<QString, QStringList> &volumes = {});
+                                      const QMap<QString, QStringList> &volumes = {},
+                                      const RemovalOptions &options = {},
+                                      QStringList *unfinished = nullptr);
 
     // The container a kernel becomes (pure; exposed for tests and the benchmark).
     // Ports are published on `hostAddress` (the placed host's registered address, as an IP)
@@ -137,7 +164,10 @@ Q_SIGNALS:
 
 private:
     struct Run;
+    Result<SessionSpec> prepareImpl(const LaunchRequest &request, bool record);
     Result<SessionRecord> doProvision(Run &run);
+    // Stores desired TERMINATED (session and kernels) and why, before a rollback starts.
+    void recordRollback(Run &run, const QString &reason);
     Result<void> prepareHosts(Run &run);
     Result<void> pullImages(Run &run);
     Result<void> createKernel(Run &run, const KernelSpec &kernel);
@@ -152,6 +182,10 @@ private:
     HostRegistry *m_registry;
     int m_perHostLimit = 8;
     std::chrono::milliseconds m_callTimeout{60000};
+    std::chrono::milliseconds m_rollbackTimeout{30000};
+    std::chrono::milliseconds m_pingTimeout{5000};
+    int m_pingMisses = 2;
+    Http::CancelToken m_abandon;
     std::chrono::milliseconds m_settle{2000};
     ProgressCallback m_progress;
     PullProgressCallback m_pullProgress;

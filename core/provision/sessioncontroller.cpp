@@ -203,6 +203,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
                 return;
             Docker::CallOptions call;
             call.timeout = std::chrono::seconds(m_stopTimeout + 60);
+            call.cancel = m_cancel;
             auto target = ownedContainer(**client, k, self, call);
             if (!target) {
                 if (target.error().kind == Error::Kind::Conflict)
@@ -216,7 +217,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         });
         Provisioner provisioner(m_store, m_registry);
         provisioner.setActor(m_actor.isEmpty() ? QStringLiteral("controller") : m_actor);
-        auto done = provisioner.provision(*spec);
+        auto done = provisioner.provision(*spec, m_cancel);
         if (!done)
             return fail(
                 done.error().withContext(QStringLiteral("restarting %1").arg(session->name)));
@@ -242,6 +243,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
             return failed(client.error());
         Docker::CallOptions call;
         call.timeout = std::chrono::seconds(m_stopTimeout + 60);
+        call.cancel = m_cancel;
         auto owned = ownedContainer(**client, k, m_store->identity(), call);
         if (!owned)
             return failed(owned.error());
@@ -290,7 +292,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         Provisioner provisioner(m_store, m_registry);
         provisioner.setActor(m_actor);
         // Adopts the kernels that run again and makes the others anew, all-or-nothing.
-        auto done = provisioner.provision(*spec);
+        auto done = provisioner.provision(*spec, m_cancel);
         if (!done)
             return fail(
                 done.error().withContext(QStringLiteral("restarting %1").arg(session->name)));
@@ -350,23 +352,37 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
     }
 
     Provisioner remover(m_store, m_registry);
-    const auto removed = remover.removeSessionObjects(specFromRecords(s, records));
-    if (!removed) {
-        s.lastError = removed.error().toString();
-        m_store->updateSession(s);
-        logEvent(sessionId, {}, QStringLiteral("error"),
-                 QStringLiteral("terminate incomplete (the reconciler finishes it): ") +
-                     s.lastError);
-        return fail(removed.error().withContext(QStringLiteral("terminating %1").arg(s.name)));
-    }
-    if (!wasFinal) {
+    RemovalOptions removal;
+    removal.deadline = m_removalTimeout;
+    removal.cancel = m_cancel;
+    QStringList unfinished;
+    const auto removed =
+        remover.removeSessionObjects(specFromRecords(s, records), {}, removal, &unfinished);
+    {
+        // Kernels whose host is done are TERMINATED now; the others stay TERMINATING (and so
+        // does the session) until their host answers and the controller removes what is left.
         for (const KernelRecord &k : std::as_const(records)) {
-            if (!isFinal(k.status)) {
+            if (!isFinal(k.status) && !unfinished.contains(k.host)) {
                 m_store->updateKernelStatus(sessionId, k.id, KernelStatus::Terminated, reason);
                 Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname,
                                            toString(KernelStatus::Terminated));
             }
         }
+    }
+    if (!removed) {
+        if (auto fresh = m_store->session(sessionId); fresh)
+            s = *fresh;
+        s.lastError = removed.error().toString();
+        m_store->updateSession(s);
+        logEvent(sessionId, {}, QStringLiteral("error"),
+                 QStringLiteral("terminate incomplete (the controller finishes it): ") +
+                     s.lastError);
+        return fail(removed.error().withContext(
+            QStringLiteral("terminating %1 (it stays TERMINATING until host(s) %2 answer and the "
+                           "controller removes what is left)")
+                .arg(s.name, unfinished.join(QStringLiteral(", ")))));
+    }
+    if (!wasFinal) {
         auto fresh = m_store->session(sessionId);
         if (fresh)
             s = *fresh;

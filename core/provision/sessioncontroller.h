@@ -34,6 +34,10 @@ public:
     void setActor(const QString &actor) { m_actor = actor; }
     // Seconds a kernel gets to stop before SIGKILL on restart.
     void setStopTimeout(int seconds) { m_stopTimeout = seconds; }
+    // Stops a restart or terminate under way (what is left is the controller's), and bounds the
+    // removal of a terminate in total.
+    void setCancel(const Http::CancelToken &cancel) { m_cancel = cancel; }
+    void setRemovalTimeout(std::chrono::milliseconds timeout) { m_removalTimeout = timeout; }
 
     // SESSION as the CLI takes it, in this order: the exact id, the exact name (of several
     // sessions of that name, the one still wanted running), a unique prefix of the id (the short
@@ -66,6 +70,8 @@ private:
     HostRegistry *m_registry;
     QString m_actor;
     int m_stopTimeout = 5;
+    Http::CancelToken m_cancel;
+    std::chrono::milliseconds m_removalTimeout{30000};
 };
 
 } // namespace ClusterDeck

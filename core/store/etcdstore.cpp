@@ -406,14 +406,7 @@ Result<QJsonObject> EtcdStore::sealSecrets(const QString &sessionId,
 Result<QMap<QString, QByteArray>> EtcdStore::openSecrets(const QString &sessionId,
                                                          const QJsonObject &sealed) const
 {
-    std::optional<StoreKey> key;
-    if (SessionSecrets::isEncrypted(sealed)) {
-        auto loaded = StoreKey::load(m_storeId);
-        if (!loaded)
-            return fail(loaded.error());
-        key = *loaded;
-    }
-    return SessionSecrets::open(sealed, m_storeId, sessionId, key);
+    return SessionSecrets::openWithStoredKey(sealed, m_storeId, sessionId);
 }
 
 void EtcdStore::startWatch(qint64 fromRevision)

@@ -121,6 +121,20 @@ bool SessionSecrets::isEncrypted(const QJsonObject &sealed)
     return sealed.value(QStringLiteral("format")).toString() == kFormatGcm;
 }
 
+Result<QMap<QString, QByteArray>> SessionSecrets::openWithStoredKey(const QJsonObject &sealed,
+                                                                    const QString &storeId,
+                                                                    const QString &sessionId)
+{
+    std::optional<StoreKey> key;
+    if (isEncrypted(sealed)) {
+        auto loaded = StoreKey::load(storeId);
+        if (!loaded)
+            return fail(loaded.error());
+        key = *loaded;
+    }
+    return open(sealed, storeId, sessionId, key);
+}
+
 Result<QMap<QString, QByteArray>> SessionSecrets::open(const QJsonObject &sealed,
                                                        const QString &storeId,
                                                        const QString &sessionId,

@@ -35,6 +35,9 @@ public:
     static Result<QMap<QString, QByteArray>> open(const QJsonObject &sealed, const QString &storeId,
                                                   const QString &sessionId,
                                                   const std::optional<StoreKey> &key);
+    // The same, loading the store key from the user's key folder when the secrets are encrypted.
+    static Result<QMap<QString, QByteArray>>
+    openWithStoredKey(const QJsonObject &sealed, const QString &storeId, const QString &sessionId);
     static bool isEncrypted(const QJsonObject &sealed);
 };
 

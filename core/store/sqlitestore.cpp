@@ -37,6 +37,18 @@ constexpr qint64 kLockTtlMs = 5 * 60 * 1000;
 constexpr auto kLockRefresh = 30s;
 constexpr qint64 kChangeRetentionMs = 10 * 60 * 1000;
 
+// The tokens of the session locks this process holds, over all its stores: a lock row of this
+// process whose token is not among them was released, but its row could not be deleted (the
+// disk was full); it must not keep the session busy until it expires.
+std::mutex g_heldTokensMutex;
+QSet<QString> g_heldTokens;
+
+bool processHoldsToken(const QString &token)
+{
+    std::lock_guard lock(g_heldTokensMutex);
+    return g_heldTokens.contains(token);
+}
+
 // Migration i takes the schema from version i to i + 1.
 const char *const kMigrations[] = {
     R"sql(
@@ -541,14 +553,7 @@ Result<QJsonObject> SqliteStore::sealSecrets(const QString &,
 Result<QMap<QString, QByteArray>> SqliteStore::openSecrets(const QString &sessionId,
                                                            const QJsonObject &sealed) const
 {
-    std::optional<StoreKey> key;
-    if (SessionSecrets::isEncrypted(sealed)) {
-        auto loaded = StoreKey::load(m_storeId);
-        if (!loaded)
-            return fail(loaded.error());
-        key = *loaded;
-    }
-    return SessionSecrets::open(sealed, m_storeId, sessionId, key);
+    return SessionSecrets::openWithStoredKey(sealed, m_storeId, sessionId);
 }
 
 Result<StoreKey> SqliteStore::storeKey()
@@ -1186,16 +1191,17 @@ Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token
 {
     bool taken = false;
     auto ok = write(QStringLiteral("locking session %1").arg(sessionId), [&]() -> Result<void> {
-        Statement get(
-            m_db, "SELECT owner, since, pid, hostname, expires_ms FROM locks WHERE session_id = ?");
+        Statement get(m_db, "SELECT owner, since, pid, hostname, expires_ms, token FROM locks "
+                            "WHERE session_id = ?");
         get.bind(1, sessionId);
         const int rc = get.step();
         if (rc == SQLITE_ROW) {
             const bool expired = get.integer(4) < nowMs();
             const bool sameHost = get.text(3) == QSysInfo::machineHostName();
-            const bool dead = sameHost && get.integer(2) != QCoreApplication::applicationPid() &&
-                              processGone(get.integer(2));
-            if (!expired && !dead) {
+            const bool ours = sameHost && get.integer(2) == QCoreApplication::applicationPid();
+            const bool dead = sameHost && !ours && processGone(get.integer(2));
+            const bool released = ours && !processHoldsToken(get.text(5));
+            if (!expired && !dead && !released) {
                 *holder = {get.text(0), get.text(1)};
                 return {};
             }
@@ -1221,6 +1227,10 @@ Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token
     if (!ok)
         return fail(ok.error());
     if (taken) {
+        {
+            std::lock_guard lock(g_heldTokensMutex);
+            g_heldTokens.insert(token);
+        }
         std::lock_guard lock(m_mutex);
         m_heldLocks.insert(sessionId + u'\n' + token);
     }
@@ -1233,13 +1243,21 @@ void SqliteStore::unlock(const QString &sessionId, const QString &token)
         std::lock_guard lock(m_mutex);
         m_heldLocks.remove(sessionId + u'\n' + token);
     }
-    auto ok = write(QStringLiteral("unlocking session %1").arg(sessionId), [&]() -> Result<void> {
-        Statement s(m_db, "DELETE FROM locks WHERE session_id = ? AND token = ?");
-        s.bind(1, sessionId).bind(2, token);
-        if (const int rc = s.step(); rc != SQLITE_DONE)
-            return fail(sqlError(rc, QStringLiteral("unlocking session %1").arg(sessionId)));
-        return {};
-    });
+    {
+        std::lock_guard lock(g_heldTokensMutex);
+        g_heldTokens.remove(token);
+    }
+    // Deleting our own row is safe whoever leads, so a fenced-off controller still releases.
+    auto ok = write(
+        QStringLiteral("unlocking session %1").arg(sessionId),
+        [&]() -> Result<void> {
+            Statement s(m_db, "DELETE FROM locks WHERE session_id = ? AND token = ?");
+            s.bind(1, sessionId).bind(2, token);
+            if (const int rc = s.step(); rc != SQLITE_DONE)
+                return fail(sqlError(rc, QStringLiteral("unlocking session %1").arg(sessionId)));
+            return {};
+        },
+        Fencing::Skip);
     if (!ok)
         qCWarning(lcStore) << "could not release the lock:" << ok.error().toString();
 }

@@ -49,6 +49,7 @@ struct FakeResponse
     QByteArrayList chunks; // set: a chunked streaming response
     End end = End::Complete;
     bool silent = false; // never answer at all
+    QByteArray raw;      // set: written verbatim (head included), then the connection closes
 };
 
 using Handler = std::function<FakeResponse(const FakeRequest &)>;
@@ -186,6 +187,13 @@ private:
             const FakeResponse response = handler ? handler(request) : json(404, "{}");
             if (response.silent)
                 return;
+            if (!response.raw.isEmpty()) {
+                // One write: the head, the stream and the close reach the client together.
+                socket->write(response.raw);
+                socket->flush();
+                socket->disconnectFromServer();
+                return;
+            }
             QByteArray out = "HTTP/1.1 " + QByteArray::number(response.status) + " Fake\r\n";
             for (const auto &[name, value] : response.headers)
                 out += name + ": " + value + "\r\n";
@@ -235,6 +243,7 @@ private Q_SLOTS:
     void logs();
     void eventsReconnectWithoutLossOrRepeat();
     void cancelWhileWaiting();
+    void execOutputArrivingWithTheHead();
 
 private:
     std::unique_ptr<DockerClient> makeClient(const QString &hostName = {}) const;
@@ -494,6 +503,52 @@ void TestDockerRequests::logs()
     QCOMPARE(r.path, QStringLiteral("/v1.41/containers/c1/logs"));
     QCOMPARE(r.queryItem(QStringLiteral("tail")), QStringLiteral("100"));
     QVERIFY(r.queryItem(QStringLiteral("follow")).isEmpty());
+}
+
+void TestDockerRequests::execOutputArrivingWithTheHead()
+{
+    // A fast command (`echo`): the daemon sends the upgraded head, the whole output and the
+    // close at once. The output must still be read (CI lost it: 12 of 13 lines from `exec`).
+    auto frame = [](char stream, const QByteArray &data) -> QByteArray {
+        QByteArray out(8, '\0');
+        out[0] = stream;
+        out[7] = char(data.size());
+        return out + data;
+    };
+    m_daemon->setHandler([=](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping("1.41");
+        if (r.path.endsWith(QLatin1String("/containers/c1/exec")))
+            return json(201, R"({"Id":"e1"})");
+        if (r.path.endsWith(QLatin1String("/exec/e1/start"))) {
+            FakeResponse response;
+            response.raw = "HTTP/1.1 101 UPGRADED\r\n"
+                           "Content-Type: application/vnd.docker.raw-stream\r\n"
+                           "Connection: Upgrade\r\nUpgrade: tcp\r\n\r\n" +
+                           frame(1, "worker7\n") + frame(2, "note\n");
+            return response;
+        }
+        if (r.path.endsWith(QLatin1String("/exec/e1/json")))
+            return json(200, R"({"ID":"e1","Running":false,"ExitCode":3})");
+        return json(404, R"({"message":"no such path"})");
+    });
+    auto client = makeClient();
+    ExecSpec spec;
+    spec.cmd = {QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo $HOSTNAME")};
+    QByteArray out, err;
+    CallOptions options;
+    options.timeout = 10s;
+    const auto code = client->runExec(
+        QStringLiteral("c1"), spec,
+        [&](const LogFrame &f) {
+            (f.stream == LogFrame::Stream::Stderr ? err : out) += f.data;
+            return true;
+        },
+        options);
+    QVERIFY2(code, qPrintable(code ? QString() : code.error().toString()));
+    QCOMPARE(*code, 3);
+    QCOMPARE(out, QByteArray("worker7\n"));
+    QCOMPARE(err, QByteArray("note\n"));
 }
 
 void TestDockerRequests::eventsReconnectWithoutLossOrRepeat()

@@ -423,12 +423,29 @@ void TestHostRegistry::removeRefusedWhileKernelsRun()
              qPrintable(refused.error().toString()));
     QVERIFY(m_registry->inspect(QStringLiteral("h2")));
 
-    // Once both sessions are meant to be terminated, the host may go.
+    // Meant to be terminated, but not removed yet (a host that did not answer): still refused,
+    // or the controller could never remove what the host holds.
+    for (const QString &session : {QStringLiteral("s-1"), QStringLiteral("s-2")}) {
+        auto kernels = m_store->kernels(session);
+        QVERIFY2(kernels, why(kernels));
+        for (KernelRecord &k : *kernels) {
+            k.desired = DesiredState::Terminated;
+            k.status = KernelStatus::Terminating;
+        }
+        QVERIFY(m_store->updateKernels(*kernels));
+    }
+    const auto terminating = m_registry->remove(QStringLiteral("h2"));
+    QVERIFY(!terminating);
+    QCOMPARE(terminating.error().kind, Error::Kind::Conflict);
+    QVERIFY2(terminating.error().message.contains(QStringLiteral("TERMINATING")),
+             qPrintable(terminating.error().toString()));
+
+    // Once their kernels there are gone, the host may go.
     for (const QString &session : {QStringLiteral("s-1"), QStringLiteral("s-2")}) {
         auto kernels = m_store->kernels(session);
         QVERIFY2(kernels, why(kernels));
         for (KernelRecord &k : *kernels)
-            k.desired = DesiredState::Terminated;
+            k.status = KernelStatus::Terminated;
         QVERIFY(m_store->updateKernels(*kernels));
     }
     QVERIFY2(m_registry->remove(QStringLiteral("h2")),

@@ -81,6 +81,8 @@ private Q_SLOTS:
     void strategyNames();
     void multiNodeSwarm_data();
     void multiNodeSwarm();
+    void unusedHostsSayWhy_data();
+    void unusedHostsSayWhy();
 };
 
 void TestPlacement::distribution_data()
@@ -298,6 +300,49 @@ void TestPlacement::multiNodeSwarm()
     QFETCH(QList<HostCapacity>, hosts);
     QFETCH(QString, swarm);
     QCOMPARE(ClusterDeck::multiNodeSwarm(hosts), swarm);
+}
+
+void TestPlacement::unusedHostsSayWhy_data()
+{
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<QString>("change"); // what is wrong with h2
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("dead daemon") << int(ClusterMode::MultiNode) << "unreachable"
+                                 << "unreachable (connection refused)";
+    QTest::newRow("outside the swarm") << int(ClusterMode::MultiNode) << "noswarm"
+                                       << "not in the session's swarm";
+    QTest::newRow("full") << int(ClusterMode::MultiNode) << "full"
+                          << "CPUs free, short by";
+    QTest::newRow("single-node") << int(ClusterMode::SingleNode) << ""
+                                 << "single-node: the session runs on";
+}
+
+void TestPlacement::unusedHostsSayWhy()
+{
+    // A host a launch leaves out is named with the reason (the preview and `launch --dry-run`
+    // show it), and a dead one is never placed on.
+    QFETCH(int, mode);
+    QFETCH(QString, change);
+    QFETCH(QString, expected);
+    QList<HostCapacity> hosts = lab3();
+    if (change == u"unreachable") {
+        hosts[1].reachable = false;
+        hosts[1].unreachableWhy = QStringLiteral("connection refused");
+    } else if (change == u"noswarm") {
+        hosts[1].swarmActive = false;
+        hosts[1].swarmClusterId.clear();
+    } else if (change == u"full") {
+        hosts[1].cpusAllocated = 8;
+    }
+    const auto p =
+        place(makePlan(ClusterMode(mode), {{"master", 1}, {"worker", 12}}, 0.25, GiB / 8), hosts);
+    QVERIFY(p.has_value());
+    QVERIFY(!p->hostsUsed.contains(QStringLiteral("h2")));
+    QVERIFY(!p->hostOf.values().contains(QStringLiteral("h2")));
+    QVERIFY2(p->unused.value(QStringLiteral("h2")).contains(expected),
+             qPrintable(p->unused.value(QStringLiteral("h2"))));
+    for (const QString &used : p->hostsUsed)
+        QVERIFY(!p->unused.contains(used));
 }
 
 QTEST_GUILESS_MAIN(TestPlacement)

@@ -518,6 +518,23 @@ void TestReconcilePlanner::plan_data()
                         .kernel(s1, m1, h1, KernelStatus::Terminated)
                         .kernel(s1, w1, h2, KernelStatus::Terminating))
         << QStringList{act(Kind::MarkTerminated, s1)} << "";
+    QTest::newRow("failed launch (ERROR), kernel TERMINATING on a host back, nothing left: "
+                  "its kernels TERMINATED")
+        << Observed(World()
+                        .up(h1)
+                        .up(h2)
+                        .session(s1, SessionStatus::Error, DesiredState::Terminated)
+                        .kernel(s1, m1, h1, KernelStatus::Error)
+                        .kernel(s1, w1, h2, KernelStatus::Terminating))
+        << QStringList{act(Kind::MarkTerminated, s1)} << "";
+    QTest::newRow("failed launch (ERROR), kernel TERMINATING on a host still hung: nothing, noted")
+        << Observed(World()
+                        .up(h1)
+                        .down(h2)
+                        .session(s1, SessionStatus::Error, DesiredState::Terminated)
+                        .kernel(s1, m1, h1, KernelStatus::Error)
+                        .kernel(s1, w1, h2, KernelStatus::Terminating))
+        << QStringList{} << "session s1-name: host(s) h2 do not answer";
     QTest::newRow("terminated, nothing left: nothing")
         << Observed(World().up(h1).session(s1, SessionStatus::Terminated, DesiredState::Terminated))
         << QStringList{} << "";
