@@ -462,7 +462,9 @@ void TestStoreContract::resizeSession()
     CHECK_OK(m_store->resizeSession(s, {added}, {kernels[2].id}));
     QCOMPARE(*m_store->session(s.id), s);
     QList<QString> ids;
-    for (const KernelRecord &k : *m_store->kernels(s.id))
+    const auto after = m_store->kernels(s.id);
+    CHECK_OK(after);
+    for (const KernelRecord &k : *after)
         ids.append(k.id);
     std::sort(ids.begin(), ids.end());
     QList<QString> expected{kernels[0].id, kernels[1].id, added.id};
