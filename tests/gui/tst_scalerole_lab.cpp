@@ -9,6 +9,7 @@
 #include "mainwindow/mainwindow.h"
 #include "provision/provisioner.h"
 #include "provision/sessioncontroller.h"
+#include "sessions/portprober.h"
 #include "sessions/scaleroledialog.h"
 #include "sessions/sessionfilterproxymodel.h"
 #include "sessions/sessionsview.h"
