@@ -92,6 +92,10 @@ struct Provisioner::Run
     Http::CancelToken ops; // cancelled on the first failure or on the user's cancel
     std::chrono::milliseconds timeout{60000};
     std::unique_ptr<Concurrent::KeyedLimiter> limiter;
+    // The session lock the caller holds (may be null). Once it is lost nothing more is done or
+    // written: its new holder finishes the session.
+    const SessionLock *lock = nullptr;
+    bool lockLost() const { return lock && lock->isLost(); }
 
     // Per host, for the rollback: cancelled when the host stops answering or the rollback is
     // abandoned. Made before any thread starts, never changed afterwards.
@@ -160,7 +164,7 @@ Result<SessionRecord> Provisioner::launch(const LaunchRequest &request,
     auto spec = prepare(req);
     if (!spec)
         return fail(spec.error());
-    return provision(*spec, cancel);
+    return provision(*spec, cancel, lock->get());
 }
 
 Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
@@ -409,7 +413,8 @@ Result<void> Provisioner::storeSpec(StateStore &store, const SessionSpec &spec,
 }
 
 Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
-                                             const Http::CancelToken &cancel)
+                                             const Http::CancelToken &cancel,
+                                             const SessionLock *lock)
 {
     // Before any side effect: kernels made without their secrets would start with empty keys.
     if (spec.secretsUnavailable)
@@ -419,6 +424,10 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     run.spec = spec;
     run.storeId = m_store->storeId();
     run.userCancel = cancel;
+    run.lock = lock;
+    // A lost lock stops every call in flight at once, like a hung host does.
+    if (lock)
+        run.ops = Http::CancelToken::anyOf(Http::CancelToken(), lock->lostToken());
     run.timeout = m_callTimeout;
     run.limiter = std::make_unique<Concurrent::KeyedLimiter>(m_perHostLimit);
     auto session = m_store->session(spec.plan.sessionId);
@@ -447,7 +456,9 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     }
 
     for (const QString &h : std::as_const(hosts))
-        run.hostStop.insert(h, Http::CancelToken());
+        run.hostStop.insert(h,
+                            lock ? Http::CancelToken::anyOf(Http::CancelToken(), lock->lostToken())
+                                 : Http::CancelToken());
 
     // The user's cancel reaches in-flight calls through `ops`; an abandoned rollback stops every
     // host's removal at once.
@@ -459,7 +470,7 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
                 run.ops.cancel();
                 // At once, not after the in-flight calls return: an impatient second interrupt
                 // then leaves a session the controller rolls back, not one it completes.
-                if (!recorded)
+                if (!recorded && !run.lockLost())
                     recordRollback(run, QStringLiteral("launch cancelled"));
                 recorded = true;
             }
@@ -527,6 +538,12 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
             qCInfo(lcProvision) << "settle:" << ok.error().toString();
     }
 
+    if (run.lockLost()) {
+        // Another process holds the session now: no rollback, no status, no event from here.
+        const Error lost = run.lock->lostError();
+        qCWarning(lcProvision).noquote() << lost.toString();
+        return fail(lost);
+    }
     const bool cancelled = run.userCancel.isCancelled() && !run.firstError;
     if (!run.aborted() && !cancelled) {
         setSessionStatus(run, SessionStatus::Running);
@@ -631,6 +648,8 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
 
 void Provisioner::recordRollback(Run &run, const QString &reason)
 {
+    if (run.lockLost())
+        return;
     SessionRecord s;
     {
         std::lock_guard lock(run.mutex);
@@ -1421,6 +1440,8 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
 void Provisioner::setKernelStatus(Run &run, const QString &hostname, KernelStatus status,
                                   const QString &reason)
 {
+    if (run.lockLost())
+        return;
     QString kernelId;
     {
         std::lock_guard lock(run.mutex);
@@ -1456,6 +1477,8 @@ void Provisioner::setKernelStatus(Run &run, const QString &hostname, KernelStatu
 
 void Provisioner::setSessionStatus(Run &run, SessionStatus status, const QString &reason)
 {
+    if (run.lockLost())
+        return;
     SessionRecord s;
     {
         std::lock_guard lock(run.mutex);

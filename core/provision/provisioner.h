@@ -3,9 +3,9 @@
 #include "common/error.h"
 #include "http/httptypes.h"
 #include "placement/placement.h"
-#include "registry/imagepuller.h"
 #include "plan/imagedefaults.h"
 #include "plan/launchoptions.h"
+#include "registry/imagepuller.h"
 #include "sessionspec.h"
 #include "store/records.h"
 #include "template/clustertemplate.h"
@@ -19,6 +19,7 @@
 namespace ClusterDeck {
 
 class HostRegistry;
+class SessionLock;
 class StateStore;
 
 namespace Docker {
@@ -88,7 +89,10 @@ public:
     std::chrono::milliseconds settlePeriod() const { return m_settle; }
     void setProgressCallback(ProgressCallback callback) { m_progress = std::move(callback); }
     void setActor(const QString &actor) { m_actor = actor; }
-    void setPullProgressCallback(PullProgressCallback callback) { m_pullProgress = std::move(callback); }
+    void setPullProgressCallback(PullProgressCallback callback)
+    {
+        m_pullProgress = std::move(callback);
+    }
     // Registry logins for pulls; unset: the user's Docker config ($DOCKER_CONFIG, ~/.docker).
     void setCredentialLookup(Registry::ImagePuller::CredentialLookup lookup)
     {
@@ -115,7 +119,11 @@ public:
 
     // Makes the hosts match a stored session: adopts what exists and is right, creates the rest.
     // All-or-nothing. The caller holds the session lock (launch() takes it itself).
-    Result<SessionRecord> provision(const SessionSpec &spec, const Http::CancelToken &cancel = {});
+    // `lock`: the session lock the caller holds; when it is lost, the launch stops at once
+    // (no rollback: the lock's new holder, usually the controller, finishes it) and fails with
+    // its lostError().
+    Result<SessionRecord> provision(const SessionSpec &spec, const Http::CancelToken &cancel = {},
+                                    const SessionLock *lock = nullptr);
 
     // Removes every container, the network and the volumes listed in `volumes` (host → names)
     // of a session, on every host involved, within options.deadline. Objects that are already

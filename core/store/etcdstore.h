@@ -3,7 +3,11 @@
 #include "etcd/etcdtypes.h"
 #include "statestore.h"
 
+#include <QDateTime>
+#include <QHash>
+
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 
@@ -106,6 +110,11 @@ public:
     Result<std::optional<ControllerStatus>> controllerStatus() const override;
     Result<qint64> requestControllerPass() override;
     Result<qint64> controllerPassRequests() const override;
+    Result<int> removeStrayRecords(std::chrono::milliseconds grace) override;
+
+    // Tests only: createSession and a chunked updateKernels stop (failing, as if the process
+    // died) after this many chunks were written; 0: never.
+    void setFailAfterChunkForTests(int chunks) { m_failAfterChunk = chunks; }
 
     // The leadership this store's writes are fenced by: the leader key's create revision.
     struct Fence
@@ -147,6 +156,15 @@ private:
     // leader key's create revision, and a failed compare caused by a lost leadership is reported
     // as such (Conflict) rather than as the caller's own compare failing.
     Result<Etcd::TxnResult> commit(Etcd::TxnRequest txn);
+    // commit(), and when the reply never came (EtcdClient::outcomeUnknown) reads back whether
+    // the txn was applied: success if it was, the error if it was not or cannot be told.
+    Result<Etcd::TxnResult> commitResolved(const Etcd::TxnRequest &txn, const QString &what);
+    // Whether every put of `txn` is stored with its value, all at one revision.
+    Result<bool> landed(const Etcd::TxnRequest &txn) const;
+    // Undoes the chunks of an unfinished multi-chunk kernel update (see putKernels).
+    void undoIntent(const QByteArray &intentPrefix);
+    bool strayLongEnough(const QString &what, const QDateTime &newest,
+                         std::chrono::milliseconds grace);
     std::shared_ptr<Fence> currentFence() const;
     Error fenceLost(Fence &fence) const;
     void resign(const std::shared_ptr<Fence> &fence);
@@ -164,6 +182,9 @@ private:
     std::unique_ptr<Etcd::EtcdWatch> m_watch;
     mutable std::mutex m_fenceMutex;
     std::shared_ptr<Fence> m_fence;
+    std::mutex m_strayMutex;
+    QHash<QString, std::chrono::steady_clock::time_point> m_straySeen; // first seen stray
+    int m_failAfterChunk = 0;
 };
 
 } // namespace ClusterDeck
