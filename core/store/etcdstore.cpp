@@ -1084,7 +1084,7 @@ Result<int> EtcdStore::removeStrayRecords(std::chrono::milliseconds grace)
     int removed = 0;
     // Kernels without their session: a create that died between its chunks (or whose final
     // txn failed and whose clean-up failed too).
-    auto all = m_client->rangePrefix(m_prefix + "/kernels/");
+    auto all = m_client->rangePrefix(m_prefix + "/kernels/", 1000, /*keysOnly=*/true);
     if (!all)
         return fail(all.error().withContext(QStringLiteral("looking for stray kernels")));
     RangeOptions options;
@@ -1102,14 +1102,22 @@ Result<int> EtcdStore::removeStrayRecords(std::chrono::milliseconds grace)
     const int kskip = int(m_prefix.size() + QByteArray("/kernels/").size());
     for (const KeyValue &kv : std::as_const(all->kvs)) {
         const QString sid = QString::fromUtf8(kv.key.mid(kskip).split('/').value(0));
-        if (live.contains(sid))
-            continue;
-        QDateTime &newest = stray[sid];
-        auto record = RecordJson::parseRecord(kv.value, where(kv.key), &RecordJson::kernelFromJson);
-        if (record) {
+        if (!live.contains(sid))
+            stray.insert(sid, QDateTime());
+    }
+    // Only the stray ones are read in full, for their age.
+    for (auto it = stray.begin(); it != stray.end(); ++it) {
+        auto records = m_client->rangePrefix(kernelsPrefix(it.key()));
+        if (!records)
+            return fail(records.error().withContext(QStringLiteral("looking for stray kernels")));
+        for (const KeyValue &kv : std::as_const(records->kvs)) {
+            auto record =
+                RecordJson::parseRecord(kv.value, where(kv.key), &RecordJson::kernelFromJson);
+            if (!record)
+                continue;
             for (const QDateTime &t : {record->createdAt, record->updatedAt}) {
-                if (t.isValid() && (!newest.isValid() || t > newest))
-                    newest = t;
+                if (t.isValid() && (!it.value().isValid() || t > it.value()))
+                    it.value() = t;
             }
         }
     }

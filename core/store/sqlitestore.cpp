@@ -79,32 +79,60 @@ bool processHoldsToken(const QString &token)
 // file we can lock belongs to a process that is gone; a row without such a file (another
 // machine, a full disk) is judged by its expiry alone.
 std::mutex g_ownerFilesMutex;
-QHash<QString, int> g_ownerFiles; // owners directory → our descriptor there
+
+// Our owner files (directory → descriptor, kept open and locked); removed at a normal exit.
+struct OwnerFiles
+{
+    struct File
+    {
+        int fd = -1;
+        QByteArray path;
+    };
+    QHash<QString, File> byDir;
+    ~OwnerFiles()
+    {
+        for (const File &f : std::as_const(byDir)) {
+            if (f.fd < 0)
+                continue;
+            ::unlink(f.path.constData());
+            ::close(f.fd);
+        }
+    }
+};
+OwnerFiles g_ownerFiles;
 
 QString ownersDir(const QString &dbPath)
 {
     return dbPath + QStringLiteral("-owners");
 }
 
+bool ownerGone(const QString &dbPath, const QString &ownerId);
+
 void announceOwner(const QString &dbPath)
 {
     const QString dir = ownersDir(dbPath);
-    std::lock_guard lock(g_ownerFilesMutex);
-    if (g_ownerFiles.contains(dir))
-        return;
-    int fd = -1;
-    if (PrivateFiles::ensureDirectory(dir)) {
+    {
+        std::lock_guard lock(g_ownerFilesMutex);
+        if (g_ownerFiles.byDir.contains(dir))
+            return;
+        int fd = -1;
         const QByteArray file = QFile::encodeName(dir + u'/' + ourOwnerId());
-        fd = ::open(file.constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-        if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-            ::close(fd);
-            fd = -1;
+        if (PrivateFiles::ensureDirectory(dir)) {
+            fd = ::open(file.constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+            if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+                ::close(fd);
+                fd = -1;
+            }
         }
+        if (fd < 0)
+            qCInfo(lcStore) << "no owner file in" << dir << "(" << strerror(errno)
+                            << "): our stale locks expire with their TTL";
+        g_ownerFiles.byDir.insert(dir, {fd, file});
     }
-    if (fd < 0)
-        qCInfo(lcStore) << "no owner file in" << dir << "(" << strerror(errno)
-                        << "): our stale locks expire with their TTL";
-    g_ownerFiles.insert(dir, fd); // kept open (and locked) until the process ends
+    // The files of processes that ended without removing theirs (killed): bounded per process.
+    const QStringList names = QDir(dir).entryList(QDir::Files).mid(0, 256);
+    for (const QString &name : names)
+        (void)ownerGone(dbPath, name);
 }
 
 bool ownerGone(const QString &dbPath, const QString &ownerId)
@@ -115,6 +143,8 @@ bool ownerGone(const QString &dbPath, const QString &ownerId)
     const int fd = ::open(file.constData(), O_RDWR | O_CLOEXEC);
     if (fd < 0)
         return false;
+    // Locked by nobody: its process ended. (A file made a moment ago and not locked yet looks
+    // the same; removing it only leaves that process's rows to their TTL.)
     const bool gone = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
     if (gone)
         ::unlink(file.constData());
