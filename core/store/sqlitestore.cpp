@@ -226,9 +226,9 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 SELECT 1;
 )sql",
     // 5: the random owner id of a session lock's process (ourOwnerId()); `owner`, `pid` and
-    // `hostname` stay for people.
+    // `hostname` stay for people. migrate() adds the column locks.owner_id when it is missing.
     R"sql(
-ALTER TABLE locks ADD COLUMN owner_id TEXT;
+SELECT 1;
 )sql",
 };
 static_assert(std::size(kMigrations) == SqliteStore::kSchemaVersion);
@@ -620,6 +620,16 @@ Result<void> SqliteStore::migrate()
                         QStringLiteral("migrating the schema from %1 to %2").arg(v).arg(v + 1));
                     !ok)
                     return ok;
+            }
+            if (version < 5) {
+                Statement columns(m_db, "SELECT 1 FROM pragma_table_info('locks') "
+                                        "WHERE name = 'owner_id'");
+                if (columns.step() != SQLITE_ROW) {
+                    if (auto ok = exec("ALTER TABLE locks ADD COLUMN owner_id TEXT",
+                                       QStringLiteral("migrating the schema to 5"));
+                        !ok)
+                        return ok;
+                }
             }
             if (auto ok = ensureIdentity(version); !ok)
                 return ok;
