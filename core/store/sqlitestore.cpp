@@ -106,12 +106,12 @@ QString ownersDir(const QString &dbPath)
     return dbPath + QStringLiteral("-owners");
 }
 
-bool ownerGone(const QString &dbPath, const QString &ownerId);
-
 void announceOwner(const QString &dbPath)
 {
     const QString dir = ownersDir(dbPath);
     {
+        // (A killed process's file stays until a takeover of one of its rows removes it: without
+        // the file, its rows would wait for their TTL.)
         std::lock_guard lock(g_ownerFilesMutex);
         if (g_ownerFiles.byDir.contains(dir))
             return;
@@ -129,10 +129,6 @@ void announceOwner(const QString &dbPath)
                             << "): our stale locks expire with their TTL";
         g_ownerFiles.byDir.insert(dir, {fd, file});
     }
-    // The files of processes that ended without removing theirs (killed): bounded per process.
-    const QStringList names = QDir(dir).entryList(QDir::Files).mid(0, 256);
-    for (const QString &name : names)
-        (void)ownerGone(dbPath, name);
 }
 
 bool ownerGone(const QString &dbPath, const QString &ownerId)
@@ -146,10 +142,14 @@ bool ownerGone(const QString &dbPath, const QString &ownerId)
     // Locked by nobody: its process ended. (A file made a moment ago and not locked yet looks
     // the same; removing it only leaves that process's rows to their TTL.)
     const bool gone = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
-    if (gone)
-        ::unlink(file.constData());
     ::close(fd);
     return gone;
+}
+
+// After the last row of an ended owner was taken over: its file has nothing left to tell.
+void forgetOwner(const QString &dbPath, const QString &ownerId)
+{
+    ::unlink(QFile::encodeName(ownersDir(dbPath) + u'/' + ownerId).constData());
 }
 
 // Migration i takes the schema from version i to i + 1.
@@ -1309,7 +1309,9 @@ Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token
 {
     announceOwner(m_path);
     bool taken = false;
+    QString endedOwner; // the owner of a row taken over because its process ended
     auto ok = write(QStringLiteral("locking session %1").arg(sessionId), [&]() -> Result<void> {
+        endedOwner.clear();
         Statement get(m_db, "SELECT owner, since, owner_id, expires_ms, token FROM locks "
                             "WHERE session_id = ?");
         get.bind(1, sessionId);
@@ -1322,6 +1324,8 @@ Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token
             const bool ours = get.text(2) == ourOwnerId();
             const bool released = ours && !processHoldsToken(get.text(4));
             const bool dead = !ours && !expired && !released && ownerGone(m_path, get.text(2));
+            if (dead)
+                endedOwner = get.text(2);
             if (!expired && !released && !dead) {
                 *holder = {get.text(0), get.text(1)};
                 return {};
@@ -1346,6 +1350,12 @@ Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token
             .bind(8, ourOwnerId());
         if (const int prc = put.step(); prc != SQLITE_DONE)
             return fail(sqlError(prc, QStringLiteral("locking session %1").arg(sessionId)));
+        if (!endedOwner.isEmpty()) {
+            Statement left(m_db, "SELECT 1 FROM locks WHERE owner_id = ?");
+            left.bind(1, endedOwner);
+            if (left.step() == SQLITE_DONE)
+                forgetOwner(m_path, endedOwner);
+        }
         taken = true;
         return {};
     });
