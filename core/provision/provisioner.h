@@ -175,7 +175,8 @@ private:
     Result<void> settle(Run &run);
     void setKernelStatus(Run &run, const QString &hostname, KernelStatus status,
                          const QString &reason = {});
-    void setSessionStatus(Run &run, SessionStatus status, const QString &reason = {});
+    // Records the status; a failed write is logged and returned (the launch's outcome decides).
+    Result<void> setSessionStatus(Run &run, SessionStatus status, const QString &reason = {});
     void logEvent(const QString &sessionId, const QString &kernelId, const QString &action,
                   const QString &detail);
 
