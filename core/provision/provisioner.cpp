@@ -549,7 +549,8 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
         auto recorded = setSessionStatus(run, SessionStatus::Running);
         // A store that refuses writes for a moment (busy, disk full) gets a few more seconds;
         // after that the launch does not claim a success the store does not show.
-        for (int attempt = 0; !recorded && attempt < 10 && !run.userCancel.isCancelled();
+        for (int attempt = 0;
+             !recorded && attempt < 10 && !run.userCancel.isCancelled() && !run.lockLost();
              ++attempt) {
             std::this_thread::sleep_for(500ms);
             SessionRecord s;
@@ -1497,7 +1498,7 @@ void Provisioner::setKernelStatus(Run &run, const QString &hostname, KernelStatu
 Result<void> Provisioner::setSessionStatus(Run &run, SessionStatus status, const QString &reason)
 {
     if (run.lockLost())
-        return;
+        return fail(run.lock->lostError());
     SessionRecord s;
     {
         std::lock_guard lock(run.mutex);

@@ -36,14 +36,17 @@ class EtcdWatch;
 //                                           holder's create revision is the fencing token
 //   <prefix>/controller/status              ControllerStatus JSON, written by the leader
 //   <prefix>/controller/requests            count of requested passes
+//   <prefix>/intents/<id>/<chunk>           undo record of an unfinished chunked kernel update
 //
 // Every change is one etcd transaction, guarded by compares (exists / missing / mod revision).
 // etcd caps a transaction at 128 operations (--max-txn-ops), so a session with more kernels is
 // created in several transactions: the kernels first, the session key last; readers only ever show
 // kernels whose session key exists, so a half-created session stays invisible and a failed create
-// is cleaned up. updateKernels() with more than 126 kernels is applied in chunks that are each
-// atomic. Change notifications come from one watch on the prefix and are emitted as the
-// StateStore signals on the store's thread. Thread-safe.
+// is cleaned up (one that died between chunks by removeStrayRecords(), after a grace).
+// updateKernels() with more kernels than one transaction takes is applied in chunks, all or
+// nothing through undo records (see putKernels). A write whose reply never came is read back
+// before it is reported (commitResolved). Change notifications come from one watch on the prefix
+// and are emitted as the StateStore signals on the store's thread. Thread-safe.
 class EtcdStore : public StateStore
 {
     Q_OBJECT
