@@ -71,8 +71,27 @@ void ActionApplier::logEvent(const QString &sessionId, const QString &kernelId,
     logLifecycleEvent(m_store, m_actor, sessionId, kernelId, action, detail);
 }
 
+ActionApplier::HeldLock::HeldLock(ActionApplier *applier, const SessionLock *lock)
+    : m_applier(applier)
+    , m_outerCancel(applier->m_cancel)
+    , m_outerLock(applier->m_heldLock)
+{
+    m_applier->m_cancel = Http::CancelToken::anyOf(m_outerCancel, lock->lostToken());
+    m_applier->m_heldLock = lock;
+}
+
+ActionApplier::HeldLock::~HeldLock()
+{
+    m_applier->m_cancel = m_outerCancel;
+    m_applier->m_heldLock = m_outerLock;
+}
+
 bool ActionApplier::mayAct(QString *why) const
 {
+    if (m_heldLock && m_heldLock->isLost()) {
+        *why = QStringLiteral("not done: ") + m_heldLock->lostError().message;
+        return false;
+    }
     if (m_cancel.isCancelled() || (m_stillLeading && !m_stillLeading())) {
         *why = QStringLiteral("not done: this controller is no longer the leader");
         return false;
@@ -192,6 +211,7 @@ ReconcileReport ActionApplier::apply(const ReconcilePlan &plan, const QList<Host
             skipAll(QStringLiteral("busy: ") + lock.error().message);
             continue;
         }
+        const HeldLock held(this, lock->get());
         const Observed fresh = observeSession(sid, hosts);
         const ReconcilePlan again = planReconcile(fresh, m_self, m_grace);
         bool removedObjects = false;
@@ -508,7 +528,7 @@ ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
         return {false, spec.error().toString()};
     Provisioner provisioner(m_store, m_registry);
     provisioner.setActor(m_actor);
-    auto done = provisioner.provision(*spec, m_cancel);
+    auto done = provisioner.provision(*spec, m_cancel, m_heldLock);
     if (!done) {
         logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
                  QStringLiteral("could not complete (rolled back): ") + done.error().toString());
@@ -551,6 +571,7 @@ Result<std::optional<ExitDecision>> ActionApplier::handleExit(const QString &ses
     auto lock = m_store->lockSession(sessionId, 2s);
     if (!lock)
         return Decision{};
+    const HeldLock held(this, lock->get());
     auto session = m_store->session(sessionId);
     if (!session)
         return isGone(session.error()) ? Result<Decision>(Decision{})
@@ -617,6 +638,8 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
     SessionController sessions(m_store, m_registry);
     sessions.setActor(m_actor);
     sessions.setStopTimeout(m_stopTimeout);
+    sessions.setCancel(m_cancel);
+    sessions.setHeldLock(m_heldLock);
     switch (d.outcome) {
     case Outcome::Expected:
     case Outcome::KernelSucceeded:

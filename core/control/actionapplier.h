@@ -16,6 +16,7 @@
 namespace ClusterDeck {
 
 class HostRegistry;
+class SessionLock;
 class StateStore;
 
 // The controller's hands: takes the snapshot a pass plans from, and carries out what the planner
@@ -49,6 +50,21 @@ public:
                                                    const KernelExit &exit);
 
 private:
+    // While alive: the session lock `lock` is the one the applier works under; losing it
+    // cancels m_cancel's calls and makes mayAct() say no (the lock's new holder finishes).
+    class HeldLock
+    {
+    public:
+        HeldLock(ActionApplier *applier, const SessionLock *lock);
+        ~HeldLock();
+        HeldLock(const HeldLock &) = delete;
+        HeldLock &operator=(const HeldLock &) = delete;
+
+    private:
+        ActionApplier *m_applier;
+        Http::CancelToken m_outerCancel;
+        const SessionLock *m_outerLock;
+    };
     struct Outcome
     {
         bool done = false;
@@ -84,6 +100,7 @@ private:
     int m_stopTimeout = 5;
     std::function<bool()> m_stillLeading;
     Http::CancelToken m_cancel;
+    const SessionLock *m_heldLock = nullptr;
 };
 
 } // namespace ClusterDeck

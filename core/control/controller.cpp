@@ -199,6 +199,8 @@ ReconcileReport Controller::pass(Leadership &leadership)
         return report;
     }
     syncStreams(*hosts);
+    // What interrupted multi-step writes left behind (etcd: chunked creates and updates).
+    const auto swept = m_store->removeStrayRecords(m_options.strayRecordGrace);
     auto observed = m_applier->observe(*hosts);
     if (!observed) {
         // A decode error (an undecodable record) refuses the pass; the refusal is published so
@@ -223,6 +225,10 @@ ReconcileReport Controller::pass(Leadership &leadership)
                     QStringLiteral("host %1 does not answer: %2").arg(it.key(), it->error));
         }
     }
+    if (!swept)
+        report.warnings.append(swept.error().toString());
+    else if (*swept > 0)
+        qCInfo(lcControl) << "cleaned" << *swept << "unfinished store write(s)";
     if (!leadership.isHeld())
         return report;
     ControllerStatus status;

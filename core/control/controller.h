@@ -33,6 +33,9 @@ struct ControllerOptions
     std::chrono::milliseconds resyncInterval{30000}; // full passes besides the events
     std::chrono::seconds orphanGrace{60};            // min. age of an orphan before removal
     std::chrono::milliseconds campaignRetry{1000};
+    // Min. age of what an interrupted multi-step store write left behind before it is cleaned
+    // (StateStore::removeStrayRecords).
+    std::chrono::milliseconds strayRecordGrace{std::chrono::minutes(10)};
     QString actor; // for the event log; default "controller@HOST (pid N)"
 };
 

@@ -36,6 +36,9 @@ bool neverConnected(const Error &error)
     return false;
 }
 
+std::mutex g_replyFaultMutex;
+EtcdClient::ReplyFault g_replyFault;
+
 Error::Kind kindForGrpcCode(int code)
 {
     switch (code) {
@@ -135,6 +138,17 @@ Result<QJsonObject> EtcdClient::call(const QString &path, const QJsonObject &bod
             request.headers.append({"Authorization", token.toUtf8()});
 
         auto response = transport.perform(request);
+        if (response) {
+            EtcdClient::ReplyFault fault;
+            {
+                std::lock_guard lock(g_replyFaultMutex);
+                fault = g_replyFault;
+            }
+            if (fault && fault(path, payload))
+                response = fail(Error::Kind::Transport, transport.displayName(),
+                                QStringLiteral("the connection was reset after the request was "
+                                               "sent (a reply dropped by a test)"));
+        }
         if (!response) {
             const Error &e = response.error();
             const bool canMove =
@@ -326,6 +340,18 @@ Result<std::optional<KeyValue>> EtcdClient::get(const QByteArray &key, qint64 re
     if (result->kvs.isEmpty())
         return std::optional<KeyValue>();
     return std::optional<KeyValue>(result->kvs.constFirst());
+}
+
+bool EtcdClient::outcomeUnknown(const Error &error)
+{
+    return (error.kind == Error::Kind::Transport || error.kind == Error::Kind::Timeout) &&
+           !neverConnected(error);
+}
+
+void EtcdClient::setReplyFaultForTests(ReplyFault fault)
+{
+    std::lock_guard lock(g_replyFaultMutex);
+    g_replyFault = std::move(fault);
 }
 
 Result<RangeResult> EtcdClient::range(const QByteArray &key, const RangeOptions &options) const

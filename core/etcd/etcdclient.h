@@ -7,6 +7,7 @@
 #include <QJsonObject>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -63,6 +64,16 @@ public:
 
     // Fetches a token now (otherwise done on the first request); fails clearly on bad credentials.
     Result<void> authenticate() const;
+
+    // Whether a failed write may still have been applied: it was sent, then no reply came (a
+    // timeout or a connection reset after sending). Such a write is never sent again; its caller
+    // reads back to learn the outcome.
+    static bool outcomeUnknown(const Error &error);
+    // Tests only: called with each unary request's path and body once etcd has answered it;
+    // returning true drops the reply, as if the connection broke after the request was sent.
+    // Process-wide; pass {} to remove.
+    using ReplyFault = std::function<bool(const QString &path, const QByteArray &body)>;
+    static void setReplyFaultForTests(ReplyFault fault);
 
     // Low level: one unary gateway call with failover and re-authentication. `what` names the
     // operation in errors ("put /a/b").

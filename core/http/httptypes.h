@@ -10,6 +10,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace ClusterDeck::Http {
 
@@ -20,11 +21,32 @@ public:
     CancelToken()
         : m_flag(std::make_shared<std::atomic_bool>(false))
     {}
+    // A new token, cancelled by its own cancel() and whenever `a` or `b` is (cancelling it
+    // does not cancel them).
+    static CancelToken anyOf(const CancelToken &a, const CancelToken &b)
+    {
+        CancelToken t;
+        for (const CancelToken *from : {&a, &b}) {
+            t.m_parents.push_back(from->m_flag);
+            t.m_parents.insert(t.m_parents.end(), from->m_parents.begin(), from->m_parents.end());
+        }
+        return t;
+    }
     void cancel() const { m_flag->store(true); }
-    bool isCancelled() const { return m_flag->load(); }
+    bool isCancelled() const
+    {
+        if (m_flag->load())
+            return true;
+        for (const auto &parent : m_parents) {
+            if (parent->load())
+                return true;
+        }
+        return false;
+    }
 
 private:
     std::shared_ptr<std::atomic_bool> m_flag;
+    std::vector<std::shared_ptr<std::atomic_bool>> m_parents;
 };
 
 using Headers = QList<QPair<QByteArray, QByteArray>>;
@@ -35,7 +57,7 @@ using DataSink = std::function<bool(const QByteArray &chunk)>;
 struct HttpRequest
 {
     QByteArray method = "GET";
-    QString path;    // "/v1.41/containers/json"; appended to the transport's base URL
+    QString path; // "/v1.41/containers/json"; appended to the transport's base URL
     QUrlQuery query;
     QByteArray body;
     QByteArray contentType = "application/json";

@@ -93,6 +93,10 @@ struct Provisioner::Run
     std::chrono::milliseconds timeout{60000};
     std::unique_ptr<Concurrent::KeyedLimiter> limiter;
     bool partial = false; // adding kernels to a running session: its network and spec stay
+    // The session lock the caller holds (may be null). Once it is lost nothing more is done or
+    // written: its new holder finishes the session.
+    const SessionLock *lock = nullptr;
+    bool lockLost() const { return lock && lock->isLost(); }
 
     // Per host, for the rollback: cancelled when the host stops answering or the rollback is
     // abandoned. Made before any thread starts, never changed afterwards.
@@ -161,7 +165,7 @@ Result<SessionRecord> Provisioner::launch(const LaunchRequest &request,
     auto spec = prepare(req);
     if (!spec)
         return fail(spec.error());
-    return provision(*spec, cancel);
+    return provision(*spec, cancel, lock->get());
 }
 
 Result<SessionSpec> Provisioner::prepare(const LaunchRequest &request)
@@ -410,7 +414,8 @@ Result<void> Provisioner::storeSpec(StateStore &store, const SessionSpec &spec,
 }
 
 Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
-                                             const Http::CancelToken &cancel)
+                                             const Http::CancelToken &cancel,
+                                             const SessionLock *lock)
 {
     // Before any side effect: kernels made without their secrets would start with empty keys.
     if (spec.secretsUnavailable)
@@ -420,6 +425,10 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     run.spec = spec;
     run.storeId = m_store->storeId();
     run.userCancel = cancel;
+    run.lock = lock;
+    // A lost lock stops every call in flight at once, like a hung host does.
+    if (lock)
+        run.ops = Http::CancelToken::anyOf(Http::CancelToken(), lock->lostToken());
     run.timeout = m_callTimeout;
     run.limiter = std::make_unique<Concurrent::KeyedLimiter>(m_perHostLimit);
     auto session = m_store->session(spec.plan.sessionId);
@@ -448,7 +457,9 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     }
 
     for (const QString &h : std::as_const(hosts))
-        run.hostStop.insert(h, Http::CancelToken());
+        run.hostStop.insert(h,
+                            lock ? Http::CancelToken::anyOf(Http::CancelToken(), lock->lostToken())
+                                 : Http::CancelToken());
 
     // The user's cancel reaches in-flight calls through `ops`; an abandoned rollback stops every
     // host's removal at once.
@@ -460,7 +471,7 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
                 run.ops.cancel();
                 // At once, not after the in-flight calls return: an impatient second interrupt
                 // then leaves a session the controller rolls back, not one it completes.
-                if (!recorded)
+                if (!recorded && !run.lockLost())
                     recordRollback(run, QStringLiteral("launch cancelled"));
                 recorded = true;
             }
@@ -636,12 +647,19 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
             qCInfo(lcProvision) << "settle:" << ok.error().toString();
     }
 
+    if (run.lockLost()) {
+        // Another process holds the session now: no rollback, no status, no event from here.
+        const Error lost = run.lock->lostError();
+        qCWarning(lcProvision).noquote() << lost.toString();
+        return fail(lost);
+    }
     const bool cancelled = run.userCancel.isCancelled() && !run.firstError;
     if (!run.aborted() && !cancelled) {
         auto recorded = setSessionStatus(run, SessionStatus::Running);
         // A store that refuses writes for a moment (busy, disk full) gets a few more seconds;
         // after that the launch does not claim a success the store does not show.
-        for (int attempt = 0; !recorded && attempt < 10 && !run.userCancel.isCancelled();
+        for (int attempt = 0;
+             !recorded && attempt < 10 && !run.userCancel.isCancelled() && !run.lockLost();
              ++attempt) {
             std::this_thread::sleep_for(500ms);
             SessionRecord s;
@@ -759,6 +777,8 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
 
 void Provisioner::recordRollback(Run &run, const QString &reason)
 {
+    if (run.lockLost())
+        return;
     SessionRecord s;
     {
         std::lock_guard lock(run.mutex);
@@ -1573,6 +1593,8 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
 void Provisioner::setKernelStatus(Run &run, const QString &hostname, KernelStatus status,
                                   const QString &reason)
 {
+    if (run.lockLost())
+        return;
     QString kernelId;
     {
         std::lock_guard lock(run.mutex);
@@ -1608,6 +1630,8 @@ void Provisioner::setKernelStatus(Run &run, const QString &hostname, KernelStatu
 
 Result<void> Provisioner::setSessionStatus(Run &run, SessionStatus status, const QString &reason)
 {
+    if (run.lockLost())
+        return fail(run.lock->lostError());
     SessionRecord s;
     {
         std::lock_guard lock(run.mutex);

@@ -19,6 +19,7 @@
 namespace ClusterDeck {
 
 class HostRegistry;
+class SessionLock;
 class StateStore;
 
 namespace Docker {
@@ -118,7 +119,11 @@ public:
 
     // Makes the hosts match a stored session: adopts what exists and is right, creates the rest.
     // All-or-nothing. The caller holds the session lock (launch() takes it itself).
-    Result<SessionRecord> provision(const SessionSpec &spec, const Http::CancelToken &cancel = {});
+    // `lock`: the session lock the caller holds; when it is lost, the launch stops at once
+    // (no rollback: the lock's new holder, usually the controller, finishes it) and fails with
+    // its lostError().
+    Result<SessionRecord> provision(const SessionSpec &spec, const Http::CancelToken &cancel = {},
+                                    const SessionLock *lock = nullptr);
 
     // `scale`: creates and starts the kernels `hostnames` of a running session whose spec (with
     // them in it) and kernel records are stored already; the network and the other kernels are

@@ -139,20 +139,34 @@ SessionSpec SessionController::specFromRecords(const SessionRecord &session,
     return spec;
 }
 
-Result<SessionRecord> SessionController::restart(const QString &sessionId, const QString &reason)
+Result<SessionRecord>
+SessionController::withLock(const QString &sessionId,
+                            const std::function<Result<SessionRecord>()> &work)
 {
     auto lock = m_store->lockSession(sessionId, 30s);
     if (!lock)
         return fail(lock.error());
-    return restartLocked(sessionId, reason);
+    // Losing the lock cancels the work's calls at once; what it did is left to the new holder.
+    const Http::CancelToken outer = m_cancel;
+    const SessionLock *outerLock = m_heldLock;
+    m_cancel = Http::CancelToken::anyOf(outer, (*lock)->lostToken());
+    m_heldLock = lock->get();
+    auto done = work();
+    m_cancel = outer;
+    m_heldLock = outerLock;
+    if ((*lock)->isLost())
+        return fail((*lock)->lostError());
+    return done;
+}
+
+Result<SessionRecord> SessionController::restart(const QString &sessionId, const QString &reason)
+{
+    return withLock(sessionId, [&] { return restartLocked(sessionId, reason); });
 }
 
 Result<SessionRecord> SessionController::terminate(const QString &sessionId, const QString &reason)
 {
-    auto lock = m_store->lockSession(sessionId, 30s);
-    if (!lock)
-        return fail(lock.error());
-    return terminateLocked(sessionId, reason);
+    return withLock(sessionId, [&] { return terminateLocked(sessionId, reason); });
 }
 
 Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
@@ -217,7 +231,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         });
         Provisioner provisioner(m_store, m_registry);
         provisioner.setActor(m_actor.isEmpty() ? QStringLiteral("controller") : m_actor);
-        auto done = provisioner.provision(*spec, m_cancel);
+        auto done = provisioner.provision(*spec, m_cancel, m_heldLock);
         if (!done)
             return fail(
                 done.error().withContext(QStringLiteral("restarting %1").arg(session->name)));
@@ -292,7 +306,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         Provisioner provisioner(m_store, m_registry);
         provisioner.setActor(m_actor);
         // Adopts the kernels that run again and makes the others anew, all-or-nothing.
-        auto done = provisioner.provision(*spec, m_cancel);
+        auto done = provisioner.provision(*spec, m_cancel, m_heldLock);
         if (!done)
             return fail(
                 done.error().withContext(QStringLiteral("restarting %1").arg(session->name)));

@@ -14,6 +14,7 @@
 namespace ClusterDeck {
 
 class HostRegistry;
+class SessionLock;
 class StateStore;
 
 // Whole-session operations of DESIGN.md: restart and terminate act on every kernel of a session
@@ -37,6 +38,10 @@ public:
     // Stops a restart or terminate under way (what is left is the controller's), and bounds the
     // removal of a terminate in total.
     void setCancel(const Http::CancelToken &cancel) { m_cancel = cancel; }
+    // For restartLocked/terminateLocked: the session lock their caller holds. Its loss cancels
+    // their work (the caller passes a cancel token that includes lock->lostToken()) and a
+    // multi-node relaunch stops without rolling back.
+    void setHeldLock(const SessionLock *lock) { m_heldLock = lock; }
     void setRemovalTimeout(std::chrono::milliseconds timeout) { m_removalTimeout = timeout; }
 
     // SESSION as the CLI takes it, in this order: the exact id, the exact name (of several
@@ -62,6 +67,10 @@ Q_SIGNALS:
                              const QString &hostname, const QString &status);
 
 private:
+    // Takes the session's lock and runs `work` under it; fails with the lock's lostError() when
+    // the lock was lost meanwhile.
+    Result<SessionRecord> withLock(const QString &sessionId,
+                                   const std::function<Result<SessionRecord>()> &work);
     void setSessionStatus(SessionRecord &session, SessionStatus status, const QString &reason);
     void logEvent(const QString &sessionId, const QString &kernelId, const QString &action,
                   const QString &detail);
@@ -71,6 +80,7 @@ private:
     QString m_actor;
     int m_stopTimeout = 5;
     Http::CancelToken m_cancel;
+    const SessionLock *m_heldLock = nullptr;
     std::chrono::milliseconds m_removalTimeout{30000};
 };
 

@@ -71,14 +71,26 @@ void backoff(int attempt)
 
 } // namespace
 
-// A held lease-based lock; keeps the client alive for as long as the lock needs it.
+// A held lease-based lock; keeps the client alive for as long as the lock needs it. When its
+// lease dies (revoked, or no keep-alive got through within the TTL) the lock is marked lost.
 class EtcdSessionLock final : public SessionLock
 {
 public:
-    EtcdSessionLock(std::shared_ptr<EtcdClient> client, std::unique_ptr<EtcdLock> lock)
+    EtcdSessionLock(std::shared_ptr<EtcdClient> client, std::unique_ptr<EtcdLock> lock,
+                    const QString &sessionId)
         : m_client(std::move(client))
         , m_lock(std::move(lock))
-    {}
+    {
+        // Emitted on the lease keeper's thread; markLost is thread-safe.
+        QObject::connect(
+            m_lock.get(), &EtcdLock::lost, m_lock.get(),
+            [this, sessionId](const Error &reason) {
+                markLost(sessionId, QStringLiteral("expired: %1").arg(reason.toString()));
+            },
+            Qt::DirectConnection);
+        if (!m_lock->isHeld())
+            markLost(sessionId, QStringLiteral("expired: its lease ended while it was taken"));
+    }
     ~EtcdSessionLock() override
     {
         if (auto ok = m_lock->unlock(); !ok)
@@ -631,7 +643,7 @@ Result<void> EtcdStore::createSession(const SessionRecord &session,
         for (qsizetype i = written; i < written + perTxn; ++i)
             txn.success.append(TxnOp::makePut(kernelKey(session.id, kernels[i].id),
                                               RecordJson::compact(RecordJson::toJson(kernels[i]))));
-        auto result = commit(txn);
+        auto result = commitResolved(txn, what);
         if (!result) {
             cleanUp();
             return fail(txnFailed(result.error(), what));
@@ -639,21 +651,39 @@ Result<void> EtcdStore::createSession(const SessionRecord &session,
         if (!result->succeeded)
             return exists();
         written += perTxn;
+        if (m_failAfterChunk > 0 && written / perTxn >= m_failAfterChunk)
+            return fail(
+                Error::Kind::Cancelled, what,
+                QStringLiteral("stopped after chunk %1 (a test's fault)").arg(written / perTxn));
     }
     TxnRequest txn;
     txn.compare = {TxnCompare::missing(sessionKey)};
+    // The kernels of the earlier chunks are still there (not removed as stray meanwhile).
+    if (written > 0)
+        txn.compare.append(TxnCompare::version(kernelKey(session.id, kernels.constFirst().id),
+                                               TxnCompare::Op::Greater, 0));
     txn.success.append(
         TxnOp::makePut(sessionKey, RecordJson::compact(RecordJson::toJson(session))));
     for (qsizetype i = written; i < kernels.size(); ++i)
         txn.success.append(TxnOp::makePut(kernelKey(session.id, kernels[i].id),
                                           RecordJson::compact(RecordJson::toJson(kernels[i]))));
-    auto result = commit(txn);
+    // The reply may never come after the txn was sent: commitResolved reads back, so that a
+    // session that was stored (and will be completed by the controller) is not reported failed.
+    auto result = commitResolved(txn, what);
     if (!result) {
         cleanUp();
         return fail(txnFailed(result.error(), what));
     }
-    if (!result->succeeded)
+    if (!result->succeeded) {
+        auto stored = m_client->get(sessionKey);
+        if (written > 0 && stored && !*stored) {
+            cleanUp();
+            return fail(Error::Kind::Conflict, QStringLiteral("session %1").arg(session.id),
+                        QStringLiteral("its first kernels were removed as stray while it was "
+                                       "being created (it took longer than the grace)"));
+        }
         return exists();
+    }
     return {};
 }
 
@@ -759,8 +789,31 @@ Result<void> EtcdStore::putKernels(const QList<KernelRecord> &kernels,
     // nothing and the chunk is read and tried again. Reading first lets a writer that holds an
     // older copy of a kernel keep the controller's newer observation of it (the controller is
     // the only writer of `observed`; see modifyKernels).
-    const int perTxn = kMaxTxnOps - 1;
+    //
+    // More kernels than one txn takes are written in chunks, all or nothing: every chunk but
+    // the last also writes an undo record, <prefix>/intents/<id>/<chunk>, holding the values it
+    // replaces (its mod revision is the chunk's own); every chunk after the first requires the
+    // first undo record to exist; the last chunk deletes them all, which commits the update.
+    // A chunk that fails makes this writer undo the earlier ones (each key back to its old value
+    // unless someone wrote it since); a writer that dies between chunks leaves undo records that
+    // removeStrayRecords() (the controller's pass) undoes after the grace. Readers may see the
+    // earlier chunks meanwhile; the outcome is all or nothing.
+    const bool chunked = kernels.size() > kMaxTxnOps - 1;
+    // Compares count against the limit too: kernels, the session, the first undo record, the
+    // controller's fence.
+    const int perTxn = chunked ? kMaxTxnOps - 4 : kMaxTxnOps - 1;
+    const QByteArray intentPrefix =
+        chunked
+            ? m_prefix + "/intents/" + QUuid::createUuid().toByteArray(QUuid::WithoutBraces) + '/'
+            : QByteArray();
+    const QByteArray firstIntent = intentPrefix + '0';
+    auto abandon = [&](const Error &error) -> Result<void> {
+        if (chunked)
+            undoIntent(intentPrefix);
+        return fail(error);
+    };
     qsizetype done = 0;
+    int chunk = 0;
     do {
         const qsizetype end = std::min<qsizetype>(kernels.size(), done + perTxn);
         const bool last = end == kernels.size();
@@ -777,18 +830,20 @@ Result<void> EtcdStore::putKernels(const QList<KernelRecord> &kernels,
             for (const QString &sid : std::as_const(sessions)) {
                 auto range = m_client->rangePrefix(kernelsPrefix(sid));
                 if (!range)
-                    return fail(range.error().withContext(what));
+                    return abandon(range.error().withContext(what));
                 for (const KeyValue &kv : std::as_const(range->kvs))
                     current.insert(kv.key, kv);
             }
             TxnRequest txn;
+            QJsonObject undo;
             for (qsizetype i = done; i < end; ++i) {
                 KernelRecord k = kernels[i];
                 const QByteArray kk = kernelKey(k.sessionId, k.id);
                 const auto stored = current.constFind(kk);
                 if (stored == current.cend())
-                    return fail(Error::Kind::NotFound, QStringLiteral("kernel %1").arg(k.id),
-                                QStringLiteral("no such kernel in session %1").arg(k.sessionId));
+                    return abandon(Error::make(
+                        Error::Kind::NotFound, QStringLiteral("kernel %1").arg(k.id),
+                        QStringLiteral("no such kernel in session %1").arg(k.sessionId)));
                 if (auto was = RecordJson::parseRecord(stored->value, where(kk),
                                                        &RecordJson::kernelFromJson);
                     was && was->observed.at.isValid() &&
@@ -797,6 +852,7 @@ Result<void> EtcdStore::putKernels(const QList<KernelRecord> &kernels,
                 txn.compare.append(
                     TxnCompare::modRevision(kk, TxnCompare::Op::Equal, stored->modRevision));
                 txn.success.append(TxnOp::makePut(kk, RecordJson::compact(RecordJson::toJson(k))));
+                undo.insert(QString::fromUtf8(kk), QString::fromUtf8(stored->value));
             }
             if (last && session) {
                 const QByteArray sk = key(QStringLiteral("sessions"), session->id);
@@ -806,9 +862,21 @@ Result<void> EtcdStore::putKernels(const QList<KernelRecord> &kernels,
             }
             if (txn.success.isEmpty())
                 return {};
-            auto result = commit(txn);
+            if (chunked && chunk > 0)
+                txn.compare.append(TxnCompare::version(firstIntent, TxnCompare::Op::Greater, 0));
+            if (chunked && !last)
+                txn.success.append(
+                    TxnOp::makePut(intentPrefix + QByteArray::number(chunk),
+                                   RecordJson::compact(QJsonObject{
+                                       {QStringLiteral("at"),
+                                        RecordJson::dateToText(QDateTime::currentDateTimeUtc())},
+                                       {QStringLiteral("undo"), undo}})));
+            if (chunked && last)
+                txn.success.append(
+                    TxnOp::makeDelete(intentPrefix, DeleteOptions{prefixEnd(intentPrefix)}));
+            auto result = commitResolved(txn, what);
             if (!result)
-                return fail(txnFailed(result.error(), what));
+                return abandon(txnFailed(result.error(), what));
             if (result->succeeded) {
                 committed = true;
                 break;
@@ -816,16 +884,27 @@ Result<void> EtcdStore::putKernels(const QList<KernelRecord> &kernels,
             if (last && session) {
                 auto kv = m_client->get(key(QStringLiteral("sessions"), session->id));
                 if (kv && !*kv)
-                    return fail(Error::Kind::NotFound,
-                                QStringLiteral("session %1").arg(session->id),
-                                QStringLiteral("no such session"));
+                    return abandon(Error::make(Error::Kind::NotFound,
+                                               QStringLiteral("session %1").arg(session->id),
+                                               QStringLiteral("no such session")));
+            }
+            if (chunked && chunk > 0) {
+                auto kv = m_client->get(firstIntent);
+                if (kv && !*kv)
+                    return fail(Error::Kind::Conflict, what,
+                                QStringLiteral("the update was undone by the controller (it took "
+                                               "longer than the grace for unfinished updates)"));
             }
         }
         if (!committed)
-            return fail(
+            return abandon(Error::make(
                 Error::Kind::Conflict, what,
-                QStringLiteral("the kernels kept changing under %1 attempts").arg(kCasAttempts));
+                QStringLiteral("the kernels kept changing under %1 attempts").arg(kCasAttempts)));
         done = end;
+        ++chunk;
+        if (chunked && !last && m_failAfterChunk > 0 && chunk >= m_failAfterChunk)
+            return fail(Error::Kind::Cancelled, what,
+                        QStringLiteral("stopped after chunk %1 (a test's fault)").arg(chunk));
     } while (done < kernels.size());
     return {};
 }
@@ -941,6 +1020,200 @@ Result<QList<KernelRecord>> EtcdStore::allKernels() const
     return list;
 }
 
+// ---- unknown outcomes, unfinished writes
+
+Result<bool> EtcdStore::landed(const TxnRequest &txn) const
+{
+    // All puts of one txn carry its revision: they landed when every one of them holds our value
+    // and they share one mod revision. (Another writer cannot have written all of them, with
+    // these very values, in one txn of its own.)
+    qint64 revision = 0;
+    for (const TxnOp &op : txn.success) {
+        if (op.type != TxnOp::Type::Put)
+            continue;
+        auto kv = m_client->get(op.key);
+        if (!kv)
+            return fail(kv.error());
+        if (!*kv || (*kv)->value != op.value)
+            return false;
+        if (revision != 0 && (*kv)->modRevision != revision)
+            return false;
+        revision = (*kv)->modRevision;
+    }
+    return revision != 0;
+}
+
+Result<TxnResult> EtcdStore::commitResolved(const TxnRequest &txn, const QString &what)
+{
+    auto result = commit(txn);
+    if (result || !EtcdClient::outcomeUnknown(result.error()))
+        return result;
+    // Sent, but no reply: it may have been applied. It is never sent again (a CAS must not be
+    // applied twice); reading back tells which, so the caller reports what really happened.
+    qCInfo(lcStore).noquote() << what << ": no reply (" << result.error().toString()
+                              << "), reading back";
+    std::optional<Error> readError;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        if (attempt > 0)
+            std::this_thread::sleep_for(500ms);
+        auto done = landed(txn);
+        if (!done) {
+            readError = done.error();
+            continue;
+        }
+        if (*done) {
+            qCInfo(lcStore).noquote() << what << ": it was applied";
+            TxnResult applied;
+            applied.succeeded = true;
+            return applied;
+        }
+        Error error = result.error();
+        error.message += QStringLiteral(" (read back: not applied)");
+        return fail(error);
+    }
+    Error error = result.error();
+    error.message += QStringLiteral(" (whether it was applied is unknown: reading back failed: %1)")
+                         .arg(readError ? readError->toString() : QString());
+    return fail(error);
+}
+
+void EtcdStore::undoIntent(const QByteArray &intentPrefix)
+{
+    auto intents = m_client->rangePrefix(intentPrefix);
+    if (!intents) {
+        qCWarning(lcStore) << "could not read the undo records" << intentPrefix << ":"
+                           << intents.error().toString() << "(the controller undoes them later)";
+        return;
+    }
+    for (const KeyValue &kv : std::as_const(intents->kvs)) {
+        auto object = RecordJson::parseObject(kv.value, where(kv.key));
+        const QJsonObject undo =
+            object ? object->value(QLatin1StringView("undo")).toObject() : QJsonObject();
+        // Each key back to its value before the update, unless someone wrote it since (its mod
+        // revision is no longer the chunk's own: the undo record's).
+        for (auto it = undo.begin(); it != undo.end(); ++it) {
+            const QByteArray k = it.key().toUtf8();
+            TxnRequest txn;
+            txn.compare = {TxnCompare::modRevision(k, TxnCompare::Op::Equal, kv.modRevision)};
+            txn.success = {TxnOp::makePut(k, it.value().toString().toUtf8())};
+            if (auto ok = commit(txn); !ok)
+                qCWarning(lcStore) << "undoing" << k << ":" << ok.error().toString();
+        }
+        TxnRequest drop;
+        drop.success = {TxnOp::makeDelete(kv.key)};
+        if (auto ok = commit(drop); !ok)
+            qCWarning(lcStore) << "removing the undo record" << kv.key << ":"
+                               << ok.error().toString();
+    }
+}
+
+bool EtcdStore::strayLongEnough(const QString &what, const QDateTime &newest,
+                                std::chrono::milliseconds grace)
+{
+    // Old enough by the records' own time, or seen stray by this object for the grace (a clock
+    // that is off, or records without a time).
+    const auto now = std::chrono::steady_clock::now();
+    std::lock_guard lock(m_strayMutex);
+    if (!m_straySeen.contains(what))
+        m_straySeen.insert(what, now);
+    const auto seen = m_straySeen.value(what);
+    if (newest.isValid() &&
+        newest.msecsTo(QDateTime::currentDateTimeUtc()) >= qint64(grace.count()))
+        return true;
+    return now - seen >= grace;
+}
+
+Result<int> EtcdStore::removeStrayRecords(std::chrono::milliseconds grace)
+{
+    int removed = 0;
+    // Kernels without their session: a create that died between its chunks (or whose final
+    // txn failed and whose clean-up failed too).
+    auto all = m_client->rangePrefix(m_prefix + "/kernels/", 1000, /*keysOnly=*/true);
+    if (!all)
+        return fail(all.error().withContext(QStringLiteral("looking for stray kernels")));
+    RangeOptions options;
+    options.rangeEnd = prefixEnd(m_prefix + "/sessions/");
+    options.revision = all->header.revision;
+    options.keysOnly = true;
+    auto sessionKeys = m_client->range(m_prefix + "/sessions/", options);
+    if (!sessionKeys)
+        return fail(sessionKeys.error().withContext(QStringLiteral("looking for stray kernels")));
+    QSet<QString> live;
+    const int skip = int(m_prefix.size() + QByteArray("/sessions/").size());
+    for (const KeyValue &kv : std::as_const(sessionKeys->kvs))
+        live.insert(QString::fromUtf8(kv.key.mid(skip)));
+    QHash<QString, QDateTime> stray; // session id → newest time of its kernels
+    const int kskip = int(m_prefix.size() + QByteArray("/kernels/").size());
+    for (const KeyValue &kv : std::as_const(all->kvs)) {
+        const QString sid = QString::fromUtf8(kv.key.mid(kskip).split('/').value(0));
+        if (!live.contains(sid))
+            stray.insert(sid, QDateTime());
+    }
+    // Only the stray ones are read in full, for their age.
+    for (auto it = stray.begin(); it != stray.end(); ++it) {
+        auto records = m_client->rangePrefix(kernelsPrefix(it.key()));
+        if (!records)
+            return fail(records.error().withContext(QStringLiteral("looking for stray kernels")));
+        for (const KeyValue &kv : std::as_const(records->kvs)) {
+            auto record =
+                RecordJson::parseRecord(kv.value, where(kv.key), &RecordJson::kernelFromJson);
+            if (!record)
+                continue;
+            for (const QDateTime &t : {record->createdAt, record->updatedAt}) {
+                if (t.isValid() && (!it.value().isValid() || t > it.value()))
+                    it.value() = t;
+            }
+        }
+    }
+    for (auto it = stray.cbegin(); it != stray.cend(); ++it) {
+        if (!strayLongEnough(QStringLiteral("kernels/") + it.key(), it.value(), grace))
+            continue;
+        const QByteArray sessionKey = key(QStringLiteral("sessions"), it.key());
+        TxnRequest txn;
+        txn.compare = {TxnCompare::missing(sessionKey)};
+        txn.success = {TxnOp::makeDelete(kernelsPrefix(it.key()),
+                                         DeleteOptions{prefixEnd(kernelsPrefix(it.key()))})};
+        auto done = commit(txn);
+        if (!done)
+            return fail(done.error().withContext(
+                QStringLiteral("removing the stray kernels of session %1").arg(it.key())));
+        if (done->succeeded) {
+            ++removed;
+            qCInfo(lcStore) << "removed the stray kernels of session" << it.key()
+                            << "(no session record: a create that did not finish)";
+        }
+        std::lock_guard lock(m_strayMutex);
+        m_straySeen.remove(QStringLiteral("kernels/") + it.key());
+    }
+
+    // Undo records of a multi-chunk kernel update that did not finish: undo what it wrote.
+    auto intents = m_client->rangePrefix(m_prefix + "/intents/");
+    if (!intents)
+        return fail(intents.error().withContext(QStringLiteral("looking for unfinished updates")));
+    QHash<QString, QDateTime> updates;
+    const int iskip = int(m_prefix.size() + QByteArray("/intents/").size());
+    for (const KeyValue &kv : std::as_const(intents->kvs)) {
+        const QString id = QString::fromUtf8(kv.key.mid(iskip).split('/').value(0));
+        auto object = RecordJson::parseObject(kv.value, where(kv.key));
+        const QDateTime at =
+            object ? RecordJson::dateFromText(object->value(QLatin1StringView("at")).toString())
+                   : QDateTime();
+        QDateTime &newest = updates[id];
+        if (at.isValid() && (!newest.isValid() || at > newest))
+            newest = at;
+    }
+    for (auto it = updates.cbegin(); it != updates.cend(); ++it) {
+        if (!strayLongEnough(QStringLiteral("intents/") + it.key(), it.value(), grace))
+            continue;
+        qCInfo(lcStore) << "undoing the unfinished kernel update" << it.key();
+        undoIntent(m_prefix + "/intents/" + it.key().toUtf8() + '/');
+        ++removed;
+        std::lock_guard lock(m_strayMutex);
+        m_straySeen.remove(QStringLiteral("intents/") + it.key());
+    }
+    return removed;
+}
+
 // ---- events
 
 Result<qint64> EtcdStore::appendEvent(const EventRecord &event)
@@ -1026,7 +1299,7 @@ Result<std::unique_ptr<SessionLock>> EtcdStore::lockSession(const QString &sessi
     put.lease = lock->leaseId();
     if (auto ok = m_client->put(lock->key(), holderValue(), put); !ok)
         qCDebug(lcStore) << "could not update the lock holder's time:" << ok.error().toString();
-    return std::unique_ptr<SessionLock>(new EtcdSessionLock(m_client, std::move(lock)));
+    return std::unique_ptr<SessionLock>(new EtcdSessionLock(m_client, std::move(lock), sessionId));
 }
 
 // ---- fencing and the controller's leadership

@@ -3,7 +3,11 @@
 #include "etcd/etcdtypes.h"
 #include "statestore.h"
 
+#include <QDateTime>
+#include <QHash>
+
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 
@@ -32,14 +36,17 @@ class EtcdWatch;
 //                                           holder's create revision is the fencing token
 //   <prefix>/controller/status              ControllerStatus JSON, written by the leader
 //   <prefix>/controller/requests            count of requested passes
+//   <prefix>/intents/<id>/<chunk>           undo record of an unfinished chunked kernel update
 //
 // Every change is one etcd transaction, guarded by compares (exists / missing / mod revision).
 // etcd caps a transaction at 128 operations (--max-txn-ops), so a session with more kernels is
 // created in several transactions: the kernels first, the session key last; readers only ever show
 // kernels whose session key exists, so a half-created session stays invisible and a failed create
-// is cleaned up. updateKernels() with more than 126 kernels is applied in chunks that are each
-// atomic. Change notifications come from one watch on the prefix and are emitted as the
-// StateStore signals on the store's thread. Thread-safe.
+// is cleaned up (one that died between chunks by removeStrayRecords(), after a grace).
+// updateKernels() with more kernels than one transaction takes is applied in chunks, all or
+// nothing through undo records (see putKernels). A write whose reply never came is read back
+// before it is reported (commitResolved). Change notifications come from one watch on the prefix
+// and are emitted as the StateStore signals on the store's thread. Thread-safe.
 class EtcdStore : public StateStore
 {
     Q_OBJECT
@@ -108,6 +115,11 @@ public:
     Result<std::optional<ControllerStatus>> controllerStatus() const override;
     Result<qint64> requestControllerPass() override;
     Result<qint64> controllerPassRequests() const override;
+    Result<int> removeStrayRecords(std::chrono::milliseconds grace) override;
+
+    // Tests only: createSession and a chunked updateKernels stop (failing, as if the process
+    // died) after this many chunks were written; 0: never.
+    void setFailAfterChunkForTests(int chunks) { m_failAfterChunk = chunks; }
 
     // The leadership this store's writes are fenced by: the leader key's create revision.
     struct Fence
@@ -149,6 +161,15 @@ private:
     // leader key's create revision, and a failed compare caused by a lost leadership is reported
     // as such (Conflict) rather than as the caller's own compare failing.
     Result<Etcd::TxnResult> commit(Etcd::TxnRequest txn);
+    // commit(), and when the reply never came (EtcdClient::outcomeUnknown) reads back whether
+    // the txn was applied: success if it was, the error if it was not or cannot be told.
+    Result<Etcd::TxnResult> commitResolved(const Etcd::TxnRequest &txn, const QString &what);
+    // Whether every put of `txn` is stored with its value, all at one revision.
+    Result<bool> landed(const Etcd::TxnRequest &txn) const;
+    // Undoes the chunks of an unfinished multi-chunk kernel update (see putKernels).
+    void undoIntent(const QByteArray &intentPrefix);
+    bool strayLongEnough(const QString &what, const QDateTime &newest,
+                         std::chrono::milliseconds grace);
     std::shared_ptr<Fence> currentFence() const;
     Error fenceLost(Fence &fence) const;
     void resign(const std::shared_ptr<Fence> &fence);
@@ -166,6 +187,9 @@ private:
     std::unique_ptr<Etcd::EtcdWatch> m_watch;
     mutable std::mutex m_fenceMutex;
     std::shared_ptr<Fence> m_fence;
+    std::mutex m_strayMutex;
+    QHash<QString, std::chrono::steady_clock::time_point> m_straySeen; // first seen stray
+    int m_failAfterChunk = 0;
 };
 
 } // namespace ClusterDeck

@@ -7,7 +7,9 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QPointer>
 #include <QSysInfo>
@@ -20,7 +22,11 @@
 #include <cerrno>
 #include <condition_variable>
 #include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <thread>
+#include <unistd.h>
 
 namespace ClusterDeck {
 
@@ -33,8 +39,26 @@ namespace {
 // it keeps trying in total before reporting the file as busy.
 constexpr int kBusyTimeoutMs = 5000;
 constexpr auto kWriteDeadline = 120s;
-constexpr qint64 kLockTtlMs = 5 * 60 * 1000;
-constexpr auto kLockRefresh = 30s;
+// A session lock row lives this long unless its holder renews it (every third of it, from a
+// thread of the lock, so a long launch on a busy thread keeps it); CLUSTERDECK_SQLITE_LOCK_TTL_MS
+// shortens it for tests.
+constexpr qint64 kDefaultLockTtlMs = 15 * 1000; // as an etcd session lock's lease
+
+qint64 lockTtlMs()
+{
+    bool ok = false;
+    const qint64 ms = qEnvironmentVariableIntValue("CLUSTERDECK_SQLITE_LOCK_TTL_MS", &ok);
+    return ok && ms > 0 ? ms : kDefaultLockTtlMs;
+}
+
+// This process's owner id in lock rows: random, made once. Whether a row's holder is alive is
+// judged by its expiry (the holder renews it), never by a pid, which another PID namespace or
+// host may reuse.
+const QString &ourOwnerId()
+{
+    static const QString id = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    return id;
+}
 constexpr qint64 kChangeRetentionMs = 10 * 60 * 1000;
 
 // The tokens of the session locks this process holds, over all its stores: a lock row of this
@@ -47,6 +71,85 @@ bool processHoldsToken(const QString &token)
 {
     std::lock_guard lock(g_heldTokensMutex);
     return g_heldTokens.contains(token);
+}
+
+// Whether a lock row's owner process is still alive, on this machine, whatever its PID namespace:
+// every process that takes a session lock first holds an flock on <file>-owners/<owner id> for
+// its lifetime (the kernel drops it when the process ends, however it ends). A row whose owner's
+// file we can lock belongs to a process that is gone; a row without such a file (another
+// machine, a full disk) is judged by its expiry alone.
+std::mutex g_ownerFilesMutex;
+
+// Our owner files (directory → descriptor, kept open and locked); removed at a normal exit.
+struct OwnerFiles
+{
+    struct File
+    {
+        int fd = -1;
+        QByteArray path;
+    };
+    QHash<QString, File> byDir;
+    ~OwnerFiles()
+    {
+        for (const File &f : std::as_const(byDir)) {
+            if (f.fd < 0)
+                continue;
+            ::unlink(f.path.constData());
+            ::close(f.fd);
+        }
+    }
+};
+OwnerFiles g_ownerFiles;
+
+QString ownersDir(const QString &dbPath)
+{
+    return dbPath + QStringLiteral("-owners");
+}
+
+void announceOwner(const QString &dbPath)
+{
+    const QString dir = ownersDir(dbPath);
+    {
+        // (A killed process's file stays until a takeover of one of its rows removes it: without
+        // the file, its rows would wait for their TTL.)
+        std::lock_guard lock(g_ownerFilesMutex);
+        if (g_ownerFiles.byDir.contains(dir))
+            return;
+        int fd = -1;
+        const QByteArray file = QFile::encodeName(dir + u'/' + ourOwnerId());
+        if (PrivateFiles::ensureDirectory(dir)) {
+            fd = ::open(file.constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+            if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+                ::close(fd);
+                fd = -1;
+            }
+        }
+        if (fd < 0)
+            qCInfo(lcStore) << "no owner file in" << dir << "(" << strerror(errno)
+                            << "): our stale locks expire with their TTL";
+        g_ownerFiles.byDir.insert(dir, {fd, file});
+    }
+}
+
+bool ownerGone(const QString &dbPath, const QString &ownerId)
+{
+    if (ownerId.isEmpty() || ownerId == ourOwnerId() || QUuid::fromString(ownerId).isNull())
+        return false;
+    const QByteArray file = QFile::encodeName(ownersDir(dbPath) + u'/' + ownerId);
+    const int fd = ::open(file.constData(), O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    // Locked by nobody: its process ended. (A file made a moment ago and not locked yet looks
+    // the same; removing it only leaves that process's rows to their TTL.)
+    const bool gone = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+    ::close(fd);
+    return gone;
+}
+
+// After the last row of an ended owner was taken over: its file has nothing left to tell.
+void forgetOwner(const QString &dbPath, const QString &ownerId)
+{
+    ::unlink(QFile::encodeName(ownersDir(dbPath) + u'/' + ownerId).constData());
 }
 
 // Migration i takes the schema from version i to i + 1.
@@ -119,6 +222,11 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     // 4: each session's secrets once, in launch_options["secrets"], not inline in every kernel's
     // spec (SessionSecrets). migrate() moves them in the same transaction; earlier builds would
     // recreate kernels with empty key files from such a record, so they must refuse the file.
+    R"sql(
+SELECT 1;
+)sql",
+    // 5: the random owner id of a session lock's process (ourOwnerId()); `owner`, `pid` and
+    // `hostname` stay for people. migrate() adds the column locks.owner_id when it is missing.
     R"sql(
 SELECT 1;
 )sql",
@@ -222,11 +330,6 @@ QString ourOwner()
         .arg(QCoreApplication::applicationPid());
 }
 
-bool processGone(qint64 pid)
-{
-    return pid > 0 && ::kill(pid_t(pid), 0) == -1 && errno == ESRCH;
-}
-
 Result<KernelRecord> kernelFromRow(const Statement &s, const QString &where)
 {
     KernelRecord k;
@@ -303,17 +406,50 @@ Result<SessionRecord> sessionFromRow(const Statement &s, const QString &where)
 
 } // namespace
 
-// A held session lock: a row in `locks` carrying a random token, deleted on destruction.
+// A held session lock: a row in `locks` carrying a random token, deleted on destruction. A thread
+// renews the row every third of its TTL; a renewal that finds it expired or taken (or that cannot
+// write it for a whole TTL) marks the lock lost.
 class SqliteSessionLock final : public SessionLock
 {
 public:
-    SqliteSessionLock(SqliteStore *store, QString sessionId, QString token)
+    SqliteSessionLock(SqliteStore *store, QString sessionId, QString token, qint64 ttlMs)
         : m_store(store)
         , m_sessionId(std::move(sessionId))
         , m_token(std::move(token))
-    {}
+    {
+        const auto period = std::chrono::milliseconds(std::max<qint64>(50, ttlMs / 3));
+        m_thread = std::thread([this, ttlMs, period] {
+            auto renewedAt = Clock::now();
+            std::unique_lock lock(m_mutex);
+            while (!m_stop) {
+                if (m_wake.wait_for(lock, period, [this] { return m_stop; }))
+                    break;
+                lock.unlock();
+                QString why;
+                const auto outcome = m_store ? m_store->renewLock(m_sessionId, m_token, ttlMs, &why)
+                                             : SqliteStore::Renewal::Failed;
+                if (outcome == SqliteStore::Renewal::Renewed)
+                    renewedAt = Clock::now();
+                else if (outcome == SqliteStore::Renewal::Lost ||
+                         Clock::now() - renewedAt >= std::chrono::milliseconds(ttlMs))
+                    markLost(m_sessionId,
+                             outcome == SqliteStore::Renewal::Lost
+                                 ? why
+                                 : QStringLiteral("not renewed within its TTL: %1").arg(why));
+                lock.lock();
+                if (isLost())
+                    break;
+            }
+        });
+    }
     ~SqliteSessionLock() override
     {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_wake.notify_all();
+        m_thread.join();
         if (m_store)
             m_store->unlock(m_sessionId, m_token);
     }
@@ -322,13 +458,16 @@ private:
     QPointer<SqliteStore> m_store;
     QString m_sessionId;
     QString m_token;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_stop = false;
+    std::thread m_thread;
 };
 
 SqliteStore::SqliteStore(QString path, sqlite3 *db, QObject *parent)
     : StateStore(parent)
     , m_path(std::move(path))
     , m_db(db)
-    , m_lastRefresh(Clock::now())
 {
     m_timer = new QTimer(this);
     m_timer->setInterval(500ms);
@@ -481,6 +620,16 @@ Result<void> SqliteStore::migrate()
                         QStringLiteral("migrating the schema from %1 to %2").arg(v).arg(v + 1));
                     !ok)
                     return ok;
+            }
+            if (version < 5) {
+                Statement columns(m_db, "SELECT 1 FROM pragma_table_info('locks') "
+                                        "WHERE name = 'owner_id'");
+                if (columns.step() != SQLITE_ROW) {
+                    if (auto ok = exec("ALTER TABLE locks ADD COLUMN owner_id TEXT",
+                                       QStringLiteral("migrating the schema to 5"));
+                        !ok)
+                        return ok;
+                }
             }
             if (auto ok = ensureIdentity(version); !ok)
                 return ok;
@@ -679,8 +828,6 @@ void SqliteStore::pollChanges()
     QList<Change> changes;
     {
         std::lock_guard lock(m_mutex);
-        if (QThread::currentThread() == thread() && Clock::now() - m_lastRefresh > kLockRefresh)
-            refreshLocks();
         Statement s(m_db, "SELECT seq, kind, a, b FROM changes WHERE seq > ? ORDER BY seq");
         s.bind(1, m_lastChange);
         while (s.step() == SQLITE_ROW) {
@@ -1186,63 +1333,72 @@ Result<QList<EventRecord>> SqliteStore::events(qint64 afterSeq, int limit) const
 
 // ---- locks
 
-Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token,
+Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token, qint64 ttlMs,
                                   LockHolder *holder)
 {
+    announceOwner(m_path);
     bool taken = false;
+    QString endedOwner; // the owner of a row taken over because its process ended
     auto ok = write(QStringLiteral("locking session %1").arg(sessionId), [&]() -> Result<void> {
-        Statement get(m_db, "SELECT owner, since, pid, hostname, expires_ms, token FROM locks "
+        endedOwner.clear();
+        Statement get(m_db, "SELECT owner, since, owner_id, expires_ms, token FROM locks "
                             "WHERE session_id = ?");
         get.bind(1, sessionId);
         const int rc = get.step();
         if (rc == SQLITE_ROW) {
-            const bool expired = get.integer(4) < nowMs();
-            const bool sameHost = get.text(3) == QSysInfo::machineHostName();
-            const bool ours = sameHost && get.integer(2) == QCoreApplication::applicationPid();
-            const bool dead = sameHost && !ours && processGone(get.integer(2));
-            const bool released = ours && !processHoldsToken(get.text(5));
-            if (!expired && !dead && !released) {
+            // Stale: expired (its holder stopped renewing), or this process's and released
+            // although its row could not be deleted. A row of another process (whatever its
+            // pid or host) stays until it expires.
+            const bool expired = get.integer(3) < nowMs();
+            const bool ours = get.text(2) == ourOwnerId();
+            const bool released = ours && !processHoldsToken(get.text(4));
+            const bool dead = !ours && !expired && !released && ownerGone(m_path, get.text(2));
+            if (dead)
+                endedOwner = get.text(2);
+            if (!expired && !released && !dead) {
                 *holder = {get.text(0), get.text(1)};
                 return {};
             }
             qCInfo(lcStore) << "taking over the stale lock of session" << sessionId << "from"
-                            << get.text(0);
+                            << get.text(0)
+                            << (expired    ? "(expired)"
+                                : released ? "(released)"
+                                           : "(ended)");
         } else if (rc != SQLITE_DONE) {
             return fail(sqlError(rc, QStringLiteral("reading the lock of %1").arg(sessionId)));
         }
         Statement put(m_db, "INSERT OR REPLACE INTO locks(session_id, owner, token, pid, hostname, "
-                            "since, expires_ms) VALUES(?, ?, ?, ?, ?, ?, ?)");
+                            "since, expires_ms, owner_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
         put.bind(1, sessionId)
             .bind(2, ourOwner())
             .bind(3, token)
             .bind(4, qint64(QCoreApplication::applicationPid()))
             .bind(5, QSysInfo::machineHostName())
             .bind(6, RecordJson::dateToText(QDateTime::currentDateTimeUtc()))
-            .bind(7, nowMs() + kLockTtlMs);
+            .bind(7, nowMs() + ttlMs)
+            .bind(8, ourOwnerId());
         if (const int prc = put.step(); prc != SQLITE_DONE)
             return fail(sqlError(prc, QStringLiteral("locking session %1").arg(sessionId)));
+        if (!endedOwner.isEmpty()) {
+            Statement left(m_db, "SELECT 1 FROM locks WHERE owner_id = ?");
+            left.bind(1, endedOwner);
+            if (left.step() == SQLITE_DONE)
+                forgetOwner(m_path, endedOwner);
+        }
         taken = true;
         return {};
     });
     if (!ok)
         return fail(ok.error());
     if (taken) {
-        {
-            std::lock_guard lock(g_heldTokensMutex);
-            g_heldTokens.insert(token);
-        }
-        std::lock_guard lock(m_mutex);
-        m_heldLocks.insert(sessionId + u'\n' + token);
+        std::lock_guard lock(g_heldTokensMutex);
+        g_heldTokens.insert(token);
     }
     return taken;
 }
 
 void SqliteStore::unlock(const QString &sessionId, const QString &token)
 {
-    {
-        std::lock_guard lock(m_mutex);
-        m_heldLocks.remove(sessionId + u'\n' + token);
-    }
     {
         std::lock_guard lock(g_heldTokensMutex);
         g_heldTokens.remove(token);
@@ -1262,32 +1418,56 @@ void SqliteStore::unlock(const QString &sessionId, const QString &token)
         qCWarning(lcStore) << "could not release the lock:" << ok.error().toString();
 }
 
-void SqliteStore::refreshLocks()
+SqliteStore::Renewal SqliteStore::renewLock(const QString &sessionId, const QString &token,
+                                            qint64 ttlMs, QString *why)
 {
-    // Called with m_mutex held, outside a transaction (each statement commits by itself).
-    m_lastRefresh = Clock::now();
-    for (const QString &held : std::as_const(m_heldLocks)) {
-        const QStringList parts = held.split(u'\n');
-        Statement s(m_db, "UPDATE locks SET expires_ms = ? WHERE session_id = ? AND token = ?");
-        s.bind(1, nowMs() + kLockTtlMs).bind(2, parts.value(0)).bind(3, parts.value(1));
-        if (const int rc = s.step(); rc != SQLITE_DONE)
-            qCWarning(lcStore) << "could not extend the lock of" << parts.value(0) << ":"
-                               << sqlError(rc, QStringLiteral("extending a lock")).toString();
+    Renewal outcome = Renewal::Renewed;
+    auto ok = write(
+        QStringLiteral("renewing the lock of session %1").arg(sessionId),
+        [&]() -> Result<void> {
+            // Only our own row, and only while it has not expired: once expired, another
+            // process may have judged it stale, so it is lost even if nobody took it yet.
+            Statement s(m_db, "UPDATE locks SET expires_ms = ? WHERE session_id = ? AND token = ? "
+                              "AND expires_ms >= ?");
+            const qint64 now = nowMs();
+            s.bind(1, now + ttlMs).bind(2, sessionId).bind(3, token).bind(4, now);
+            if (const int rc = s.step(); rc != SQLITE_DONE)
+                return fail(sqlError(rc, QStringLiteral("renewing a session lock")));
+            if (sqlite3_changes(m_db) == 1)
+                return {};
+            outcome = Renewal::Lost;
+            Statement get(m_db, "SELECT owner, token FROM locks WHERE session_id = ?");
+            get.bind(1, sessionId);
+            if (get.step() != SQLITE_ROW)
+                *why = QStringLiteral("its row is gone");
+            else if (get.text(1) != token)
+                *why = QStringLiteral("taken by %1").arg(get.text(0));
+            else
+                *why = QStringLiteral("expired");
+            return {};
+        },
+        Fencing::Skip);
+    if (!ok) {
+        *why = ok.error().toString();
+        return Renewal::Failed; // a busy or full file: the next renewal, or the TTL, decides
     }
+    return outcome;
 }
 
 Result<std::unique_ptr<SessionLock>> SqliteStore::lockSession(const QString &sessionId,
                                                               std::chrono::milliseconds wait)
 {
     const QString token = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    const qint64 ttlMs = lockTtlMs();
     const auto deadline = Clock::now() + wait;
     LockHolder holder;
     for (;;) {
-        auto taken = tryLock(sessionId, token, &holder);
+        auto taken = tryLock(sessionId, token, ttlMs, &holder);
         if (!taken)
             return fail(taken.error());
         if (*taken)
-            return std::unique_ptr<SessionLock>(new SqliteSessionLock(this, sessionId, token));
+            return std::unique_ptr<SessionLock>(
+                new SqliteSessionLock(this, sessionId, token, ttlMs));
         if (Clock::now() >= deadline)
             break;
         std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(

@@ -27,7 +27,7 @@ class SqliteStore : public StateStore
     Q_OBJECT
 
 public:
-    static constexpr int kSchemaVersion = 4;
+    static constexpr int kSchemaVersion = 5;
 
     // Opens the file (creating it, its folder and the schema when missing) and migrates an older
     // schema; a file written by a newer ClusterDeck is refused.
@@ -140,9 +140,13 @@ private:
     Result<void> logChange(const QString &kind, const QString &a, const QString &b = {});
     Error sqlError(int rc, const QString &what) const;
 
-    Result<bool> tryLock(const QString &sessionId, const QString &token, LockHolder *holder);
+    Result<bool> tryLock(const QString &sessionId, const QString &token, qint64 ttlMs,
+                         LockHolder *holder);
     void unlock(const QString &sessionId, const QString &token);
-    void refreshLocks();
+    enum class Renewal { Renewed, Lost, Failed };
+    // Extends our row by `ttlMs`; Lost (with why: "taken by …", "expired") when it is not ours
+    // any more or expired; Failed when the file could not be written.
+    Renewal renewLock(const QString &sessionId, const QString &token, qint64 ttlMs, QString *why);
 
     Result<void> insertKernel(const KernelRecord &kernel);
     Result<void> writeKernel(const KernelRecord &kernel);
@@ -159,8 +163,6 @@ private:
     qint64 m_lastChange = 0;
     qint64 m_dataVersion = -1;
     int m_writes = 0;
-    QSet<QString> m_heldLocks; // "session\ntoken", refreshed while held
-    std::chrono::steady_clock::time_point m_lastRefresh;
     QTimer *m_timer = nullptr;
     mutable bool m_busy = false;    // the last sqlite error was SQLITE_BUSY / SQLITE_LOCKED
     std::shared_ptr<Fence> m_fence; // guarded by m_mutex

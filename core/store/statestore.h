@@ -12,16 +12,38 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace ClusterDeck {
 
 // Held while a console provisions, restarts, terminates or reconciles one session; released on
-// destruction. For SQLite it is process-local plus a row lock; for etcd a lease-based lock.
+// destruction. For SQLite a row with an expiry, renewed by a thread while held; for etcd a
+// lease-based lock kept alive in the background. The holder can tell when it was lost (the row
+// expired or was taken, the lease died): lostToken() is cancelled and the callbacks given to
+// onLost() run, once, on the thread that noticed. A holder stops making side effects then and
+// leaves the rest to the controller (lostError() says so).
 class SessionLock
 {
 public:
     virtual ~SessionLock() = default;
+
+    bool isLost() const { return m_lost.isCancelled(); }
+    Http::CancelToken lostToken() const { return m_lost; }
+    // "lost the lock of session X (why): stopped; the controller finishes it"; Kind::Conflict.
+    Error lostError() const;
+    // Runs `callback` when the lock is lost (at once, on this thread, if it already is).
+    void onLost(std::function<void(const Error &)> callback);
+
+protected:
+    // For implementations: the first call wins, later ones are ignored.
+    void markLost(const QString &sessionId, const QString &why);
+
+private:
+    mutable std::mutex m_lostMutex;
+    Http::CancelToken m_lost;
+    std::optional<Error> m_lostError;
+    QList<std::function<void(const Error &)>> m_lostCallbacks;
 };
 
 // The controller's leadership of one store, held while this object lives (destruction resigns,
@@ -142,6 +164,15 @@ public:
     // Anyone may ask the leader for a pass soon; returns the number of requests so far.
     virtual Result<qint64> requestControllerPass() = 0;
     virtual Result<qint64> controllerPassRequests() const = 0;
+    // Removes what an interrupted multi-step write left behind for longer than `grace` (etcd:
+    // kernels of a session whose record never came, the undo records of an unfinished chunked
+    // kernel update, which it undoes); returns how many it cleaned. The controller's pass calls
+    // it. A store whose every write is one transaction (SQLite) has nothing to do.
+    virtual Result<int> removeStrayRecords(std::chrono::milliseconds grace)
+    {
+        Q_UNUSED(grace);
+        return 0;
+    }
 
 Q_SIGNALS:
     // The change feed had a gap (an etcd watch was compacted): re-read everything.

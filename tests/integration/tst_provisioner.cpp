@@ -25,6 +25,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
+#include <QUuid>
+
+#include <sqlite3.h>
 
 #include <csignal>
 
@@ -106,6 +109,7 @@ private Q_SLOTS:
     void cancelLaunch();
     void failurePolicy_data();
     void failurePolicy();
+    void lockLostDuringLaunch();
 
 private:
     Proc cli(const QStringList &args, int timeoutMs = 240000) const
@@ -696,6 +700,93 @@ void TestProvisioner::cancelLaunch()
     QVERIFY2(err.contains("cancel"), err.constData());
     m_sessions.append(id);
     QCOMPARE(count(containersOf(id)), 0); // at once: the rollback finished before the exit
+    expectGone(id);
+}
+
+void TestProvisioner::lockLostDuringLaunch()
+{
+    // Issue 14, item 4: the launch's session lock is taken by another owner while kernels are
+    // being created: the CLI stops at once (no rollback: the new holder finishes), says so, and
+    // the next reconcile (once that owner's row expired) completes the session.
+    const QString tag = QStringLiteral("provlocklost");
+    const QString file = writeTemplate(tag, templateText(tag, QStringLiteral("ignore")));
+    const QByteArray path = m_storeUrl.mid(QStringLiteral("sqlite://").size()).toUtf8();
+    auto lockRows = [&]() {
+        QStringList sessions;
+        sqlite3 *db = nullptr;
+        if (sqlite3_open(path.constData(), &db) != SQLITE_OK)
+            return sessions;
+        sqlite3_stmt *s = nullptr;
+        sqlite3_prepare_v2(db, "SELECT session_id FROM locks", -1, &s, nullptr);
+        while (sqlite3_step(s) == SQLITE_ROW)
+            sessions << QString::fromUtf8(
+                reinterpret_cast<const char *>(sqlite3_column_text(s, 0)));
+        sqlite3_finalize(s);
+        sqlite3_close(db);
+        return sessions;
+    };
+    const QStringList before = lockRows();
+    qputenv("CLUSTERDECK_SQLITE_LOCK_TTL_MS", "1500");
+    QProcess launch;
+    launch.start(QStringLiteral(CLUSTERDECKCTL),
+                 {QStringLiteral("--store"), m_storeUrl, QStringLiteral("launch"), file,
+                  QStringLiteral("--mode"), QStringLiteral("multi-node"), QStringLiteral("--count"),
+                  QStringLiteral("master=2"), QStringLiteral("--count"),
+                  QStringLiteral("worker=12")});
+    QVERIFY(launch.waitForStarted());
+    qunsetenv("CLUSTERDECK_SQLITE_LOCK_TTL_MS");
+    QString id;
+    QElapsedTimer waited;
+    waited.start();
+    while (id.isEmpty() && waited.elapsed() < 30000) {
+        for (const QString &sid : lockRows()) {
+            if (!before.contains(sid))
+                id = sid;
+        }
+        QThread::msleep(20);
+    }
+    QVERIFY2(!id.isEmpty(), "the launch never took its session lock");
+    m_sessions.append(id);
+    QThread::msleep(800); // kernels are being created
+    {
+        sqlite3 *db = nullptr;
+        QCOMPARE(sqlite3_open(path.constData(), &db), SQLITE_OK);
+        sqlite3_busy_timeout(db, 5000);
+        const QByteArray sql =
+            "UPDATE locks SET token = 'theirs', owner = 'the test', owner_id = '" +
+            QUuid::createUuid().toString(QUuid::WithoutBraces).toUtf8() +
+            "', expires_ms = " + QByteArray::number(QDateTime::currentMSecsSinceEpoch() + 3000) +
+            " WHERE session_id = '" + id.toUtf8() + "'";
+        QCOMPARE(sqlite3_exec(db, sql.constData(), nullptr, nullptr, nullptr), SQLITE_OK);
+        const int changed = sqlite3_changes(db);
+        sqlite3_close(db);
+        if (changed == 0)
+            QSKIP("the launch finished before its lock could be taken");
+    }
+    QElapsedTimer stopped;
+    stopped.start();
+    QVERIFY(launch.waitForFinished(60000));
+    const qint64 stopMs = stopped.elapsed();
+    const QByteArray err = launch.readAllStandardError();
+    qInfo() << "the launch stopped" << stopMs
+            << "ms after its lock was taken:" << err.trimmed().right(200);
+    QVERIFY2(launch.exitCode() != 0, err.constData());
+    const QByteArray expected =
+        QByteArray("lost the lock of session ") + id.toUtf8() + QByteArray(" (taken by the test)");
+    QVERIFY2(err.contains(expected), err.constData());
+    QVERIFY2(err.contains("the controller finishes it"), err.constData());
+    QVERIFY2(stopMs < 15000, qPrintable(QString::number(stopMs)));
+
+    // Still wanted running (no rollback was made); the reconcile after the row expired
+    // completes it.
+    QThread::msleep(3200);
+    const Proc rec = cli({QStringLiteral("reconcile"), QStringLiteral("--json")});
+    QVERIFY2(rec.exitCode == 0, rec.err.constData());
+    const Proc shown = cli({QStringLiteral("show"), id, QStringLiteral("--json")});
+    const QJsonObject after = QJsonDocument::fromJson(shown.out).object();
+    QCOMPARE(after.value(QStringLiteral("desired")).toString(), QStringLiteral("running"));
+    expectFullyRunning(after);
+    QCOMPARE(cli({QStringLiteral("rm"), id}).exitCode, 0);
     expectGone(id);
 }
 

@@ -7,6 +7,7 @@
 //   tst_storecontract --child lock URL SESSION WAIT_MS HOLD_MS
 
 #include "etcd/etcdclient.h"
+#include "store/etcdstore.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
 
@@ -15,6 +16,7 @@
 #include <QJsonArray>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QSysInfo>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -23,7 +25,10 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
+#include <mutex>
 
 using namespace ClusterDeck;
 using namespace std::chrono_literals;
@@ -190,6 +195,11 @@ private Q_SLOTS:
     void storeIdentity();
     void legacyStoreLabelAfterMigration();
     void tenThousandKernels();
+    void lockLostIsNoticed();
+    void lockOwnerIsNotThePid();
+    void createSessionReplyLost();
+    void chunkedCreateInterrupted();
+    void chunkedUpdateAllOrNothing();
 
 private:
     QString backend() const;
@@ -839,6 +849,323 @@ void TestStoreContract::tenThousandKernels()
           readMs);
     CHECK_OK(m_store->removeSession(s.id));
     QVERIFY(m_store->allKernels()->isEmpty());
+}
+
+void TestStoreContract::lockLostIsNoticed()
+{
+    // Issue 14, item 4: a holder learns that its lock is gone and its work stops.
+    const QString sid = newId();
+    if (backend() == u"sqlite")
+        qputenv("CLUSTERDECK_SQLITE_LOCK_TTL_MS", "600");
+    auto lock = m_store->lockSession(sid, 1s);
+    qunsetenv("CLUSTERDECK_SQLITE_LOCK_TTL_MS");
+    CHECK_OK(lock);
+    std::atomic_int callbacks{0};
+    QString reported;
+    std::mutex reportedMutex;
+    (*lock)->onLost([&](const Error &why) {
+        std::lock_guard guard(reportedMutex);
+        reported = why.message;
+        ++callbacks;
+    });
+    // Renewed while this thread does something else for longer than the TTL.
+    QThread::msleep(backend() == u"sqlite" ? 1500 : 200);
+    QVERIFY(!(*lock)->isLost());
+    auto other = openStore(m_url);
+    CHECK_OK(other);
+    QVERIFY(!(*other)->lockSession(sid, 0ms));
+
+    QElapsedTimer timer;
+    if (backend() == u"sqlite") {
+        // Taken over by another owner (as a process that judged it stale would).
+        const QByteArray path = m_url.mid(QStringLiteral("sqlite://").size()).toUtf8();
+        sqlite3 *db = nullptr;
+        QCOMPARE(sqlite3_open(path.constData(), &db), SQLITE_OK);
+        const QByteArray sql = "UPDATE locks SET token = 'theirs', owner = 'someone else', "
+                               "expires_ms = expires_ms + 60000, "
+                               "owner_id = 'another-process' WHERE session_id = '" +
+                               sid.toUtf8() + "'";
+        QCOMPARE(sqlite3_exec(db, sql.constData(), nullptr, nullptr, nullptr), SQLITE_OK);
+        QCOMPARE(sqlite3_changes(db), 1);
+        sqlite3_close(db);
+        timer.start();
+        // A running operation that polls its cancel token stops.
+        while (!(*lock)->lostToken().isCancelled() && timer.elapsed() < 5000)
+            QThread::msleep(10);
+    } else {
+        // The lease of the lock is revoked (as when it expired): a blocking etcd call that uses
+        // the lock's token (a watch that would wait 60 s) returns soon after.
+        auto keys =
+            m_etcd->rangePrefix((m_etcdPrefix + QStringLiteral("/locks/") + sid + u'/').toUtf8());
+        CHECK_OK(keys);
+        QCOMPARE(keys->kvs.size(), 1);
+        CHECK_OK(m_etcd->revokeLease(keys->kvs.constFirst().lease));
+        timer.start();
+        auto watched = m_etcd->stream(
+            QStringLiteral("/v3/watch"),
+            QJsonObject{{QStringLiteral("create_request"),
+                         QJsonObject{{QStringLiteral("key"),
+                                      QString::fromLatin1(QByteArray("/nothing").toBase64())}}}},
+            [](const QByteArray &) { return true; }, (*lock)->lostToken(), 60s);
+        QVERIFY(!watched);
+    }
+    const qint64 noticed = timer.elapsed();
+    qInfo("%s: a lost lock was noticed (and the operation stopped) after %lld ms",
+          qPrintable(m_backend), noticed);
+    QVERIFY((*lock)->isLost());
+    QVERIFY2(noticed < (backend() == u"sqlite" ? 1500 : 8000),
+             qPrintable(QString::number(noticed)));
+    QTRY_COMPARE(callbacks.load(), 1);
+    const Error lost = (*lock)->lostError();
+    QCOMPARE(lost.kind, Error::Kind::Conflict);
+    QVERIFY2(lost.message.startsWith(QStringLiteral("lost the lock of session %1 (").arg(sid)),
+             qPrintable(lost.message));
+    QVERIFY2(lost.message.endsWith(QStringLiteral("): stopped; the controller finishes it")),
+             qPrintable(lost.message));
+    if (backend() == u"sqlite")
+        QVERIFY2(lost.message.contains(QStringLiteral("taken by someone else")),
+                 qPrintable(lost.message));
+    else
+        QVERIFY2(lost.message.contains(QStringLiteral("expired")), qPrintable(lost.message));
+    {
+        std::lock_guard guard(reportedMutex);
+        QCOMPARE(reported, lost.message);
+    }
+    // A callback added afterwards runs at once.
+    bool late = false;
+    (*lock)->onLost([&late](const Error &) { late = true; });
+    QVERIFY(late);
+    lock->reset(); // releasing a lost lock leaves the new holder's row or key alone
+    if (backend() == u"sqlite")
+        QVERIFY(!(*other)->lockSession(sid, 0ms));
+}
+
+void TestStoreContract::lockOwnerIsNotThePid()
+{
+    if (backend() != u"sqlite")
+        QSKIP("etcd locks are keys on the holder's lease");
+    const QByteArray path = m_url.mid(QStringLiteral("sqlite://").size()).toUtf8();
+    auto exec = [&](const QByteArray &sql) {
+        sqlite3 *db = nullptr;
+        if (sqlite3_open(path.constData(), &db) != SQLITE_OK)
+            return false;
+        const bool ok = sqlite3_exec(db, sql.constData(), nullptr, nullptr, nullptr) == SQLITE_OK;
+        sqlite3_close(db);
+        return ok;
+    };
+    auto ownerIdOf = [&](const QString &sid) {
+        sqlite3 *db = nullptr;
+        sqlite3_open(path.constData(), &db);
+        sqlite3_stmt *s = nullptr;
+        const QByteArray sql =
+            "SELECT owner_id FROM locks WHERE session_id = '" + sid.toUtf8() + "'";
+        sqlite3_prepare_v2(db, sql.constData(), -1, &s, nullptr);
+        QString id;
+        if (sqlite3_step(s) == SQLITE_ROW)
+            id = QString::fromUtf8(reinterpret_cast<const char *>(sqlite3_column_text(s, 0)));
+        sqlite3_finalize(s);
+        sqlite3_close(db);
+        return id;
+    };
+    const QByteArray pid = QByteArray::number(QCoreApplication::applicationPid());
+    const QByteArray future = QByteArray::number(QDateTime::currentMSecsSinceEpoch() + 600000);
+    const QByteArray host = QSysInfo::machineHostName().toUtf8();
+    // An unexpired row with our pid, from another host and from another PID namespace of this
+    // host: another process's, not taken over.
+    for (const QByteArray &rowHost : {QByteArray("another-host"), host}) {
+        const QString sid = newId();
+        QVERIFY(exec("INSERT INTO locks(session_id, owner, token, pid, hostname, since, "
+                     "expires_ms, owner_id) VALUES('" +
+                     sid.toUtf8() + "', 'them@" + rowHost + " (pid " + pid + ")', 'their-token', " +
+                     pid + ", '" + rowHost + "', '2026-01-01T00:00:00Z', " + future + ", '" +
+                     newId().toUtf8() + "')"));
+        auto busy = m_store->lockSession(sid, 100ms);
+        QVERIFY2(!busy, rowHost.constData());
+        QVERIFY2(busy.error().message.contains(QStringLiteral("locked by them@")),
+                 qPrintable(busy.error().message));
+        // Once it expires, it is stale.
+        QVERIFY(exec("UPDATE locks SET expires_ms = 1 WHERE session_id = '" + sid.toUtf8() + "'"));
+        auto taken = m_store->lockSession(sid, 0ms);
+        CHECK_OK(taken);
+    }
+    // Two processes: two owner ids, neither empty.
+    const QString ours = newId();
+    auto lock = m_store->lockSession(ours, 0ms);
+    CHECK_OK(lock);
+    const QString theirs = newId();
+    QProcess *holder = startChild(
+        {QStringLiteral("lock"), m_url, theirs, QStringLiteral("5000"), QStringLiteral("1500")});
+    QVERIFY(holder->waitForReadyRead(20000));
+    QVERIFY(holder->readLine().startsWith("locked"));
+    const QString ourId = ownerIdOf(ours);
+    const QString theirId = ownerIdOf(theirs);
+    QVERIFY(holder->waitForFinished(30000));
+    QVERIFY(!ourId.isEmpty());
+    QVERIFY(!theirId.isEmpty());
+    QVERIFY2(ourId != theirId, qPrintable(ourId));
+    const QString again = newId();
+    auto second = m_store->lockSession(again, 0ms);
+    CHECK_OK(second);
+    QCOMPARE(ownerIdOf(again), ourId); // one id per process
+
+    // A holder killed with SIGKILL: its row is taken over at once (its owner file is unlocked),
+    // not after the TTL.
+    const QString killed = newId();
+    QProcess *victim = startChild(
+        {QStringLiteral("lock"), m_url, killed, QStringLiteral("5000"), QStringLiteral("60000")});
+    QVERIFY(victim->waitForReadyRead(20000));
+    QVERIFY(victim->readLine().startsWith("locked"));
+    QVERIFY(!m_store->lockSession(killed, 100ms));
+    ::kill(pid_t(victim->processId()), SIGKILL);
+    QVERIFY(victim->waitForFinished(10000));
+    QElapsedTimer timer;
+    timer.start();
+    auto takenOver = m_store->lockSession(killed, 0ms);
+    CHECK_OK(takenOver);
+    QVERIFY2(timer.elapsed() < 2000, qPrintable(QString::number(timer.elapsed())));
+}
+
+void TestStoreContract::createSessionReplyLost()
+{
+    // Issue 14, item 5: the txn committed, its reply never came: reported as success.
+    if (backend() != u"etcd")
+        QSKIP("a SQLite write is a local transaction");
+    std::atomic_int armed{1};
+    std::atomic_int dropped{0};
+    Etcd::EtcdClient::setReplyFaultForTests([&](const QString &path, const QByteArray &) {
+        if (path != u"/v3/kv/txn" || armed.fetch_sub(1) <= 0)
+            return false;
+        ++dropped;
+        return true;
+    });
+    const SessionRecord s = makeSession();
+    const QList<KernelRecord> kernels = makeKernels(s.id, 3);
+    auto created = m_store->createSession(s, kernels);
+    QCOMPARE(dropped.load(), 1);
+    CHECK_OK(created);
+    auto read = m_store->session(s.id);
+    CHECK_OK(read);
+    QCOMPARE(*read, s);
+    QCOMPARE(m_store->kernels(s.id)->size(), 3);
+
+    // updateSession likewise.
+    SessionRecord changed = s;
+    changed.status = SessionStatus::Running;
+    changed.lastError = QStringLiteral("updated with its reply lost");
+    armed = 1;
+    CHECK_OK(m_store->updateSession(changed));
+    QCOMPARE(dropped.load(), 2);
+    QCOMPARE(*m_store->session(s.id), changed);
+
+    // Not applied (the session exists already), reply lost: reported as the failure it is.
+    SessionRecord other = makeSession(s.id);
+    other.name = QStringLiteral("not-this-one");
+    armed = 1;
+    auto twice = m_store->createSession(other, makeKernels(s.id, 2));
+    Etcd::EtcdClient::setReplyFaultForTests({});
+    QCOMPARE(dropped.load(), 3);
+    QVERIFY(!twice);
+    QVERIFY2(twice.error().message.contains(QStringLiteral("read back: not applied")),
+             qPrintable(twice.error().toString()));
+    QCOMPARE(*m_store->session(s.id), changed);
+}
+
+void TestStoreContract::chunkedCreateInterrupted()
+{
+    if (backend() != u"etcd")
+        QSKIP("SQLite writes a session in one transaction");
+    auto *etcdStore = dynamic_cast<EtcdStore *>(m_store.get());
+    QVERIFY(etcdStore);
+    const SessionRecord s = makeSession();
+    QList<KernelRecord> kernels = makeKernels(s.id, 300);
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    for (KernelRecord &k : kernels)
+        k.createdAt = k.updatedAt = now;
+    // The process "dies" after its first chunk of kernels.
+    etcdStore->setFailAfterChunkForTests(1);
+    auto created = m_store->createSession(s, kernels);
+    etcdStore->setFailAfterChunkForTests(0);
+    QVERIFY(!created);
+    const QByteArray kernelsPrefix =
+        (m_etcdPrefix + QStringLiteral("/kernels/") + s.id + u'/').toUtf8();
+    const qsizetype left = m_etcd->rangePrefix(kernelsPrefix)->kvs.size();
+    QVERIFY2(left > 0 && left < 300, qPrintable(QString::number(left)));
+    // Nothing of it is visible.
+    QCOMPARE(m_store->session(s.id).error().kind, Error::Kind::NotFound);
+    QVERIFY(m_store->sessions()->isEmpty());
+    QVERIFY(m_store->kernels(s.id)->isEmpty());
+    QVERIFY(m_store->allKernels()->isEmpty());
+    // Within the grace the keys stay (a slow create may still be writing them); after it, the
+    // controller's pass (removeStrayRecords) removes them.
+    auto early = m_store->removeStrayRecords(1s);
+    CHECK_OK(early);
+    QCOMPARE(*early, 0);
+    QCOMPARE(m_etcd->rangePrefix(kernelsPrefix)->kvs.size(), left);
+    QThread::msleep(1200);
+    auto late = m_store->removeStrayRecords(1s);
+    CHECK_OK(late);
+    QCOMPARE(*late, 1);
+    QCOMPARE(m_etcd->rangePrefix(kernelsPrefix)->kvs.size(), 0);
+    // The same session can be created afterwards.
+    CHECK_OK(m_store->createSession(s, kernels));
+    QCOMPARE(m_store->kernels(s.id)->size(), 300);
+    CHECK_OK(m_store->removeStrayRecords(0ms));
+    QCOMPARE(m_store->kernels(s.id)->size(), 300);
+}
+
+void TestStoreContract::chunkedUpdateAllOrNothing()
+{
+    if (backend() != u"etcd")
+        QSKIP("SQLite writes kernels in one transaction");
+    auto *etcdStore = dynamic_cast<EtcdStore *>(m_store.get());
+    QVERIFY(etcdStore);
+    const SessionRecord s = makeSession();
+    const QList<KernelRecord> kernels = makeKernels(s.id, 300);
+    CHECK_OK(m_store->createSession(s, kernels));
+    QList<KernelRecord> changed = kernels;
+    for (KernelRecord &k : changed)
+        k.status = KernelStatus::Running;
+    SessionRecord running = s;
+    running.status = SessionStatus::Running;
+    const QByteArray intents = (m_etcdPrefix + QStringLiteral("/intents/")).toUtf8();
+
+    // A failure in the middle (an unknown kernel in the second chunk): nothing changed.
+    QList<KernelRecord> withUnknown = changed;
+    withUnknown[200].id = newId();
+    auto failed = m_store->updateKernels(withUnknown, running);
+    QVERIFY(!failed);
+    QCOMPARE(failed.error().kind, Error::Kind::NotFound);
+    QCOMPARE(*m_store->kernels(s.id), kernels);
+    QCOMPARE(*m_store->session(s.id), s);
+    QCOMPARE(m_etcd->rangePrefix(intents)->kvs.size(), 0);
+
+    // The writer dies after its first chunk: its undo record stays, and the pass after the grace
+    // puts every kernel back.
+    etcdStore->setFailAfterChunkForTests(1);
+    QVERIFY(!m_store->updateKernels(changed, running));
+    etcdStore->setFailAfterChunkForTests(0);
+    auto half = m_store->kernels(s.id);
+    CHECK_OK(half);
+    const auto runningCount = std::count_if(half->cbegin(), half->cend(), [](const auto &k) {
+        return k.status == KernelStatus::Running;
+    });
+    QVERIFY2(runningCount > 0 && runningCount < 300, qPrintable(QString::number(runningCount)));
+    QCOMPARE(m_etcd->rangePrefix(intents)->kvs.size(), 1);
+    auto early = m_store->removeStrayRecords(1s);
+    CHECK_OK(early);
+    QCOMPARE(*early, 0);
+    QThread::msleep(1200);
+    auto late = m_store->removeStrayRecords(1s);
+    CHECK_OK(late);
+    QCOMPARE(*late, 1);
+    QCOMPARE(*m_store->kernels(s.id), kernels);
+    QCOMPARE(m_etcd->rangePrefix(intents)->kvs.size(), 0);
+
+    // Without a fault: all of it, and no undo record left.
+    CHECK_OK(m_store->updateKernels(changed, running));
+    QCOMPARE(*m_store->kernels(s.id), changed);
+    QCOMPARE(*m_store->session(s.id), running);
+    QCOMPARE(m_etcd->rangePrefix(intents)->kvs.size(), 0);
 }
 
 int main(int argc, char **argv)
