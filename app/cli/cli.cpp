@@ -43,7 +43,9 @@ Commands:
   show SESSION [--json]               SESSION = id, short id or name
   restart SESSION [--kernel HOSTNAME] always the whole session
   rm SESSION [--kernel HOSTNAME]      terminate: always the whole session
-  logs SESSION [--kernel HOSTNAME] [--follow]
+  logs SESSION [--kernel HOSTNAME] [--follow] [--tail N|all]
+                                      the last N lines of each kernel (default
+                                      1000), streamed as they arrive
   reconcile [--json] [--timeout S]    one controller pass: here if no controller leads,
                                       else by the leader (waits for its report)
   controller [--resync S] [--lease-ttl S] [--grace S]

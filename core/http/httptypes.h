@@ -35,7 +35,7 @@ using DataSink = std::function<bool(const QByteArray &chunk)>;
 struct HttpRequest
 {
     QByteArray method = "GET";
-    QString path;    // "/v1.41/containers/json"; appended to the transport's base URL
+    QString path; // "/v1.41/containers/json"; appended to the transport's base URL
     QUrlQuery query;
     QByteArray body;
     QByteArray contentType = "application/json";
@@ -43,6 +43,11 @@ struct HttpRequest
     std::chrono::milliseconds timeout{30000}; // whole request; 0 = none (streams)
     CancelToken cancel;
     DataSink onData; // set: stream the body into it instead of collecting it
+    // The most body bytes collected into HttpResponse::body (a streamed body is not collected,
+    // only a stream's error body is); more fails the request, naming the endpoint and path.
+    qint64 maxBodyBytes = kDefaultMaxBodyBytes;
+
+    static constexpr qint64 kDefaultMaxBodyBytes = qint64(64) << 20; // 64 MiB
 };
 
 struct HttpResponse
