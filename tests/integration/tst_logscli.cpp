@@ -76,18 +76,22 @@ void TestLogsCli::initTestCase()
     const QJsonObject o = QJsonDocument::fromJson(launched.out).object();
     m_session = o.value(QStringLiteral("id")).toString();
     QVERIFY2(launched.exitCode == 0 && !m_session.isEmpty(), launched.err.constData());
-    // Until the kernel has printed everything ("done" goes to stderr after the last line).
+    // Until the kernel has printed everything (its last line is "line 200000 …").
     QElapsedTimer waited;
     waited.start();
     bool done = false;
+    Proc last;
     while (!done && waited.elapsed() < 120000) {
-        const Proc p =
+        last =
             cli({QStringLiteral("logs"), m_session, QStringLiteral("--tail"), QStringLiteral("1")});
-        done = p.exitCode == 0 && p.err.contains("| done");
+        done = last.exitCode == 0 && last.out.contains("| line 200000 ");
         if (!done)
             QThread::msleep(500);
     }
-    QVERIFY2(done, "the kernel did not finish printing");
+    QVERIFY2(done, qPrintable(QStringLiteral("the kernel did not finish printing: exit %1, %2 %3")
+                                  .arg(last.exitCode)
+                                  .arg(QString::fromUtf8(last.out.left(300)),
+                                       QString::fromUtf8(last.err.left(300)))));
 }
 
 void TestLogsCli::cleanupTestCase()
