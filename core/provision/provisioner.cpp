@@ -543,7 +543,26 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
     }
     const bool cancelled = run.userCancel.isCancelled() && !failed;
     if (!run.aborted() && !cancelled) {
-        setSessionStatus(run, SessionStatus::Running);
+        auto recorded = setSessionStatus(run, SessionStatus::Running);
+        // A store that refuses writes for a moment (busy, disk full) gets a few more seconds;
+        // after that the launch does not claim a success the store does not show.
+        for (int attempt = 0; !recorded && attempt < 10 && !run.userCancel.isCancelled();
+             ++attempt) {
+            std::this_thread::sleep_for(500ms);
+            SessionRecord s;
+            {
+                std::lock_guard lock(run.mutex);
+                s = run.session;
+            }
+            recorded = m_store->updateSession(s);
+        }
+        if (!recorded)
+            return fail(recorded.error().withContext(
+                QStringLiteral("all %1 kernels run, but the store did not record the session "
+                               "as RUNNING (it stays PROVISIONING; the controller or "
+                               "`clusterdeckctl reconcile` completes it once the store accepts "
+                               "writes)")
+                    .arg(plan.kernels.size())));
         logEvent(plan.sessionId, {}, QStringLiteral("running"),
                  QStringLiteral("%1 kernels running").arg(plan.kernels.size()));
         std::lock_guard lock(run.mutex);
@@ -1484,7 +1503,7 @@ void Provisioner::setKernelStatus(Run &run, const QString &hostname, KernelStatu
     Q_EMIT kernelStatusChanged(run.spec.plan.sessionId, kernelId, hostname, toString(status));
 }
 
-void Provisioner::setSessionStatus(Run &run, SessionStatus status, const QString &reason)
+Result<void> Provisioner::setSessionStatus(Run &run, SessionStatus status, const QString &reason)
 {
     SessionRecord s;
     {
@@ -1494,9 +1513,11 @@ void Provisioner::setSessionStatus(Run &run, SessionStatus status, const QString
         run.session.history.append({toString(status), run.session.updatedAt, reason});
         s = run.session;
     }
-    if (auto ok = m_store->updateSession(s); !ok)
+    auto ok = m_store->updateSession(s);
+    if (!ok)
         qCWarning(lcProvision) << "recording session status:" << ok.error().toString();
     Q_EMIT sessionStatusChanged(s.id, toString(status));
+    return ok;
 }
 
 void Provisioner::logEvent(const QString &sessionId, const QString &kernelId, const QString &action,

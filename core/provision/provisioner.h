@@ -3,9 +3,9 @@
 #include "common/error.h"
 #include "http/httptypes.h"
 #include "placement/placement.h"
-#include "registry/imagepuller.h"
 #include "plan/imagedefaults.h"
 #include "plan/launchoptions.h"
+#include "registry/imagepuller.h"
 #include "sessionspec.h"
 #include "store/records.h"
 #include "template/clustertemplate.h"
@@ -88,7 +88,10 @@ public:
     std::chrono::milliseconds settlePeriod() const { return m_settle; }
     void setProgressCallback(ProgressCallback callback) { m_progress = std::move(callback); }
     void setActor(const QString &actor) { m_actor = actor; }
-    void setPullProgressCallback(PullProgressCallback callback) { m_pullProgress = std::move(callback); }
+    void setPullProgressCallback(PullProgressCallback callback)
+    {
+        m_pullProgress = std::move(callback);
+    }
     // Registry logins for pulls; unset: the user's Docker config ($DOCKER_CONFIG, ~/.docker).
     void setCredentialLookup(Registry::ImagePuller::CredentialLookup lookup)
     {
@@ -167,7 +170,8 @@ private:
     Result<void> settle(Run &run);
     void setKernelStatus(Run &run, const QString &hostname, KernelStatus status,
                          const QString &reason = {});
-    void setSessionStatus(Run &run, SessionStatus status, const QString &reason = {});
+    // Records the status; a failed write is logged and returned (the launch's outcome decides).
+    Result<void> setSessionStatus(Run &run, SessionStatus status, const QString &reason = {});
     void logEvent(const QString &sessionId, const QString &kernelId, const QString &action,
                   const QString &detail);
 

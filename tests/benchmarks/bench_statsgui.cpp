@@ -1,7 +1,9 @@
 // The GUI thread's cost of live usage: 100 kernels streaming one sample a second each, delivered
 // as StatsMonitor delivers them (queued calls into the GUI thread), into the session tree with its
 // proxy, a visible tree view and the sparkline delegates. The budget: under 5 % of one
-// core. Measured as the GUI thread's CPU time (CLOCK_THREAD_CPUTIME_ID) over simulated seconds.
+// core. Measured as the GUI thread's CPU time (CLOCK_THREAD_CPUTIME_ID) per delivered sample, times
+// 100 samples a second: a loaded machine delivers fewer timer ticks than asked, and dividing by
+// wall seconds would then understate the cost.
 
 #include "gui/sessionfixtures.h"
 #include "sessions/sessionfilterproxymodel.h"
@@ -85,13 +87,14 @@ void BenchStatsGui::hundredKernelsAtOneHertz()
     feed.start(10);
     QTest::qWait(kSeconds * 1000);
     feed.stop();
-    qInfo("%d samples delivered", tick);
     const double spent = threadCpuMs() - start;
-    const double perSecond = spent / kSeconds;
+    QVERIFY2(tick >= 100 * kSeconds / 4, qPrintable(QStringLiteral("only %1 samples").arg(tick)));
+    // 100 kernels × 1 Hz = 100 samples a second.
+    const double perSecond = spent / tick * 100.0;
     const double percent = perSecond / 1000.0 * 100.0;
-    qInfo("100 kernels at 1 Hz: %.2f ms of GUI-thread CPU per second = %.2f %% of one core "
-          "(budget 5 %%)",
-          perSecond, percent);
+    qInfo("%d samples in %d s; 100 kernels at 1 Hz: %.2f ms of GUI-thread CPU per second = %.2f %% "
+          "of one core (budget 5 %%)",
+          tick, kSeconds, perSecond, percent);
     QVERIFY2(percent < 5.0, qPrintable(QString::number(percent)));
 }
 

@@ -53,6 +53,14 @@ namespace {
 // clusterdeckctl: the build's, unless --ctl names another (a copy, while the tree rebuilds).
 QString g_ctl = QStringLiteral(CLUSTERDECKCTL);
 
+// The error a command ended with: its last line (warnings come first).
+QString lastLine(const QByteArray &err)
+{
+    const QStringList lines =
+        QString::fromUtf8(err).trimmed().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    return lines.isEmpty() ? QString() : lines.last().left(400);
+}
+
 QTextStream &out()
 {
     static QTextStream s(stdout);
@@ -553,9 +561,7 @@ void Chaos::sigstopHost(Bench &b, QStringList *problems)
             .arg(hold)
             .arg(r.exitCode == 0 ? QStringLiteral("ran") : QStringLiteral("failed"))
             .arg(double(t.elapsed()) / 1000.0, 0, 'f', 1)
-            .arg(r.exitCode == 0
-                     ? QString()
-                     : QStringLiteral(": ") + QString::fromUtf8(r.err).trimmed().left(160)));
+            .arg(r.exitCode == 0 ? QString() : QStringLiteral(": ") + lastLine(r.err)));
 }
 
 void Chaos::netem(Bench &b, QStringList *problems)
@@ -596,9 +602,7 @@ void Chaos::netem(Bench &b, QStringList *problems)
             .arg(host)
             .arg(r.exitCode == 0 ? QStringLiteral("ran") : QStringLiteral("failed"))
             .arg(double(t.elapsed()) / 1000.0, 0, 'f', 1)
-            .arg(r.exitCode == 0
-                     ? QString()
-                     : QStringLiteral(": ") + QString::fromUtf8(r.err).trimmed().left(160)));
+            .arg(r.exitCode == 0 ? QString() : QStringLiteral(": ") + lastLine(r.err)));
 }
 
 void Chaos::etcdLeader(Bench &b, QStringList *problems)
@@ -624,9 +628,7 @@ void Chaos::etcdLeader(Bench &b, QStringList *problems)
             .arg(at)
             .arg(r.exitCode == 0 ? QStringLiteral("ran") : QStringLiteral("failed"))
             .arg(double(t.elapsed()) / 1000.0, 0, 'f', 1)
-            .arg(r.exitCode == 0
-                     ? QString()
-                     : QStringLiteral(": ") + QString::fromUtf8(r.err).trimmed().left(160)));
+            .arg(r.exitCode == 0 ? QString() : QStringLiteral(": ") + lastLine(r.err)));
 }
 
 void Chaos::sqliteFull(Bench &b, QStringList *problems)
@@ -654,9 +656,7 @@ void Chaos::sqliteFull(Bench &b, QStringList *problems)
             .arg(hold)
             .arg(r.exitCode == 0 ? QStringLiteral("ran") : QStringLiteral("failed"))
             .arg(double(t.elapsed()) / 1000.0, 0, 'f', 1)
-            .arg(r.exitCode == 0
-                     ? QString()
-                     : QStringLiteral(": ") + QString::fromUtf8(r.err).trimmed().left(160)));
+            .arg(r.exitCode == 0 ? QString() : QStringLiteral(": ") + lastLine(r.err)));
 }
 
 void Chaos::tearDown(Bench &b, Tally &tally)
