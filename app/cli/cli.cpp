@@ -47,7 +47,9 @@ Commands:
                                       grow or shrink roles of a running session within the
                                       template's min/max (new kernels take the next indices;
                                       the highest go first; the primary never goes)
-  logs SESSION [--kernel HOSTNAME] [--follow]
+  logs SESSION [--kernel HOSTNAME] [--follow] [--tail N|all]
+                                      the last N lines of each kernel (default
+                                      1000), streamed as they arrive
   reconcile [--json] [--timeout S]    one controller pass: here if no controller leads,
                                       else by the leader (waits for its report)
   controller [--resync S] [--lease-ttl S] [--grace S]

@@ -544,10 +544,19 @@ int rmCommand(Context &context, const QStringList &args)
 int logsCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args, {QStringLiteral("--kernel")},
+    const Args a = Args::parse(args, {QStringLiteral("--kernel"), QStringLiteral("--tail")},
                                {QStringLiteral("--follow"), QStringLiteral("-f")});
     if (!a.error.isEmpty())
         return context.usage(a.error);
+    // The last 1000 lines of each kernel unless told otherwise; they stream, nothing is held.
+    const QString tail = a.values.value(QStringLiteral("--tail"), QStringLiteral("1000"));
+    if (tail != QLatin1String("all")) {
+        bool ok = false;
+        const qint64 n = tail.toLongLong(&ok);
+        if (!ok || n < 0)
+            return context.usage(
+                QStringLiteral("--tail takes a number of lines or 'all', not '%1'").arg(tail));
+    }
     auto env = openEnv(context);
     if (!env)
         return context.fail(env.error());
@@ -572,7 +581,7 @@ int logsCommand(Context &context, const QStringList &args)
             stream << hostname.leftJustified(width) << " | " << QString::fromUtf8(line) << '\n';
             stream.flush();
         },
-        interrupt.token());
+        interrupt.token(), tail);
     if (!ok)
         return context.fail(ok.error());
     return 0;

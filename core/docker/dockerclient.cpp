@@ -222,6 +222,7 @@ Result<Http::HttpResponse> DockerClient::send(const Request &request,
     http.headers = request.headers;
     http.timeout = options.timeout;
     http.cancel = options.cancel;
+    http.maxBodyBytes = request.maxBodyBytes;
     if (request.onData) {
         // Error bodies are collected by the transport; only a success streams.
         http.onData = request.onData;
@@ -325,8 +326,8 @@ Result<PullProgress> DockerClient::pullImage(const ImagePullSpec &pull, const Pu
             return onProgress(decoder.progress());
         return true;
     };
-    const QChar separator = pull.tag.startsWith(QLatin1String("sha256:")) ? QLatin1Char('@')
-                                                                           : QLatin1Char(':');
+    const QChar separator =
+        pull.tag.startsWith(QLatin1String("sha256:")) ? QLatin1Char('@') : QLatin1Char(':');
     const QString what = pull.fromImage + separator + pull.tag;
     auto response = send(request, options);
     if (!response)
@@ -360,8 +361,7 @@ Result<RemovedImage> DockerClient::removeImage(const QString &nameOrId, bool for
 }
 
 Result<AuthCheck> DockerClient::checkAuth(const QString &serverAddress, const QString &username,
-                                          const QString &password,
-                                          const CallOptions &options) const
+                                          const QString &password, const CallOptions &options) const
 {
     Request request;
     request.method = "POST";
@@ -504,6 +504,13 @@ Result<ContainerLogs> DockerClient::containerLogs(const QString &id, const LogOp
     return out;
 }
 
+Result<void> DockerClient::readLogs(const QString &id, const LogOptions &logs,
+                                    const std::function<bool(const LogFrame &)> &sink,
+                                    const CallOptions &options) const
+{
+    return streamLogs(id, logs, false, sink, options);
+}
+
 Result<void> DockerClient::followLogs(const QString &id, const LogOptions &logs,
                                       const std::function<bool(const LogFrame &)> &sink,
                                       const CallOptions &options) const
@@ -594,6 +601,7 @@ Result<QByteArray> DockerClient::readFile(const QString &id, const QString &path
     request.method = "GET";
     request.path = QStringLiteral("/containers/%1/archive").arg(idPart(id));
     addQuery(request.query, QStringLiteral("path"), path);
+    request.maxBodyBytes = qint64(1) << 30; // a tar of one file: up to 1 GiB
     auto response = send(request, options);
     if (!response)
         return fail(response.error());

@@ -3,8 +3,8 @@
 #include "common/error.h"
 #include "dockerendpoint.h"
 #include "dockertypes.h"
-#include "pullprogress.h"
 #include "exectypes.h"
+#include "pullprogress.h"
 #include "statstypes.h"
 
 #include <QByteArray>
@@ -90,6 +90,11 @@ public:
                                                    const CallOptions &options = {}) const;
     Result<ContainerLogs> containerLogs(const QString &id, const LogOptions &logs = {},
                                         const CallOptions &options = {}) const;
+    // The logs there are now (logs.tail: the last N lines, "all"), frame by frame into `sink` as
+    // they arrive, nothing collected: for logs of any size.
+    Result<void> readLogs(const QString &id, const LogOptions &logs,
+                          const std::function<bool(const LogFrame &)> &sink,
+                          const CallOptions &options = {}) const;
     // Follows the logs until the container stops, `sink` returns false, or the call is
     // cancelled or times out (set options.timeout to 0 for no limit).
     Result<void> followLogs(const QString &id, const LogOptions &logs,
@@ -179,6 +184,7 @@ private:
         std::function<bool(const QByteArray &)> onData;
         QList<int> extraOkStatuses; // e.g. 304 for start/stop of an already started container
         bool versioned = true;
+        qint64 maxBodyBytes = Http::HttpRequest::kDefaultMaxBodyBytes; // collected body's cap
     };
 
     Result<Http::HttpResponse> send(const Request &request, const CallOptions &options) const;

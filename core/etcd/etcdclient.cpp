@@ -134,6 +134,9 @@ Result<QJsonObject> EtcdClient::call(const QString &path, const QJsonObject &bod
         request.path = path;
         request.body = payload;
         request.timeout = m_config.requestTimeout;
+        // A range over the kernels of a 100,000-kernel session is large (JSON, base64): etcd
+        // replies are capped higher than the transport's default 64 MiB.
+        request.maxBodyBytes = qint64(1) << 30;
         if (!token.isEmpty())
             request.headers.append({"Authorization", token.toUtf8()});
 

@@ -18,7 +18,27 @@ struct TransferState
     const HttpRequest *request = nullptr;
     HttpResponse *response = nullptr;
     bool sinkStopped = false;
+    bool tooLarge = false; // the collected body would exceed request->maxBodyBytes
 };
+
+// Appends to the collected body unless that exceeds the request's cap.
+bool collect(TransferState *state, const char *data, size_t bytes)
+{
+    const qint64 cap = state->request->maxBodyBytes;
+    if (cap > 0 && qint64(state->response->body.size()) + qint64(bytes) > cap) {
+        state->tooLarge = true;
+        return false;
+    }
+    state->response->body.append(data, qsizetype(bytes));
+    return true;
+}
+
+QString sizeText(qint64 bytes)
+{
+    if (bytes >= (qint64(1) << 20) && bytes % (qint64(1) << 20) == 0)
+        return QStringLiteral("%1 MiB").arg(bytes >> 20);
+    return QStringLiteral("%1 bytes").arg(bytes);
+}
 
 size_t onBody(char *data, size_t size, size_t count, void *user)
 {
@@ -26,18 +46,15 @@ size_t onBody(char *data, size_t size, size_t count, void *user)
     const size_t bytes = size * count;
     if (state->request->onData) {
         // Error bodies of a stream are collected so the caller can read the daemon's message.
-        if (state->response->status >= 300) {
-            state->response->body.append(data, qsizetype(bytes));
-            return bytes;
-        }
+        if (state->response->status >= 300)
+            return collect(state, data, bytes) ? bytes : 0;
         if (!state->request->onData(QByteArray(data, qsizetype(bytes)))) {
             state->sinkStopped = true;
             return 0; // makes curl abort with CURLE_WRITE_ERROR
         }
         return bytes;
     }
-    state->response->body.append(data, qsizetype(bytes));
-    return bytes;
+    return collect(state, data, bytes) ? bytes : 0; // 0 makes curl abort (CURLE_WRITE_ERROR)
 }
 
 size_t onHeader(char *data, size_t size, size_t count, void *user)
@@ -145,7 +162,7 @@ Result<HttpResponse> HttpTransport::perform(const HttpRequest &request) const
     const QByteArray urlBytes = url.toEncoded();
 
     HttpResponse response;
-    TransferState state{&request, &response, false};
+    TransferState state{&request, &response, false, false};
     char errorBuffer[CURL_ERROR_SIZE] = {};
 
     curl_easy_setopt(curl, CURLOPT_URL, urlBytes.constData());
@@ -184,6 +201,13 @@ Result<HttpResponse> HttpTransport::perform(const HttpRequest &request) const
 
     qCDebug(lcHttp).noquote() << method << url.toString() << "via" << displayName();
     const CURLcode code = curl_easy_perform(curl);
+
+    if (state.tooLarge)
+        return fail(
+            Error::Kind::Transport, displayName(),
+            QStringLiteral("%1 %2: the response body exceeds the limit of %3 (the "
+                           "connection was closed)")
+                .arg(QString::fromLatin1(method), request.path, sizeText(request.maxBodyBytes)));
 
     if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && state.sinkStopped)) {
         const QString detail = errorBuffer[0] ? QString::fromLocal8Bit(errorBuffer)
@@ -310,8 +334,10 @@ Result<UpgradedResponse> HttpTransport::openRaw(const HttpRequest &request) cons
         return out;
     }
     // Not taken over: an ordinary (error) response; collect its body for the message.
-    const qsizetype length = out.response.header("content-length").toLongLong();
-    out.response.body = rest;
+    qsizetype length = out.response.header("content-length").toLongLong();
+    if (request.maxBodyBytes > 0)
+        length = std::min<qsizetype>(length, request.maxBodyBytes);
+    out.response.body = rest.left(request.maxBodyBytes > 0 ? request.maxBodyBytes : rest.size());
     while (out.response.body.size() < length && !stream->atEnd()) {
         const auto left =
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());

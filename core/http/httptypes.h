@@ -65,6 +65,11 @@ struct HttpRequest
     std::chrono::milliseconds timeout{30000}; // whole request; 0 = none (streams)
     CancelToken cancel;
     DataSink onData; // set: stream the body into it instead of collecting it
+    // The most body bytes collected into HttpResponse::body (a streamed body is not collected,
+    // only a stream's error body is); more fails the request, naming the endpoint and path.
+    qint64 maxBodyBytes = kDefaultMaxBodyBytes;
+
+    static constexpr qint64 kDefaultMaxBodyBytes = qint64(64) << 20; // 64 MiB
 };
 
 struct HttpResponse

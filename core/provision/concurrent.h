@@ -1,61 +1,33 @@
 #pragma once
 
-#include <QHash>
+#include "boundedexecutor.h"
+
 #include <QString>
 
-#include <condition_variable>
 #include <functional>
-#include <memory>
-#include <mutex>
-#include <thread>
-#include <vector>
 
+// Fan-out over the process's BoundedExecutor: at most 32 worker threads in all, whatever the
+// number of items (a role may have 100,000 kernels), and per host at most `perHost` calls at once.
 namespace ClusterDeck::Concurrent {
 
-// A counting limit per key (one per Docker host): at most `limit` holders at once.
-class KeyedLimiter
+// Runs fn(0) … fn(n-1), a bounded number at once, and waits for all. Returns how many did not
+// start (only after an exception, which is rethrown).
+inline int forEach(int n, const std::function<void(int)> &fn)
 {
-public:
-    explicit KeyedLimiter(int limit)
-        : m_limit(limit < 1 ? 1 : limit)
-    {}
+    return BoundedExecutor::shared().forEach(n, fn);
+}
 
-    void acquire(const QString &key)
-    {
-        std::unique_lock lock(m_mutex);
-        m_wake.wait(lock, [&] { return m_inUse.value(key) < m_limit; });
-        ++m_inUse[key];
-    }
-    void release(const QString &key)
-    {
-        {
-            std::lock_guard lock(m_mutex);
-            --m_inUse[key];
-        }
-        m_wake.notify_all();
-    }
-
-private:
-    const int m_limit;
-    std::mutex m_mutex;
-    std::condition_variable m_wake;
-    QHash<QString, int> m_inUse;
-};
-
-// Runs fn(0) … fn(n-1) each on its own thread and waits for all. Docker calls block on the
-// network, not on the CPU, so one thread per item beats a pool sized to the cores.
-inline void forEach(int n, const std::function<void(int)> &fn)
+// The same, with at most `perHost` items of one host (hostOf(i)) at once (0: the executor's
+// limit, 8), and no item started once `cancel` is cancelled: returns how many did not start.
+inline int forEachPerHost(int n, const std::function<QString(int)> &hostOf,
+                          const std::function<void(int)> &fn, int perHost = 0,
+                          const Http::CancelToken &cancel = {})
 {
-    if (n == 1) {
-        fn(0);
-        return;
-    }
-    std::vector<std::thread> threads;
-    threads.reserve(size_t(n));
-    for (int i = 0; i < n; ++i)
-        threads.emplace_back([&fn, i] { fn(i); });
-    for (std::thread &t : threads)
-        t.join();
+    BoundedExecutor::Options options;
+    options.keyOf = hostOf;
+    options.perKey = perHost;
+    options.cancel = cancel;
+    return BoundedExecutor::shared().forEach(n, fn, options);
 }
 
 } // namespace ClusterDeck::Concurrent

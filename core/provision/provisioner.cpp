@@ -91,7 +91,6 @@ struct Provisioner::Run
     Http::CancelToken userCancel;
     Http::CancelToken ops; // cancelled on the first failure or on the user's cancel
     std::chrono::milliseconds timeout{60000};
-    std::unique_ptr<Concurrent::KeyedLimiter> limiter;
     bool partial = false; // adding kernels to a running session: its network and spec stay
     // The session lock the caller holds (may be null). Once it is lost nothing more is done or
     // written: its new holder finishes the session.
@@ -430,7 +429,6 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     if (lock)
         run.ops = Http::CancelToken::anyOf(Http::CancelToken(), lock->lostToken());
     run.timeout = m_callTimeout;
-    run.limiter = std::make_unique<Concurrent::KeyedLimiter>(m_perHostLimit);
     auto session = m_store->session(spec.plan.sessionId);
     if (!session)
         return fail(session.error());
@@ -513,7 +511,6 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
     run.storeId = m_store->storeId();
     run.userCancel = cancel;
     run.timeout = m_callTimeout;
-    run.limiter = std::make_unique<Concurrent::KeyedLimiter>(m_perHostLimit);
     if (run.spec.plan.kernels.isEmpty())
         return {};
     auto session = m_store->session(spec.plan.sessionId);
@@ -611,7 +608,11 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
     if (!run.aborted()) {
         setSessionStatus(run, SessionStatus::Provisioning);
         for (const KernelSpec &k : plan.kernels) {
-            const KernelStatus current = run.records.value(k.hostname).status;
+            KernelStatus current;
+            {
+                std::lock_guard lock(run.mutex);
+                current = run.records.value(k.hostname).status;
+            }
             if (current != KernelStatus::Running)
                 setKernelStatus(run, k.hostname, KernelStatus::Preparing);
         }
@@ -635,11 +636,16 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
     for (const auto &wave : std::as_const(waves)) {
         if (run.aborted())
             break;
-        Concurrent::forEach(int(wave.size()), [&](int i) {
-            const KernelSpec &k = *wave.at(i);
-            if (auto ok = createKernel(run, k); !ok)
-                run.failWith(ok.error(), k.hostname);
-        });
+        // At most m_perHostLimit kernels of one host at once; none started after a failure.
+        Concurrent::forEachPerHost(
+            int(wave.size()),
+            [&](int i) { return run.spec.placement.hostOf.value(wave.at(i)->hostname); },
+            [&](int i) {
+                const KernelSpec &k = *wave.at(i);
+                if (auto ok = createKernel(run, k); !ok)
+                    run.failWith(ok.error(), k.hostname);
+            },
+            m_perHostLimit, run.ops);
     }
 
     if (!run.aborted() && !run.userCancel.isCancelled()) {
@@ -653,7 +659,14 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
         qCWarning(lcProvision).noquote() << lost.toString();
         return fail(lost);
     }
-    const bool cancelled = run.userCancel.isCancelled() && !run.firstError;
+    // The watcher thread may still record a rollback (a late cancel): run's fields under its
+    // mutex, here too.
+    bool failed = false;
+    {
+        std::lock_guard lock(run.mutex);
+        failed = run.firstError.has_value();
+    }
+    const bool cancelled = run.userCancel.isCancelled() && !failed;
     if (!run.aborted() && !cancelled) {
         auto recorded = setSessionStatus(run, SessionStatus::Running);
         // A store that refuses writes for a moment (busy, disk full) gets a few more seconds;
@@ -678,6 +691,7 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
                     .arg(plan.kernels.size())));
         logEvent(plan.sessionId, {}, QStringLiteral("running"),
                  QStringLiteral("%1 kernels running").arg(plan.kernels.size()));
+        std::lock_guard lock(run.mutex);
         return run.session;
     }
 
@@ -686,11 +700,13 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
     std::optional<Error> hung;
     QSet<QString> hungHosts;
     std::optional<Error> firstError;
+    QString failedHostname;
     {
         std::lock_guard lock(run.mutex);
         hung = run.hungError;
         hungHosts = run.hungHosts;
         firstError = run.firstError;
+        failedHostname = run.failedHostname;
     }
     Error cause = cancelled ? Error::make(Error::Kind::Cancelled, QString(),
                                           QStringLiteral("launch cancelled"))
@@ -763,7 +779,7 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
             continue;
         }
         const QString why =
-            k.hostname == run.failedHostname ? reason : QStringLiteral("rolled back: ") + reason;
+            k.hostname == failedHostname ? reason : QStringLiteral("rolled back: ") + reason;
         setKernelStatus(run, k.hostname, final, why);
     }
     setSessionStatus(run, cancelled ? SessionStatus::Cancelled : SessionStatus::Error, reason);
@@ -889,17 +905,20 @@ Result<void> Provisioner::prepareHosts(Run &run)
 
     std::mutex errorMutex;
     std::optional<Error> error;
-    Concurrent::forEach(int(tasks.size()), [&](int i) {
-        if (run.aborted())
-            return;
-        auto ok = tasks.at(i).run();
-        if (!ok) {
-            std::lock_guard lock(errorMutex);
-            if (!error)
-                error = ok.error();
-            run.failWith(ok.error());
-        }
-    });
+    Concurrent::forEachPerHost(
+        int(tasks.size()), [&](int i) { return tasks.at(i).host; },
+        [&](int i) {
+            if (run.aborted())
+                return;
+            auto ok = tasks.at(i).run();
+            if (!ok) {
+                std::lock_guard lock(errorMutex);
+                if (!error)
+                    error = ok.error();
+                run.failWith(ok.error());
+            }
+        },
+        m_perHostLimit, run.ops);
     if (error)
         return fail(*error);
     return {};
@@ -1180,13 +1199,6 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
     if (!client)
         return fail(Error::Kind::Invalid, QStringLiteral("host %1").arg(host),
                     QStringLiteral("kernel %1 has no host").arg(k.hostname));
-    run.limiter->acquire(host);
-    struct Release
-    {
-        Concurrent::KeyedLimiter *limiter;
-        QString host;
-        ~Release() { limiter->release(host); }
-    } release{run.limiter.get(), host};
     if (run.aborted())
         return {};
     auto where = [&](const QString &step, const Error &e) {
@@ -1235,12 +1247,14 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
             return fail(where(QStringLiteral("creating"), created.error()));
         id = created->id;
     }
+    KernelRecord withContainer;
     {
         std::lock_guard lock(run.mutex);
         KernelRecord &r = run.records[k.hostname];
         r.containerId = id;
+        withContainer = r;
     }
-    if (auto ok = m_store->updateKernel(run.records.value(k.hostname)); !ok)
+    if (auto ok = m_store->updateKernel(withContainer); !ok)
         qCWarning(lcProvision) << "recording container of" << k.hostname << ":"
                                << ok.error().toString();
     if (run.aborted())
@@ -1287,7 +1301,12 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         }
     }
     if (!k.ports.isEmpty()) {
-        if (auto ok = m_store->updateKernel(run.records.value(k.hostname)); !ok)
+        KernelRecord withPorts;
+        {
+            std::lock_guard lock(run.mutex);
+            withPorts = run.records.value(k.hostname);
+        }
+        if (auto ok = m_store->updateKernel(withPorts); !ok)
             qCWarning(lcProvision)
                 << "recording ports of" << k.hostname << ":" << ok.error().toString();
     }
@@ -1331,54 +1350,60 @@ Result<void> Provisioner::settle(Run &run)
     std::optional<Error> failure;
     QString failedHostname;
     const QList<KernelSpec> &kernels = run.spec.plan.kernels;
-    Concurrent::forEach(int(kernels.size()), [&](int i) {
-        const KernelSpec &k = kernels.at(i);
-        const QString host = run.spec.placement.hostOf.value(k.hostname);
-        QString id;
-        {
-            std::lock_guard lock(run.mutex);
-            id = run.records.value(k.hostname).containerId;
-        }
-        const auto client = run.clients.value(host);
-        if (!client || id.isEmpty())
-            return;
-        auto info = client->inspectContainer(id, run.call());
-        Error problem;
-        if (!info) {
-            problem = info.error().withContext(
-                QStringLiteral("checking %1 on host %2 after its start").arg(k.hostname, host));
-        } else if (info->state.running) {
-            return;
-        } else if (info->state.exitCode == 0 && countsAsSuccess(k)) {
-            return; // finished already: the success policy's business (the controller's)
-        } else {
-            // Its last words say why, which is what the admin needs to fix the template.
-            Docker::LogOptions logs;
-            logs.tail = QStringLiteral("10");
-            Docker::CallOptions call = run.call();
-            call.timeout = 5s;
-            QString lines;
-            if (auto out = client->containerLogs(id, logs, call)) {
-                QByteArray all;
-                for (const Docker::LogFrame &f : std::as_const(out->frames))
-                    all += f.data;
-                lines = QString::fromUtf8(all).trimmed();
+    auto hostOfKernel = [&](int i) {
+        return run.spec.placement.hostOf.value(kernels.at(i).hostname);
+    };
+    Concurrent::forEachPerHost(
+        int(kernels.size()), hostOfKernel,
+        [&](int i) {
+            const KernelSpec &k = kernels.at(i);
+            const QString host = run.spec.placement.hostOf.value(k.hostname);
+            QString id;
+            {
+                std::lock_guard lock(run.mutex);
+                id = run.records.value(k.hostname).containerId;
             }
-            problem = Error::make(
-                Error::Kind::Invalid, QStringLiteral("host %1").arg(host),
-                QStringLiteral("%1 on host %2 exited with code %3 within %4 s of its start%5")
-                    .arg(k.hostname, host)
-                    .arg(info->state.exitCode)
-                    .arg(double(m_settle.count()) / 1000.0)
-                    .arg(lines.isEmpty() ? QString()
-                                         : QStringLiteral("; its last lines:\n") + lines));
-        }
-        std::lock_guard lock(mutex);
-        if (!failure) {
-            failure = problem;
-            failedHostname = k.hostname;
-        }
-    });
+            const auto client = run.clients.value(host);
+            if (!client || id.isEmpty())
+                return;
+            auto info = client->inspectContainer(id, run.call());
+            Error problem;
+            if (!info) {
+                problem = info.error().withContext(
+                    QStringLiteral("checking %1 on host %2 after its start").arg(k.hostname, host));
+            } else if (info->state.running) {
+                return;
+            } else if (info->state.exitCode == 0 && countsAsSuccess(k)) {
+                return; // finished already: the success policy's business (the controller's)
+            } else {
+                // Its last words say why, which is what the admin needs to fix the template.
+                Docker::LogOptions logs;
+                logs.tail = QStringLiteral("10");
+                Docker::CallOptions call = run.call();
+                call.timeout = 5s;
+                QString lines;
+                if (auto out = client->containerLogs(id, logs, call)) {
+                    QByteArray all;
+                    for (const Docker::LogFrame &f : std::as_const(out->frames))
+                        all += f.data;
+                    lines = QString::fromUtf8(all).trimmed();
+                }
+                problem = Error::make(
+                    Error::Kind::Invalid, QStringLiteral("host %1").arg(host),
+                    QStringLiteral("%1 on host %2 exited with code %3 within %4 s of its start%5")
+                        .arg(k.hostname, host)
+                        .arg(info->state.exitCode)
+                        .arg(double(m_settle.count()) / 1000.0)
+                        .arg(lines.isEmpty() ? QString()
+                                             : QStringLiteral("; its last lines:\n") + lines));
+            }
+            std::lock_guard lock(mutex);
+            if (!failure) {
+                failure = problem;
+                failedHostname = k.hostname;
+            }
+        },
+        m_perHostLimit);
     if (failure) {
         run.failWith(*failure, failedHostname);
         return fail(*failure);
@@ -1491,17 +1516,21 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
                 qCInfo(lcProvision) << "left alone:" << c.names.value(0) << "on host" << host
                                     << "(labels of another store or kernel)";
         }
-        Concurrent::forEach(int(targets.size()), [&](int i) {
-            Docker::RemoveContainerOptions rm;
-            rm.force = true;
-            rm.volumes = true;
-            const auto call = callFor(host);
-            if (!call)
-                return outOfTime(host);
-            auto ok = (*client)->removeContainer(targets.at(i), rm, *call);
-            if (!ok && !isGone(ok.error()))
-                note(host, ok.error());
-        });
+        // At most m_perHostLimit DELETEs at this host at once, not all of them.
+        Concurrent::forEachPerHost(
+            int(targets.size()), [&](int) { return host; },
+            [&](int i) {
+                Docker::RemoveContainerOptions rm;
+                rm.force = true;
+                rm.volumes = true;
+                const auto call = callFor(host);
+                if (!call)
+                    return outOfTime(host);
+                auto ok = (*client)->removeContainer(targets.at(i), rm, *call);
+                if (!ok && !isGone(ok.error()))
+                    note(host, ok.error());
+            },
+            m_perHostLimit);
     });
 
     const QString networkHost = spec.placement.networkHost;

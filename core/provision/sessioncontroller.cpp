@@ -12,6 +12,7 @@
 #include <QDateTime>
 
 #include <mutex>
+#include <thread>
 
 namespace ClusterDeck {
 
@@ -210,7 +211,10 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         // from the stored spec attach and detach cleanly; every start time changes all the same.
         const SessionSpec *spec = &*stored;
         const StoreIdentity self = m_store->identity();
-        Concurrent::forEach(int(kernels->size()), [&](int i) {
+        auto hostOf = [&](int i) {
+            return kernels->at(i).host;
+        };
+        Concurrent::forEachPerHost(int(kernels->size()), hostOf, [&](int i) {
             const KernelRecord &k = kernels->at(i);
             auto client = m_registry->client(k.host);
             if (!client)
@@ -241,7 +245,11 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
     std::mutex mutex;
     std::optional<Error> firstError;
     QStringList recreate;
-    Concurrent::forEach(int(kernels->size()), [&](int i) {
+    // At most 8 kernels of one host restart at once (the executor's per-host limit).
+    auto hostOf = [&](int i) {
+        return kernels->at(i).host;
+    };
+    Concurrent::forEachPerHost(int(kernels->size()), hostOf, [&](int i) {
         const KernelRecord &k = kernels->at(i);
         auto failed = [&](const Error &e) {
             const Error where =
@@ -406,7 +414,8 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
 }
 
 Result<void> SessionController::logs(const QString &sessionId, const QString &hostname, bool follow,
-                                     const LogSink &sink, const Http::CancelToken &cancel)
+                                     const LogSink &sink, const Http::CancelToken &cancel,
+                                     const QString &tail)
 {
     auto kernels = m_store->kernels(sessionId);
     if (!kernels)
@@ -419,6 +428,12 @@ Result<void> SessionController::logs(const QString &sessionId, const QString &ho
     if (chosen.isEmpty())
         return fail(Error::Kind::NotFound, QString(),
                     QStringLiteral("session has no kernel '%1'").arg(hostname));
+    if (follow && chosen.size() > kMaxFollowedKernels)
+        return fail(Error::Kind::Invalid, QStringLiteral("session %1").arg(sessionId.left(8)),
+                    QStringLiteral("following the logs of %1 kernels at once is more than %2: "
+                                   "pick one with --kernel")
+                        .arg(chosen.size())
+                        .arg(kMaxFollowedKernels));
     std::sort(chosen.begin(), chosen.end(), [](const KernelRecord &a, const KernelRecord &b) {
         return a.localRank < b.localRank;
     });
@@ -439,60 +454,55 @@ Result<void> SessionController::logs(const QString &sessionId, const QString &ho
             sink(host, lines.at(i), err);
         }
     };
+    // One kernel's logs, line by line as the frames arrive: nothing but a partial line is held.
+    auto stream = [&](const KernelRecord &k, bool followIt) {
+        auto client = m_registry->client(k.host);
+        if (!client)
+            return note(client.error());
+        Docker::LogOptions o;
+        o.tail = tail.isEmpty() ? QStringLiteral("all") : tail;
+        Docker::CallOptions call;
+        call.cancel = cancel;
+        call.timeout = followIt ? 0ms : std::chrono::milliseconds(300s);
+        QByteArray pending[3];
+        auto sinkFrame = [&](const Docker::LogFrame &f) {
+            QByteArray &buf = pending[int(f.stream)];
+            buf += f.data;
+            const qsizetype nl = buf.lastIndexOf('\n');
+            if (nl >= 0) {
+                emitLines(k.hostname, buf.left(nl + 1),
+                          f.stream == Docker::LogFrame::Stream::Stderr);
+                buf.remove(0, nl + 1);
+            }
+            return !cancel.isCancelled();
+        };
+        const QString container = k.containerId.isEmpty() ? k.containerName : k.containerId;
+        auto ok = followIt ? (*client)->followLogs(container, o, sinkFrame, call)
+                           : (*client)->readLogs(container, o, sinkFrame, call);
+        for (int s = 1; s < 3; ++s) {
+            if (!pending[s].isEmpty())
+                emitLines(k.hostname, pending[s], s == 2);
+        }
+        if (!ok && !cancel.isCancelled())
+            note(ok.error().withContext(QStringLiteral("logs of %1").arg(k.hostname)));
+    };
 
     if (!follow) {
-        QList<Docker::ContainerLogs> collected(chosen.size());
-        Concurrent::forEach(int(chosen.size()), [&](int i) {
-            const KernelRecord &k = chosen.at(i);
-            auto client = m_registry->client(k.host);
-            if (!client)
-                return note(client.error());
-            Docker::LogOptions o;
-            Docker::CallOptions call;
-            call.cancel = cancel;
-            auto logs = (*client)->containerLogs(
-                k.containerId.isEmpty() ? k.containerName : k.containerId, o, call);
-            if (!logs)
-                return note(logs.error().withContext(QStringLiteral("logs of %1").arg(k.hostname)));
-            collected[i] = *logs;
-        });
-        for (qsizetype i = 0; i < chosen.size(); ++i) {
-            for (const Docker::LogFrame &f : std::as_const(collected[i].frames))
-                emitLines(chosen.at(i).hostname, f.data,
-                          f.stream == Docker::LogFrame::Stream::Stderr);
+        // One kernel after the other, in rank order: each streams straight to the sink.
+        for (const KernelRecord &k : std::as_const(chosen)) {
+            if (cancel.isCancelled())
+                break;
+            stream(k, false);
         }
     } else {
-        Concurrent::forEach(int(chosen.size()), [&](int i) {
-            const KernelRecord &k = chosen.at(i);
-            auto client = m_registry->client(k.host);
-            if (!client)
-                return note(client.error());
-            Docker::LogOptions o;
-            Docker::CallOptions call;
-            call.cancel = cancel;
-            call.timeout = 0ms;
-            QByteArray pending[3];
-            auto ok = (*client)->followLogs(
-                k.containerId.isEmpty() ? k.containerName : k.containerId, o,
-                [&](const Docker::LogFrame &f) {
-                    QByteArray &buf = pending[int(f.stream)];
-                    buf += f.data;
-                    const qsizetype nl = buf.lastIndexOf('\n');
-                    if (nl >= 0) {
-                        emitLines(k.hostname, buf.left(nl + 1),
-                                  f.stream == Docker::LogFrame::Stream::Stderr);
-                        buf.remove(0, nl + 1);
-                    }
-                    return !cancel.isCancelled();
-                },
-                call);
-            for (int s = 1; s < 3; ++s) {
-                if (!pending[s].isEmpty())
-                    emitLines(k.hostname, pending[s], s == 2);
-            }
-            if (!ok && !cancel.isCancelled())
-                note(ok.error().withContext(QStringLiteral("logs of %1").arg(k.hostname)));
-        });
+        // A follow never ends on its own: one thread per followed kernel (at most
+        // kMaxFollowedKernels), not the bounded executor, whose threads it would keep forever.
+        std::vector<std::thread> threads;
+        threads.reserve(size_t(chosen.size()));
+        for (const KernelRecord &k : std::as_const(chosen))
+            threads.emplace_back([&stream, &k] { stream(k, true); });
+        for (std::thread &t : threads)
+            t.join();
     }
     if (firstError)
         return fail(*firstError);

@@ -59,8 +59,13 @@ public:
     // The same, for a caller that holds the session's lock already (the controller's policies).
     Result<SessionRecord> restartLocked(const QString &sessionId, const QString &reason);
     Result<SessionRecord> terminateLocked(const QString &sessionId, const QString &reason);
+    // Streams the logs (of one kernel, or of all in rank order) line by line into `sink`, never
+    // holding them: `tail` is the last N lines of each kernel, "all" (or empty) everything.
+    // Following (at most kMaxFollowedKernels) runs until cancel or the containers stop.
     Result<void> logs(const QString &sessionId, const QString &hostname, bool follow,
-                      const LogSink &sink, const Http::CancelToken &cancel = {});
+                      const LogSink &sink, const Http::CancelToken &cancel = {},
+                      const QString &tail = QStringLiteral("all"));
+    static constexpr int kMaxFollowedKernels = 256;
 
 Q_SIGNALS:
     void kernelStatusChanged(const QString &sessionId, const QString &kernelId,

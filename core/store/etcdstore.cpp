@@ -430,8 +430,23 @@ void EtcdStore::startWatch(qint64 fromRevision)
     m_watch = std::make_unique<EtcdWatch>(*m_client, options);
     // The callback runs on the watch thread; the signals are emitted on the store's thread.
     m_watch->setEventsCallback([this](const QList<WatchEvent> &events, qint64) {
-        QMetaObject::invokeMethod(
-            this, [this, events] { deliver(events); }, Qt::QueuedConnection);
+        bool queue = false;
+        {
+            std::lock_guard lock(m_backlogMutex);
+            if (m_backlogOverflowed) {
+                // Dropped: the pending changesLost() covers them.
+            } else if (m_backlog.size() + events.size() > m_backlogLimit) {
+                m_backlog.clear();
+                m_backlog.squeeze();
+                m_backlogOverflowed = true;
+            } else {
+                m_backlog += events;
+            }
+            queue = !m_deliveryQueued;
+            m_deliveryQueued = true;
+        }
+        if (queue)
+            QMetaObject::invokeMethod(this, &EtcdStore::deliverBacklog, Qt::QueuedConnection);
     });
     connect(m_watch.get(), &EtcdWatch::failed, this, [this](const Error &error) {
         qCWarning(lcStore) << "watch on" << m_prefix << "stopped:" << error.toString()
@@ -446,6 +461,35 @@ void EtcdStore::startWatch(qint64 fromRevision)
         });
     });
     m_watch->start();
+}
+
+qsizetype EtcdStore::undeliveredWatchEvents() const
+{
+    std::lock_guard lock(m_backlogMutex);
+    return m_backlog.size();
+}
+
+void EtcdStore::setWatchBacklogLimit(qsizetype limit)
+{
+    std::lock_guard lock(m_backlogMutex);
+    m_backlogLimit = std::max<qsizetype>(1, limit);
+}
+
+void EtcdStore::deliverBacklog()
+{
+    QList<WatchEvent> events;
+    bool lost = false;
+    {
+        std::lock_guard lock(m_backlogMutex);
+        events.swap(m_backlog);
+        lost = m_backlogOverflowed;
+        m_backlogOverflowed = false;
+        m_deliveryQueued = false;
+    }
+    if (lost)
+        Q_EMIT changesLost(); // readers re-read everything
+    else
+        deliver(events);
 }
 
 void EtcdStore::deliver(const QList<WatchEvent> &events)

@@ -67,6 +67,9 @@ public:
     QStringList legacyStoreLabels() const override { return m_legacyLabels; }
     QString describe() const override;
     QByteArray prefix() const { return m_prefix; }
+    // Watch events waiting for the store's thread, and the most kept (then one changesLost()).
+    qsizetype undeliveredWatchEvents() const;
+    void setWatchBacklogLimit(qsizetype limit);
 
     Result<void> putHost(const HostRecord &host) override;
     Result<void> removeHost(const QString &name) override;
@@ -142,6 +145,7 @@ private:
     Result<void> ensureIdentity(bool newPrefix, qint64 *revision);
     void startWatch(qint64 fromRevision);
     void deliver(const QList<Etcd::WatchEvent> &events);
+    void deliverBacklog(); // on the store's thread
 
     QByteArray key(const QString &kind, const QString &id) const;
     QByteArray kernelKey(const QString &sessionId, const QString &kernelId) const;
@@ -185,6 +189,14 @@ private:
     QString m_storeId;          // <prefix>/meta/id
     QStringList m_legacyLabels; // <prefix>/meta/legacy-labels, plus m_url when present
     std::unique_ptr<Etcd::EtcdWatch> m_watch;
+    // Watch events not yet delivered on the store's thread. One delivery is queued at a time,
+    // and past m_backlogLimit events they are dropped for one changesLost(): a store on a thread
+    // that runs no event loop (the CLI) holds at most that many, not every change forever.
+    mutable std::mutex m_backlogMutex;
+    QList<Etcd::WatchEvent> m_backlog;
+    qsizetype m_backlogLimit = 4096;
+    bool m_deliveryQueued = false;
+    bool m_backlogOverflowed = false;
     mutable std::mutex m_fenceMutex;
     std::shared_ptr<Fence> m_fence;
     std::mutex m_strayMutex;

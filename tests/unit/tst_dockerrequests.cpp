@@ -4,6 +4,7 @@
 
 #include "docker/dockerclient.h"
 #include "docker/dockereventstream.h"
+#include "http/httptransport.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -244,6 +245,10 @@ private Q_SLOTS:
     void eventsReconnectWithoutLossOrRepeat();
     void cancelWhileWaiting();
     void execOutputArrivingWithTheHead();
+    void bodyOverTheCapFails();
+    void bodyCapPerRequest_data();
+    void bodyCapPerRequest();
+    void streamedLogsAreNotCapped();
 
 private:
     std::unique_ptr<DockerClient> makeClient(const QString &hostName = {}) const;
@@ -503,6 +508,95 @@ void TestDockerRequests::logs()
     QCOMPARE(r.path, QStringLiteral("/v1.41/containers/c1/logs"));
     QCOMPARE(r.queryItem(QStringLiteral("tail")), QStringLiteral("100"));
     QVERIFY(r.queryItem(QStringLiteral("follow")).isEmpty());
+}
+
+void TestDockerRequests::bodyOverTheCapFails()
+{
+    // A daemon (or something posing as one) that answers with more than 64 MiB.
+    const QByteArray huge(int(Http::HttpRequest::kDefaultMaxBodyBytes + 1024 * 1024), '[');
+    m_daemon->setHandler([&huge](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping("1.41");
+        if (r.path.endsWith(QLatin1String("/containers/json")))
+            return json(200, huge);
+        return json(200, R"({"Id":"c1","Name":"/c1","State":{"Running":true},"Config":{}})");
+    });
+    auto client = makeClient(QStringLiteral("h9"));
+    const auto listed = client->listContainers();
+    QVERIFY(!listed);
+    const QString text = listed.error().toString();
+    QVERIFY2(text.contains(QLatin1String("h9")), qPrintable(text));
+    QVERIFY2(text.contains(QLatin1String("/v1.41/containers/json")), qPrintable(text));
+    QVERIFY2(text.contains(QLatin1String("exceeds the limit of 64 MiB")), qPrintable(text));
+    // The client stays usable (the aborted connection is not reused).
+    const auto inspected = client->inspectContainer(QStringLiteral("c1"));
+    QVERIFY2(inspected, qPrintable(inspected ? QString() : inspected.error().toString()));
+}
+
+void TestDockerRequests::bodyCapPerRequest_data()
+{
+    QTest::addColumn<qint64>("cap");
+    QTest::addColumn<int>("bodySize");
+    QTest::addColumn<bool>("ok");
+    QTest::newRow("under the cap") << qint64(4096) << 4096 << true;
+    QTest::newRow("one byte over") << qint64(4096) << 4097 << false;
+    QTest::newRow("a tiny cap") << qint64(1) << 100000 << false;
+    QTest::newRow("a cap above the default, for this request")
+        << qint64(80) * 1024 * 1024 << 65 * 1024 * 1024 << true;
+    QTest::newRow("no cap (0)") << qint64(0) << 3 * 1024 * 1024 << true;
+}
+
+void TestDockerRequests::bodyCapPerRequest()
+{
+    QFETCH(qint64, cap);
+    QFETCH(int, bodySize);
+    QFETCH(bool, ok);
+    const QByteArray body(bodySize, 'x');
+    m_daemon->setHandler([&body](const FakeRequest &) { return json(200, body); });
+    Http::TransportConfig config;
+    config.baseUrl = QStringLiteral("http://localhost");
+    config.unixSocketPath = m_socket;
+    config.displayName = QStringLiteral("loopback");
+    Http::HttpTransport transport(config);
+    Http::HttpRequest request;
+    request.path = QStringLiteral("/big");
+    request.maxBodyBytes = cap;
+    const auto response = transport.perform(request);
+    QCOMPARE(bool(response), ok);
+    if (ok) {
+        QCOMPARE(response->body.size(), qsizetype(bodySize));
+    } else {
+        QCOMPARE(response.error().where, QStringLiteral("loopback"));
+        QVERIFY2(response.error().message.contains(QLatin1String("GET /big")),
+                 qPrintable(response.error().toString()));
+        QVERIFY2(response.error().message.contains(QLatin1String("exceeds the limit")),
+                 qPrintable(response.error().toString()));
+    }
+}
+
+void TestDockerRequests::streamedLogsAreNotCapped()
+{
+    // Logs stream frame by frame: no cap, nothing collected.
+    const QByteArray chunk(1024 * 1024, 'y');
+    const int chunks = 70;
+    m_daemon->setHandler([&](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping("1.41");
+        FakeResponse response;
+        for (int i = 0; i < chunks; ++i)
+            response.chunks.append(chunk);
+        return response;
+    });
+    auto client = makeClient();
+    LogOptions options;
+    options.tty = true;
+    qint64 received = 0;
+    const auto ok = client->readLogs(QStringLiteral("c1"), options, [&](const LogFrame &f) {
+        received += f.data.size();
+        return true;
+    });
+    QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().toString()));
+    QCOMPARE(received, qint64(chunks) * chunk.size());
 }
 
 void TestDockerRequests::execOutputArrivingWithTheHead()

@@ -15,6 +15,7 @@ LogFollower::LogFollower(SessionController *controller, const QString &sessionId
     , m_hostname(hostname)
     , m_follow(follow)
     , m_drainTimer(new QTimer(this))
+    , m_shared(std::make_shared<Shared>())
 {
     m_drainTimer->setInterval(100);
     connect(m_drainTimer, &QTimer::timeout, this, &LogFollower::drain);
@@ -24,9 +25,12 @@ LogFollower::~LogFollower()
 {
     stop();
     if (m_thread) {
-        m_thread->wait(5000);
+        // The controller (and its store) belong to the caller and outlive this object, not
+        // necessarily the thread: wait for it. A cancelled transfer ends at curl's next progress
+        // check; the wait is bounded only so that a wedged daemon cannot freeze the GUI.
+        m_thread->wait(10000);
         if (m_thread->isRunning()) {
-            // A daemon that ignores the cancel: let the thread end on its own, unowned.
+            // Left to end on its own, unowned: it holds only the shared state.
             QObject::connect(m_thread, &QThread::finished, m_thread, &QObject::deleteLater);
             m_thread->setParent(nullptr);
         } else {
@@ -44,16 +48,17 @@ void LogFollower::start()
     const QString hostname = m_hostname;
     const bool follow = m_follow;
     const Http::CancelToken cancel = m_cancel;
-    m_thread = QThread::create([this, controller, sessionId, hostname, follow, cancel] {
-        auto sink = [this](const QString &host, const QByteArray &line, bool) {
-            QMutexLocker lock(&m_mutex);
-            m_buffer.append(host + QStringLiteral(" | ") + QString::fromUtf8(line));
+    const std::shared_ptr<Shared> shared = m_shared;
+    m_thread = QThread::create([shared, controller, sessionId, hostname, follow, cancel] {
+        auto sink = [&shared](const QString &host, const QByteArray &line, bool) {
+            QMutexLocker lock(&shared->mutex);
+            shared->buffer.append(host + QStringLiteral(" | ") + QString::fromUtf8(line));
         };
         auto result = controller->logs(sessionId, hostname, follow, sink, cancel);
-        QMutexLocker lock(&m_mutex);
+        QMutexLocker lock(&shared->mutex);
         if (!result && !cancel.isCancelled())
-            m_error = result.error().toString();
-        m_done = true;
+            shared->error = result.error().toString();
+        shared->done = true;
     });
     m_thread->setObjectName(QStringLiteral("LogFollower"));
     m_thread->start();
@@ -67,8 +72,8 @@ void LogFollower::stop()
 
 bool LogFollower::isRunning() const
 {
-    QMutexLocker lock(&m_mutex);
-    return m_thread && !m_done;
+    QMutexLocker lock(&m_shared->mutex);
+    return m_thread && !m_shared->done;
 }
 
 void LogFollower::drain()
@@ -77,10 +82,10 @@ void LogFollower::drain()
     bool done = false;
     QString error;
     {
-        QMutexLocker lock(&m_mutex);
-        batch.swap(m_buffer);
-        done = m_done;
-        error = m_error;
+        QMutexLocker lock(&m_shared->mutex);
+        batch.swap(m_shared->buffer);
+        done = m_shared->done;
+        error = m_shared->error;
     }
     if (!batch.isEmpty())
         Q_EMIT lines(batch);

@@ -6,6 +6,8 @@
 #include <QObject>
 #include <QStringList>
 
+#include <memory>
+
 class QThread;
 class QTimer;
 
@@ -17,7 +19,9 @@ namespace ClusterDeck::Ui {
 
 // Streams the logs of one kernel (or of every kernel of a session) on a thread of its own and
 // hands them to the GUI thread in batches, each line prefixed by its kernel's hostname.
-// Stopping cancels the stream; the object may be deleted at any time.
+// Stopping cancels the stream; the object may be deleted at any time: the destructor cancels and
+// waits for the thread (a cancelled stream ends within about a second), and the thread touches
+// only state it shares with this object, never the object itself.
 class LogFollower : public QObject
 {
     Q_OBJECT
@@ -38,6 +42,16 @@ Q_SIGNALS:
 private:
     void drain();
 
+    // What the stream's thread and this object share: the thread holds it, never `this`, so
+    // either may go first.
+    struct Shared
+    {
+        QMutex mutex;
+        QStringList buffer;
+        QString error;
+        bool done = false;
+    };
+
     SessionController *m_controller;
     QString m_sessionId;
     QString m_hostname;
@@ -45,10 +59,7 @@ private:
     Http::CancelToken m_cancel;
     QThread *m_thread = nullptr;
     QTimer *m_drainTimer = nullptr;
-    mutable QMutex m_mutex;
-    QStringList m_buffer;
-    QString m_error;
-    bool m_done = false;
+    std::shared_ptr<Shared> m_shared;
 };
 
 } // namespace ClusterDeck::Ui
