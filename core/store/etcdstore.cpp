@@ -495,13 +495,15 @@ void EtcdStore::deliverBacklog()
 void EtcdStore::deliver(const QList<WatchEvent> &events)
 {
     const int skip = int(m_prefix.size()) + 1;
-    // Sessions created by this batch: their kernels are announced by sessionAdded.
-    QSet<QByteArray> created;
+    // Sessions created in this batch, with the revision of their creation: kernels written up to
+    // it came with the session and are announced by sessionAdded. A batch can span several
+    // transactions (a watch catching up), so kernels added after it (scale) are still announced.
+    QHash<QByteArray, qint64> created;
     for (const WatchEvent &event : events) {
         const QList<QByteArray> parts = event.kv.key.mid(skip).split('/');
         if (parts.value(0) == "sessions" && parts.size() == 2 &&
             event.type == WatchEvent::Type::Put && event.kv.version == 1)
-            created.insert(parts[1]);
+            created.insert(parts[1], event.kv.modRevision);
     }
     for (const WatchEvent &event : events) {
         const QList<QByteArray> parts = event.kv.key.mid(skip).split('/');
@@ -522,7 +524,9 @@ void EtcdStore::deliver(const QList<WatchEvent> &events)
             // Kernels created with their session are announced by sessionAdded; one added to a
             // running session (scale) by itself. Removals come with a change of their session
             // (resizeSession) or its removal.
-            if (put && (event.kv.version > 1 || !created.contains(parts[1])))
+            const bool withItsSession =
+                created.contains(parts[1]) && event.kv.modRevision <= created.value(parts[1]);
+            if (put && (event.kv.version > 1 || !withItsSession))
                 Q_EMIT kernelChanged(QString::fromUtf8(parts[1]), QString::fromUtf8(parts[2]));
         } else if (kind == "events" && parts.size() == 2 && put) {
             Q_EMIT eventAppended(parts[1].toLongLong());
