@@ -119,9 +119,13 @@ void TestHostRegistryLab::initTestCase()
     m_unixRegistry = std::make_unique<HostRegistry>(m_unixStore.get());
     m_tlsRegistry = std::make_unique<HostRegistry>(m_tlsStore.get());
     QString reason;
-    QVERIFY2(labInSwarm(&reason), qPrintable(QStringLiteral("the lab should start as one swarm "
-                                                            "with h1 as manager: ") +
-                                             reason));
+    // A daemon the test before resumed or restarted (the chaos suite) takes a moment to be a
+    // manager or a ready node again: the precondition may settle, for up to 60 s.
+    QTRY_VERIFY2_WITH_TIMEOUT(labInSwarm(&reason),
+                              qPrintable(QStringLiteral("the lab should start as one swarm "
+                                                        "with h1 as manager: ") +
+                                         reason),
+                              60000);
 }
 
 void TestHostRegistryLab::cleanupTestCase()
