@@ -151,6 +151,19 @@ Result<SessionRecord> findWithKernel(StateStore *store, const Args &a, const QSt
     return s;
 }
 
+// `--settle SECONDS` of launch and scale: unset when not given; false when it does not parse.
+bool parseSettle(const Args &a, std::optional<std::chrono::milliseconds> *settle)
+{
+    if (!a.values.contains(QStringLiteral("--settle")))
+        return true;
+    bool ok = false;
+    const double seconds = a.values.value(QStringLiteral("--settle")).toDouble(&ok);
+    if (!ok || seconds < 0 || seconds > 600)
+        return false;
+    *settle = std::chrono::milliseconds(qint64(seconds * 1000));
+    return true;
+}
+
 } // namespace
 
 int launchCommand(Context &context, const QStringList &args)
@@ -215,14 +228,9 @@ int launchCommand(Context &context, const QStringList &args)
             return context.usage(QStringLiteral("--per-host-limit expects a number from 1 to 256"));
     }
     std::optional<std::chrono::milliseconds> settle;
-    if (a.values.contains(QStringLiteral("--settle"))) {
-        bool ok = false;
-        const double seconds = a.values.value(QStringLiteral("--settle")).toDouble(&ok);
-        if (!ok || seconds < 0 || seconds > 600)
-            return context.usage(
-                QStringLiteral("--settle expects seconds from 0 to 600 (e.g. 2 or 0.5)"));
-        settle = std::chrono::milliseconds(qint64(seconds * 1000));
-    }
+    if (!parseSettle(a, &settle))
+        return context.usage(
+            QStringLiteral("--settle expects seconds from 0 to 600 (e.g. 2 or 0.5)"));
 
     const QString file = a.positional.first();
     TemplateLoader loader;
@@ -470,14 +478,9 @@ int scaleCommand(Context &context, const QStringList &args)
         counts.insert(word.left(eq), n);
     }
     std::optional<std::chrono::milliseconds> settle;
-    if (a.values.contains(QStringLiteral("--settle"))) {
-        bool ok = false;
-        const double seconds = a.values.value(QStringLiteral("--settle")).toDouble(&ok);
-        if (!ok || seconds < 0 || seconds > 600)
-            return context.usage(
-                QStringLiteral("--settle expects seconds from 0 to 600 (e.g. 2 or 0.5)"));
-        settle = std::chrono::milliseconds(qint64(seconds * 1000));
-    }
+    if (!parseSettle(a, &settle))
+        return context.usage(
+            QStringLiteral("--settle expects seconds from 0 to 600 (e.g. 2 or 0.5)"));
     auto env = openEnv(context);
     if (!env)
         return context.fail(env.error());
