@@ -99,7 +99,9 @@ void printSession(QTextStream &out, const SessionRecord &s, QList<KernelRecord> 
     });
     out << "session   " << s.name << " (" << s.id << ")\n"
         << "template  " << s.templateName << '\n'
-        << "mode      " << (s.mode.isEmpty() ? QStringLiteral("-") : s.mode) << '\n'
+        << "mode      "
+        << (s.mode == ClusterMode::Auto ? QStringLiteral("-") : TemplateValues::modeName(s.mode))
+        << '\n'
         << "status    " << toString(s.status) << " (desired " << toString(s.desired) << ")\n"
         << "network   " << s.networkName
         << (s.networkHost.isEmpty() ? QString() : QStringLiteral(" on ") + s.networkHost) << '\n'
@@ -285,7 +287,7 @@ int launchCommand(Context &context, const QStringList &args)
                 unused.insert(it.key(), it.value());
             const QJsonObject o{
                 {QStringLiteral("name"), spec->plan.sessionName},
-                {QStringLiteral("mode"), p.mode},
+                {QStringLiteral("mode"), TemplateValues::modeName(p.mode)},
                 {QStringLiteral("hosts_used"), QJsonArray::fromStringList(p.hostsUsed)},
                 {QStringLiteral("network_host"), p.networkHost},
                 {QStringLiteral("kernels"), kernels},
@@ -294,7 +296,8 @@ int launchCommand(Context &context, const QStringList &args)
             return 0;
         }
         context.out() << "would launch " << spec->plan.sessionName << ": "
-                      << spec->plan.kernels.size() << " kernels, " << p.mode << " on "
+                      << spec->plan.kernels.size() << " kernels, "
+                      << TemplateValues::modeName(p.mode) << " on "
                       << p.hostsUsed.join(QStringLiteral(", ")) << " (network on " << p.networkHost
                       << ")\n";
         QList<QStringList> rows;
@@ -398,11 +401,12 @@ int lsCommand(Context &context, const QStringList &args)
                 hosts.append(k.host);
             running += k.status == KernelStatus::Running;
         }
-        rows.append({s.name, s.id.left(8), s.templateName,
-                     s.mode.isEmpty() ? QStringLiteral("-") : s.mode, toString(s.status),
-                     QStringLiteral("%1/%2").arg(running).arg(ks.size()),
-                     hosts.isEmpty() ? QStringLiteral("-") : hosts.join(QLatin1Char(',')),
-                     s.createdAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))});
+        rows.append(
+            {s.name, s.id.left(8), s.templateName,
+             s.mode == ClusterMode::Auto ? QStringLiteral("-") : TemplateValues::modeName(s.mode),
+             toString(s.status), QStringLiteral("%1/%2").arg(running).arg(ks.size()),
+             hosts.isEmpty() ? QStringLiteral("-") : hosts.join(QLatin1Char(',')),
+             s.createdAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))});
     }
     printTable(context.out(), rows);
     return 0;

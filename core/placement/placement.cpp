@@ -69,11 +69,13 @@ QString shortfall(const HostCapacity &host, const Load &planned, double needCpus
     const double cpuFree = host.cpusFree() - planned.cpus;
     const qint64 memFree = host.memFree() - planned.mem;
     if (needCpus > cpuFree + 1e-9)
-        missing.append(QStringLiteral("%1 CPUs free, short by %2")
-                           .arg(formatCpus(std::max(0.0, cpuFree)), formatCpus(needCpus - cpuFree)));
+        missing.append(
+            QStringLiteral("%1 CPUs free, short by %2")
+                .arg(formatCpus(std::max(0.0, cpuFree)), formatCpus(needCpus - cpuFree)));
     if (needMem > memFree)
-        missing.append(QStringLiteral("%1 memory free, short by %2")
-                           .arg(formatBytes(std::max<qint64>(0, memFree)), formatBytes(needMem - memFree)));
+        missing.append(
+            QStringLiteral("%1 memory free, short by %2")
+                .arg(formatBytes(std::max<qint64>(0, memFree)), formatBytes(needMem - memFree)));
     return missing.join(QStringLiteral(", "));
 }
 
@@ -105,22 +107,22 @@ Result<Placement> placeSingle(const ClusterPlan &plan, const QList<HostCapacity>
             continue;
         }
         // Spread keeps the most headroom; pack fills the fullest host that still fits.
-        if (!best
-            || (strategy == PlacementStrategy::Spread ? h.cpusFree() > best->cpusFree()
-                                                      : h.cpusFree() < best->cpusFree())) {
+        if (!best || (strategy == PlacementStrategy::Spread ? h.cpusFree() > best->cpusFree()
+                                                            : h.cpusFree() < best->cpusFree())) {
             best = &h;
         }
     }
     if (!best) {
-        return fail(Error::Kind::Invalid, kWhere,
-                    QStringLiteral("the session (%1 kernels, %2 CPUs, %3) fits on no single host: %4")
-                        .arg(plan.kernels.size())
-                        .arg(formatCpus(needCpus), formatBytes(needMem),
-                             hosts.isEmpty() ? QStringLiteral("no hosts registered")
-                                             : reasons.join(QStringLiteral("; "))));
+        return fail(
+            Error::Kind::Invalid, kWhere,
+            QStringLiteral("the session (%1 kernels, %2 CPUs, %3) fits on no single host: %4")
+                .arg(plan.kernels.size())
+                .arg(formatCpus(needCpus), formatBytes(needMem),
+                     hosts.isEmpty() ? QStringLiteral("no hosts registered")
+                                     : reasons.join(QStringLiteral("; "))));
     }
     Placement p;
-    p.mode = QStringLiteral("single-node");
+    p.mode = ClusterMode::SingleNode;
     for (const KernelSpec &k : plan.kernels)
         p.hostOf.insert(k.hostname, best->name);
     p.hostsUsed = {best->name};
@@ -149,7 +151,7 @@ Result<Placement> placeMulti(const ClusterPlan &plan, const QList<HostCapacity> 
 
     QMap<QString, Load> load;
     Placement p;
-    p.mode = QStringLiteral("multi-node");
+    p.mode = ClusterMode::MultiNode;
     for (const KernelSpec &k : plan.kernels) {
         const HostCapacity *chosen = nullptr;
         for (const HostCapacity *h : pool) {
@@ -176,23 +178,26 @@ Result<Placement> placeMulti(const ClusterPlan &plan, const QList<HostCapacity> 
         if (!chosen) {
             QStringList reasons;
             for (const HostCapacity *h : pool) {
-                reasons.append(h->name + QStringLiteral(": ")
-                               + shortfall(*h, load.value(h->name), cpusOf(k), memOf(k), k.hostLabels));
+                reasons.append(
+                    h->name + QStringLiteral(": ") +
+                    shortfall(*h, load.value(h->name), cpusOf(k), memOf(k), k.hostLabels));
             }
             if (!outside.isEmpty())
-                reasons.append(QStringLiteral("not in the swarm: %1").arg(outside.join(QStringLiteral(", "))));
+                reasons.append(
+                    QStringLiteral("not in the swarm: %1").arg(outside.join(QStringLiteral(", "))));
             int roleCount = 0;
             for (const RoleCount &rc : plan.roles) {
                 if (rc.role == k.role)
                     roleCount = rc.count;
             }
-            return fail(Error::Kind::Invalid, kWhere,
-                        QStringLiteral("role %1 does not fit (%2 of %3 kernels, each %4 CPUs, %5): %6")
-                            .arg(k.role)
-                            .arg(k.roleIdx)
-                            .arg(roleCount)
-                            .arg(formatCpus(cpusOf(k)), formatBytes(memOf(k)),
-                                 reasons.join(QStringLiteral("; "))));
+            return fail(
+                Error::Kind::Invalid, kWhere,
+                QStringLiteral("role %1 does not fit (%2 of %3 kernels, each %4 CPUs, %5): %6")
+                    .arg(k.role)
+                    .arg(k.roleIdx)
+                    .arg(roleCount)
+                    .arg(formatCpus(cpusOf(k)), formatBytes(memOf(k)),
+                         reasons.join(QStringLiteral("; "))));
         }
         Load &l = load[chosen->name];
         l.cpus += cpusOf(k);
@@ -280,13 +285,13 @@ Result<Placement> place(const ClusterPlan &plan, const QList<HostCapacity> &host
             why = h.unreachableWhy.isEmpty()
                       ? QStringLiteral("unreachable")
                       : QStringLiteral("unreachable (%1)").arg(h.unreachableWhy);
-        else if (placed->mode == QLatin1String("multi-node") &&
+        else if (placed->mode == ClusterMode::MultiNode &&
                  (!h.swarmActive || h.swarmClusterId != cluster))
             why = QStringLiteral("not in the session's swarm");
         else if (const KernelSpec &k = plan.kernels.first();
                  !shortfall(h, Load{}, cpusOf(k), memOf(k), k.hostLabels).isEmpty())
             why = shortfall(h, Load{}, cpusOf(k), memOf(k), k.hostLabels);
-        else if (placed->mode == QLatin1String("single-node"))
+        else if (placed->mode == ClusterMode::SingleNode)
             why = QStringLiteral("single-node: the session runs on %1").arg(placed->networkHost);
         else
             why = QStringLiteral("not needed (the %1 strategy used the other hosts)")

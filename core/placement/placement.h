@@ -34,9 +34,9 @@ enum class PlacementStrategy { Spread, Pack };
 
 struct Placement
 {
-    QString mode;                  // "single-node" | "multi-node"
-    QMap<QString, QString> hostOf; // kernel hostname → host name
-    QStringList hostsUsed;         // in the order of first use
+    ClusterMode mode = ClusterMode::SingleNode; // SingleNode or MultiNode, never Auto
+    QMap<QString, QString> hostOf;              // kernel hostname → host name
+    QStringList hostsUsed;                      // in the order of first use
     QString networkHost;           // the host for single-node; a swarm manager for multi-node
     QMap<QString, QString> unused; // host → why no kernel goes there ("unreachable: …")
 };

@@ -210,7 +210,7 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
     auto placement = place(*plan, *capacities, request.strategy);
     if (placement && plan->mode == ClusterMode::Auto) {
         // `auto` is decided now; resolve again so BACKEND_CLUSTER_MODE says what was chosen.
-        opts.mode = TemplateValues::parseMode(placement->mode);
+        opts.mode = placement->mode;
         auto decided = resolvePlan(t, opts, images);
         if (!decided)
             return fail(decided.error());
@@ -236,7 +236,7 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
     s.launchOptions = launchOptionsJson(request, {});
     if (auto ok = storeSpec(*m_store, spec, s.launchOptions); !ok)
         return fail(ok.error().withContext(QStringLiteral("recording session %1").arg(s.name)));
-    s.mode = placement ? placement->mode : QString();
+    s.mode = placement ? placement->mode : ClusterMode::Auto;
     s.desired = DesiredState::Running;
     s.status = SessionStatus::Pending;
     s.history.append({toString(SessionStatus::Pending), now, QStringLiteral("launch requested")});
@@ -296,7 +296,8 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
         s.id, {}, QStringLiteral("launch"),
         QStringLiteral("%1 kernels, %2 on %3%4")
             .arg(kernels.size())
-            .arg(placement->mode, placement->hostsUsed.join(QStringLiteral(", ")),
+            .arg(TemplateValues::modeName(placement->mode),
+                 placement->hostsUsed.join(QStringLiteral(", ")),
                  unused.isEmpty()
                      ? QString()
                      : QStringLiteral(" (not used: %1)").arg(unused.join(QStringLiteral("; ")))));
@@ -884,7 +885,7 @@ Result<void> Provisioner::prepareHosts(Run &run)
                       const auto &client = run.clients.value(host);
                       Docker::NetworkSpec n;
                       n.name = plan.networkName;
-                      const bool overlay = run.spec.placement.mode == QLatin1String("multi-node");
+                      const bool overlay = run.spec.placement.mode == ClusterMode::MultiNode;
                       n.driver = overlay ? QStringLiteral("overlay") : QStringLiteral("bridge");
                       n.attachable = overlay;
                       n.labels = {{ProvisionLabels::session(), plan.sessionId},

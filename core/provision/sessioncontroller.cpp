@@ -122,7 +122,8 @@ SessionSpec SessionController::specFromRecords(const SessionRecord &session,
     spec.plan.sessionId = session.id;
     spec.plan.sessionName = session.name;
     spec.plan.networkName = session.networkName;
-    spec.placement.mode = session.mode;
+    spec.placement.mode =
+        session.mode == ClusterMode::SingleNode ? ClusterMode::SingleNode : ClusterMode::MultiNode;
     spec.placement.networkHost = session.networkHost;
     for (const KernelRecord &k : kernels) {
         KernelSpec ks;
@@ -186,7 +187,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
     // A multi-node restart makes the kernels anew from the stored spec, secrets included: without
     // them (no store key) it fails here, before anything is stopped.
     std::optional<SessionSpec> stored;
-    if (session->mode == QLatin1String("multi-node")) {
+    if (session->mode == ClusterMode::MultiNode) {
         auto spec = Provisioner::specOf(*session, *m_store);
         if (!spec)
             return fail(spec.error());
@@ -203,7 +204,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         setKernelStatus(sessionId, k, KernelStatus::Restarting, reason);
     }
 
-    if (session->mode == QLatin1String("multi-node")) {
+    if (session->mode == ClusterMode::MultiNode) {
         // On an attachable overlay, stopping and starting the same container can leave a stale
         // swarm attachment behind (the node drops the network when its last container stops;
         // the start then fails and the manager keeps the network "in use"). Fresh containers
@@ -229,15 +230,17 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
             }
             // A stop that fails is not fatal: the forced remove below kills the container.
             if (auto stopped = (*client)->stopContainer(*target, m_stopTimeout, call); !stopped)
-                qCInfo(lcProvision).noquote() << "stopping" << k.hostname << "before its restart:"
-                                              << stopped.error().toString();
+                qCInfo(lcProvision).noquote()
+                    << "stopping" << k.hostname
+                    << "before its restart:" << stopped.error().toString();
             Docker::RemoveContainerOptions rm;
             rm.force = true;
             // Left behind, the old container holds the name: the create below then fails with
             // the daemon's conflict message, which is what the admin sees.
             if (auto removed = (*client)->removeContainer(*target, rm, call); !removed)
-                qCWarning(lcProvision).noquote() << "removing" << k.hostname << "before its restart:"
-                                                 << removed.error().toString();
+                qCWarning(lcProvision).noquote()
+                    << "removing" << k.hostname
+                    << "before its restart:" << removed.error().toString();
         });
         Provisioner provisioner(m_store, m_registry);
         provisioner.setActor(m_actor.isEmpty() ? QStringLiteral("controller") : m_actor);
@@ -303,8 +306,8 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
                                     : QString();
                     }
                     if (auto ok = m_store->updateKernel(r); !ok)
-                        qCWarning(lcProvision).noquote()
-                            << "recording the ports of" << k.hostname << ":" << ok.error().toString();
+                        qCWarning(lcProvision).noquote() << "recording the ports of" << k.hostname
+                                                         << ":" << ok.error().toString();
                 }
             }
         }
@@ -529,8 +532,8 @@ void SessionController::setKernelStatus(const QString &sessionId, const KernelRe
     // The signal still goes out when the write fails: what the daemon did happened; the store
     // catches up on the controller's next pass.
     if (auto ok = m_store->updateKernelStatus(sessionId, kernel.id, status, reason); !ok)
-        qCWarning(lcProvision).noquote() << "recording" << kernel.hostname << toString(status)
-                                         << ":" << ok.error().toString();
+        qCWarning(lcProvision).noquote()
+            << "recording" << kernel.hostname << toString(status) << ":" << ok.error().toString();
     Q_EMIT kernelStatusChanged(sessionId, kernel.id, kernel.hostname, toString(status));
 }
 

@@ -19,7 +19,7 @@ QJsonObject SessionJson::toJson(const SessionRecord &s, const QList<KernelRecord
         {QStringLiteral("id"), s.id},
         {QStringLiteral("name"), s.name},
         {QStringLiteral("template"), s.templateName},
-        {QStringLiteral("mode"), s.mode},
+        {QStringLiteral("mode"), RecordJson::sessionModeToText(s.mode)},
         {QStringLiteral("status"), ClusterDeck::toString(s.status)},
         {QStringLiteral("desired"), ClusterDeck::toString(s.desired)},
         {QStringLiteral("created_at"), RecordJson::dateToText(s.createdAt)},

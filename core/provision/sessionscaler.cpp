@@ -139,7 +139,7 @@ Result<SessionSpec> SessionScaler::target(const SessionRecord &session, const Se
     auto capacities = HostCapacities::survey(m_registry);
     if (!capacities)
         return fail(capacities.error());
-    const bool single = current.placement.mode == QLatin1String("single-node");
+    const bool single = current.placement.mode == ClusterMode::SingleNode;
     QList<HostCapacity> hosts;
     for (const HostCapacity &h : std::as_const(*capacities)) {
         if (!single || h.name == current.placement.networkHost)

@@ -66,29 +66,30 @@ QJsonObject kernelToJson(const KernelSpec &k)
         resources.insert(QStringLiteral("memory"), double(*k.resources.memoryBytes));
     if (k.resources.gpus)
         resources.insert(QStringLiteral("gpus"), *k.resources.gpus);
-    return QJsonObject{{QStringLiteral("kernel_id"), k.kernelId},
-                       {QStringLiteral("hostname"), k.hostname},
-                       {QStringLiteral("container_name"), k.containerName},
-                       {QStringLiteral("role"), k.role},
-                       {QStringLiteral("role_idx"), k.roleIdx},
-                       {QStringLiteral("local_rank"), k.localRank},
-                       {QStringLiteral("primary"), k.primary},
-                       {QStringLiteral("image"), k.image},
-                       {QStringLiteral("pull_policy"), TemplateValues::pullPolicyName(k.pullPolicy)},
-                       {QStringLiteral("image_digest"), k.imageDigest},
-                       {QStringLiteral("entrypoint"), listToJson(k.entrypoint)},
-                       {QStringLiteral("command"), listToJson(k.command)},
-                       {QStringLiteral("on_scale"), k.onScale},
-                       {QStringLiteral("working_dir"), k.workingDir},
-                       {QStringLiteral("user"), k.user},
-                       {QStringLiteral("env"), mapToJson(k.env)},
-                       {QStringLiteral("files"), files},
-                       {QStringLiteral("ports"), ports},
-                       {QStringLiteral("bind_address"), k.bindAddress},
-                       {QStringLiteral("resources"), resources},
-                       {QStringLiteral("mounts"), mounts},
-                       {QStringLiteral("labels"), mapToJson(k.labels)},
-                       {QStringLiteral("host_labels"), mapToJson(k.hostLabels)}};
+    return QJsonObject{
+        {QStringLiteral("kernel_id"), k.kernelId},
+        {QStringLiteral("hostname"), k.hostname},
+        {QStringLiteral("container_name"), k.containerName},
+        {QStringLiteral("role"), k.role},
+        {QStringLiteral("role_idx"), k.roleIdx},
+        {QStringLiteral("local_rank"), k.localRank},
+        {QStringLiteral("primary"), k.primary},
+        {QStringLiteral("image"), k.image},
+        {QStringLiteral("pull_policy"), TemplateValues::pullPolicyName(k.pullPolicy)},
+        {QStringLiteral("image_digest"), k.imageDigest},
+        {QStringLiteral("entrypoint"), listToJson(k.entrypoint)},
+        {QStringLiteral("command"), listToJson(k.command)},
+        {QStringLiteral("on_scale"), k.onScale},
+        {QStringLiteral("working_dir"), k.workingDir},
+        {QStringLiteral("user"), k.user},
+        {QStringLiteral("env"), mapToJson(k.env)},
+        {QStringLiteral("files"), files},
+        {QStringLiteral("ports"), ports},
+        {QStringLiteral("bind_address"), k.bindAddress},
+        {QStringLiteral("resources"), resources},
+        {QStringLiteral("mounts"), mounts},
+        {QStringLiteral("labels"), mapToJson(k.labels)},
+        {QStringLiteral("host_labels"), mapToJson(k.hostLabels)}};
 }
 
 KernelSpec kernelFromJson(const QJsonObject &o)
@@ -102,8 +103,9 @@ KernelSpec kernelFromJson(const QJsonObject &o)
     k.localRank = o.value(QStringLiteral("local_rank")).toInt();
     k.primary = o.value(QStringLiteral("primary")).toBool();
     k.image = o.value(QStringLiteral("image")).toString();
-    k.pullPolicy = TemplateValues::parsePullPolicy(o.value(QStringLiteral("pull_policy")).toString())
-                       .value_or(PullPolicy::IfNotPresent);
+    k.pullPolicy =
+        TemplateValues::parsePullPolicy(o.value(QStringLiteral("pull_policy")).toString())
+            .value_or(PullPolicy::IfNotPresent);
     k.imageDigest = o.value(QStringLiteral("image_digest")).toString();
     k.entrypoint = listFromJson(o.value(QStringLiteral("entrypoint")));
     k.command = listFromJson(o.value(QStringLiteral("command")));
@@ -178,7 +180,7 @@ QJsonObject SessionSpec::toJson() const
         {QStringLiteral("startup_order"), TemplateValues::startupOrderName(plan.startupOrder)},
         {QStringLiteral("presets"), listToJson(plan.presets)},
         {QStringLiteral("roles"), roles},
-        {QStringLiteral("mode"), placement.mode},
+        {QStringLiteral("mode"), TemplateValues::modeName(placement.mode)},
         {QStringLiteral("network_host"), placement.networkHost},
         {QStringLiteral("hosts_used"), listToJson(placement.hostsUsed)},
         {QStringLiteral("kernels"), kernels},
@@ -237,9 +239,10 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
              r.value(QStringLiteral("min")).toInt(-1), r.value(QStringLiteral("max")).toInt(-1),
              r.value(QStringLiteral("last_idx")).toInt()});
     }
-    spec.placement.mode = o.value(QStringLiteral("mode")).toString();
-    plan.mode = spec.placement.mode == QLatin1String("single-node") ? ClusterMode::SingleNode
-                                                                    : ClusterMode::MultiNode;
+    spec.placement.mode = o.value(QStringLiteral("mode")).toString() == QLatin1String("single-node")
+                              ? ClusterMode::SingleNode
+                              : ClusterMode::MultiNode;
+    plan.mode = spec.placement.mode;
     spec.placement.networkHost = o.value(QStringLiteral("network_host")).toString();
     spec.placement.hostsUsed = listFromJson(o.value(QStringLiteral("hosts_used")));
     for (const QJsonValue &v : o.value(QStringLiteral("kernels")).toArray()) {

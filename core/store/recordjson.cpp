@@ -12,6 +12,28 @@ QString str(const QJsonObject &o, QLatin1StringView key)
 }
 } // namespace
 
+QString sessionModeToText(ClusterMode mode)
+{
+    switch (mode) {
+    case ClusterMode::SingleNode:
+        return QStringLiteral("single-node");
+    case ClusterMode::MultiNode:
+        return QStringLiteral("multi-node");
+    case ClusterMode::Auto:
+        break;
+    }
+    return {};
+}
+
+ClusterMode sessionModeFromText(const QString &text)
+{
+    if (text == QLatin1String("single-node"))
+        return ClusterMode::SingleNode;
+    if (text == QLatin1String("multi-node"))
+        return ClusterMode::MultiNode;
+    return ClusterMode::Auto;
+}
+
 QString dateToText(const QDateTime &at)
 {
     return at.isValid() ? at.toUTC().toString(Qt::ISODateWithMs) : QString();
@@ -112,7 +134,7 @@ QJsonObject toJson(const SessionRecord &s)
                        {QStringLiteral("template"), s.templateName},
                        {QStringLiteral("template_snapshot"), s.templateSnapshot},
                        {QStringLiteral("launch_options"), s.launchOptions},
-                       {QStringLiteral("mode"), s.mode},
+                       {QStringLiteral("mode"), sessionModeToText(s.mode)},
                        {QStringLiteral("desired"), toString(s.desired)},
                        {QStringLiteral("status"), toString(s.status)},
                        {QStringLiteral("history"), historyToJson(s.history)},
@@ -278,7 +300,7 @@ Result<SessionRecord> sessionFromJson(const QJsonObject &o, const QString &where
     s.templateName = str(o, QLatin1StringView("template"));
     s.templateSnapshot = str(o, QLatin1StringView("template_snapshot"));
     s.launchOptions = o.value(QLatin1StringView("launch_options")).toObject();
-    s.mode = str(o, QLatin1StringView("mode"));
+    s.mode = sessionModeFromText(str(o, QLatin1StringView("mode")));
     s.desired = *desired;
     s.status = *status;
     s.history = historyFromJson(o.value(QLatin1StringView("history")).toArray());

@@ -11,6 +11,10 @@
 // keeps lists (history, ports, labels) in JSON columns. Dates are UTC ISO 8601 with milliseconds.
 namespace ClusterDeck::RecordJson {
 
+// A session's mode at the edges: "single-node" / "multi-node", "" while it is not placed (Auto).
+QString sessionModeToText(ClusterMode mode);
+ClusterMode sessionModeFromText(const QString &text);
+
 QString dateToText(const QDateTime &at);
 QDateTime dateFromText(const QString &text);
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "status.h"
+#include "template/clustertemplate.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -98,7 +99,7 @@ struct SessionRecord
     QString templateName;
     QString templateSnapshot; // the template's YAML as launched
     QJsonObject launchOptions;
-    QString mode; // single-node | multi-node
+    ClusterMode mode = ClusterMode::Auto; // SingleNode or MultiNode once placed; Auto before
     DesiredState desired = DesiredState::Running;
     SessionStatus status = SessionStatus::Pending;
     QList<StatusChange> history;

@@ -379,7 +379,7 @@ Result<SessionRecord> sessionFromRow(const Statement &s, const QString &where)
     if (!options)
         return fail(options.error());
     r.launchOptions = *options;
-    r.mode = s.text(5);
+    r.mode = RecordJson::sessionModeFromText(s.text(5));
     const auto desired = desiredStateFromString(s.text(6));
     const auto status = sessionStatusFromString(s.text(7));
     if (!status || !desired)
@@ -975,7 +975,7 @@ Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
         .bind(3, r.templateName)
         .bind(4, r.templateSnapshot)
         .bind(5, RecordJson::compact(r.launchOptions))
-        .bind(6, r.mode)
+        .bind(6, RecordJson::sessionModeToText(r.mode))
         .bind(7, toString(r.desired))
         .bind(8, toString(r.status))
         .bind(9, RecordJson::compact(RecordJson::historyToJson(r.history)))

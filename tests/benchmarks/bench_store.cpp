@@ -73,7 +73,7 @@ SessionRecord sessionRecord(const QString &id)
     s.templateName = QStringLiteral("mpi");
     s.templateSnapshot =
         QStringLiteral("name: mpi\nroles:\n  - name: master\n  - name: worker\n    count: 7\n");
-    s.mode = QStringLiteral("multi-node");
+    s.mode = ClusterMode::MultiNode;
     s.status = SessionStatus::Running;
     s.createdAt = s.updatedAt = QDateTime::currentDateTimeUtc();
     return s;

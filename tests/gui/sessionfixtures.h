@@ -28,7 +28,7 @@ inline SessionFixture makeSession(
     f.session.id = id;
     f.session.name = name;
     f.session.templateName = templateName;
-    f.session.mode = QStringLiteral("multi-node");
+    f.session.mode = ClusterMode::MultiNode;
     f.session.status = SessionStatus::Running;
     f.session.createdAt = QDateTime(QDate(2024, 5, 1), QTime(12, 0), Qt::UTC);
     int rank = 0;

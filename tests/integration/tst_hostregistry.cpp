@@ -255,7 +255,7 @@ void TestHostRegistryLab::allocationsFromStore()
     SessionRecord session;
     session.id = QStringLiteral("alloc-session");
     session.name = QStringLiteral("alloc");
-    session.mode = QStringLiteral("multi-node");
+    session.mode = ClusterMode::MultiNode;
     session.createdAt = session.updatedAt = QDateTime::currentDateTimeUtc();
     QList<KernelRecord> kernels;
     for (int i = 1; i <= 3; ++i) {
@@ -342,7 +342,7 @@ void TestHostRegistryLab::removeRefusedWhileKernelsRun()
     SessionRecord session;
     session.id = QStringLiteral("rm-session");
     session.name = QStringLiteral("busy-session");
-    session.mode = QStringLiteral("single-node");
+    session.mode = ClusterMode::SingleNode;
     session.createdAt = session.updatedAt = QDateTime::currentDateTimeUtc();
     KernelRecord k;
     k.id = QStringLiteral("rm-k1");

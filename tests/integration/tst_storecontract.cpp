@@ -55,7 +55,7 @@ SessionRecord makeSession(const QString &id = newId())
     s.launchOptions =
         QJsonObject{{QStringLiteral("count"), QJsonObject{{QStringLiteral("worker"), 2}}},
                     {QStringLiteral("env"), QJsonArray{QStringLiteral("A=1")}}};
-    s.mode = QStringLiteral("multi-node");
+    s.mode = ClusterMode::MultiNode;
     s.status = SessionStatus::Provisioning;
     s.history = {{QStringLiteral("PENDING"), at(0), {}},
                  {QStringLiteral("PROVISIONING"), at(1), QStringLiteral("placed on h1, h2")}};

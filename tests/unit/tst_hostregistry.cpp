@@ -406,7 +406,7 @@ void TestHostRegistry::removeRefusedWhileKernelsRun()
         s.id = id;
         s.name = name;
         s.templateName = QStringLiteral("t");
-        s.mode = QStringLiteral("multi-node");
+        s.mode = ClusterMode::MultiNode;
         s.createdAt = s.updatedAt = QDateTime::currentDateTimeUtc();
         return m_store->createSession(s, kernels);
     };

@@ -40,7 +40,7 @@ SessionSpec sshSpec(int n)
     spec.plan.sessionId = QStringLiteral("5e551011-0000-4000-8000-000000000001");
     spec.plan.sessionName = QStringLiteral("ssh-test");
     spec.plan.roles = {{QStringLiteral("worker"), n}};
-    spec.placement.mode = QStringLiteral("multi-node");
+    spec.placement.mode = ClusterMode::MultiNode;
     for (int i = 1; i <= n; ++i) {
         KernelSpec k;
         k.kernelId = QStringLiteral("k%1").arg(i);

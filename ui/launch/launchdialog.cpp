@@ -443,10 +443,12 @@ void LaunchDialog::updatePreview()
     QStringList unused;
     for (auto it = placement->unused.cbegin(); it != placement->unused.cend(); ++it)
         unused.append(QStringLiteral("%1: %2").arg(it.key(), it.value()));
-    m_previewStatus->setText(
-        tr("Fits: %1 on %2").arg(placement->mode, placement->hostsUsed.join(QStringLiteral(", "))) +
-        (unused.isEmpty() ? QString()
-                          : tr(". Not used: %1").arg(unused.join(QStringLiteral("; ")))));
+    m_previewStatus->setText(tr("Fits: %1 on %2")
+                                 .arg(TemplateValues::modeName(placement->mode),
+                                      placement->hostsUsed.join(QStringLiteral(", "))) +
+                             (unused.isEmpty()
+                                  ? QString()
+                                  : tr(". Not used: %1").arg(unused.join(QStringLiteral("; ")))));
     m_launch->setEnabled(true);
     // hostOf is keyed by hostname; show kernels in template order.
     const ClusterTemplate &t = *m_loaded;

@@ -54,26 +54,84 @@ namespace {
 
 constexpr int kLastColumn = SessionTreeModel::ColumnCount - 1;
 
-QColor statusColor(const QString &status)
+// The colour family a status is drawn in; session, role and kernel statuses share them.
+enum class StatusTone { Waiting, Healthy, Degraded, Failed, Busy, Ended, Succeeded, Unknown };
+
+StatusTone toneOf(SessionStatus status)
 {
-    static const QHash<QString, QColor> colors = {
-        {QStringLiteral("RUNNING"), QColor(0x2e, 0x9d, 0x48)},
-        {QStringLiteral("DEGRADED"), QColor(0xe0, 0x6c, 0x1c)},
-        {QStringLiteral("ERROR"), QColor(0xcc, 0x33, 0x33)},
-        {QStringLiteral("RESTARTING"), QColor(0xd9, 0x9a, 0x1c)},
-        {QStringLiteral("TERMINATING"), QColor(0xd9, 0x9a, 0x1c)},
-        {QStringLiteral("TERMINATED"), QColor(0x8a, 0x8a, 0x8a)},
-        {QStringLiteral("CANCELLED"), QColor(0x8a, 0x8a, 0x8a)},
-        {QStringLiteral("COMPLETED"), QColor(0x1f, 0x6f, 0x3a)},
-        {QStringLiteral("UNKNOWN"), QColor(0x9b, 0x59, 0xb6)},
-    };
-    return colors.value(status, QColor(0x3b, 0x82, 0xc4)); // pending / provisioning: blue
+    switch (status) {
+    case SessionStatus::Pending:
+    case SessionStatus::Provisioning:
+        return StatusTone::Waiting;
+    case SessionStatus::Running:
+        return StatusTone::Healthy;
+    case SessionStatus::Degraded:
+        return StatusTone::Degraded;
+    case SessionStatus::Error:
+        return StatusTone::Failed;
+    case SessionStatus::Restarting:
+    case SessionStatus::Terminating:
+        return StatusTone::Busy;
+    case SessionStatus::Terminated:
+    case SessionStatus::Cancelled:
+        return StatusTone::Ended;
+    case SessionStatus::Completed:
+        return StatusTone::Succeeded;
+    }
+    return StatusTone::Waiting;
 }
 
-QIcon statusIcon(const QString &status)
+StatusTone toneOf(KernelStatus status)
 {
-    static QHash<QString, QIcon> cache;
-    auto it = cache.constFind(status);
+    switch (status) {
+    case KernelStatus::Pending:
+    case KernelStatus::Scheduled:
+    case KernelStatus::Preparing:
+    case KernelStatus::Creating:
+        return StatusTone::Waiting;
+    case KernelStatus::Running:
+        return StatusTone::Healthy;
+    case KernelStatus::Error:
+        return StatusTone::Failed;
+    case KernelStatus::Restarting:
+    case KernelStatus::Terminating:
+        return StatusTone::Busy;
+    case KernelStatus::Terminated:
+    case KernelStatus::Cancelled:
+        return StatusTone::Ended;
+    case KernelStatus::Unknown:
+        return StatusTone::Unknown;
+    }
+    return StatusTone::Waiting;
+}
+
+QColor toneColor(StatusTone tone)
+{
+    switch (tone) {
+    case StatusTone::Waiting:
+        return QColor(0x3b, 0x82, 0xc4);
+    case StatusTone::Healthy:
+        return QColor(0x2e, 0x9d, 0x48);
+    case StatusTone::Degraded:
+        return QColor(0xe0, 0x6c, 0x1c);
+    case StatusTone::Failed:
+        return QColor(0xcc, 0x33, 0x33);
+    case StatusTone::Busy:
+        return QColor(0xd9, 0x9a, 0x1c);
+    case StatusTone::Ended:
+        return QColor(0x8a, 0x8a, 0x8a);
+    case StatusTone::Succeeded:
+        return QColor(0x1f, 0x6f, 0x3a);
+    case StatusTone::Unknown:
+        return QColor(0x9b, 0x59, 0xb6);
+    }
+    return QColor(0x3b, 0x82, 0xc4);
+}
+
+QIcon statusIcon(StatusTone tone)
+{
+    static QHash<int, QIcon> cache;
+    auto it = cache.constFind(int(tone));
     if (it != cache.constEnd())
         return *it;
     QPixmap pixmap(16, 16);
@@ -81,13 +139,13 @@ QIcon statusIcon(const QString &status)
     {
         QPainter painter(&pixmap);
         painter.setRenderHint(QPainter::Antialiasing);
-        const QColor color = statusColor(status);
+        const QColor color = toneColor(tone);
         painter.setPen(QPen(color.darker(130), 1));
         painter.setBrush(color);
         painter.drawEllipse(QRectF(2.5, 2.5, 11, 11));
     }
     QIcon icon(pixmap);
-    cache.insert(status, icon);
+    cache.insert(int(tone), icon);
     return icon;
 }
 
@@ -834,7 +892,7 @@ QVariant SessionTreeModel::sessionData(const Node *node, int column, int role) c
         return {};
     case Qt::DecorationRole:
         if (column == StatusColumn)
-            return statusIcon(status);
+            return statusIcon(toneOf(info.shown));
         return {};
     case Qt::ToolTipRole:
         if (column == StatusColumn || column == NameColumn) {
@@ -928,7 +986,7 @@ QVariant SessionTreeModel::roleData(const Node *node, int column, int role) cons
         return {};
     case Qt::DecorationRole:
         if (column == StatusColumn)
-            return statusIcon(status);
+            return statusIcon(toneOf(node->roleStatus));
         return {};
     case Qt::FontRole:
         if (column == NameColumn) {
@@ -1011,7 +1069,7 @@ QVariant SessionTreeModel::kernelData(const Node *node, int column, int role) co
         return {};
     case Qt::DecorationRole:
         if (column == StatusColumn)
-            return statusIcon(status);
+            return statusIcon(toneOf(k.status));
         return {};
     case Qt::ToolTipRole:
         if (column == StatusColumn && !lastReason.isEmpty())
