@@ -150,13 +150,38 @@ KernelSpec kernelFromJson(const QJsonObject &o)
     return k;
 }
 
+// The environment every kernel has alike (BACKEND_CLUSTER_HOSTS and the like: each lists every
+// kernel). Stored once beside the kernels instead of in each of them, the spec grows linearly
+// with the kernels rather than with their square (33 MB at 1,000 kernels, before).
+QMap<QString, QString> commonEnv(const QList<KernelSpec> &kernels)
+{
+    if (kernels.isEmpty())
+        return {};
+    QMap<QString, QString> common = kernels.first().env;
+    for (qsizetype i = 1; i < kernels.size() && !common.isEmpty(); ++i) {
+        const QMap<QString, QString> &env = kernels.at(i).env;
+        for (auto it = common.begin(); it != common.end();) {
+            const auto other = env.constFind(it.key());
+            // Shared strings (the usual case) compare by their data first.
+            const bool same = other != env.cend() &&
+                              (other->constData() == it->constData() || *other == it.value());
+            it = same ? std::next(it) : common.erase(it);
+        }
+    }
+    return common;
+}
+
 } // namespace
 
 QJsonObject SessionSpec::toJson() const
 {
+    const QMap<QString, QString> common = commonEnv(plan.kernels);
     QJsonArray kernels;
     for (const KernelSpec &k : plan.kernels) {
-        QJsonObject o = kernelToJson(k);
+        KernelSpec own = k;
+        for (auto it = common.cbegin(); it != common.cend(); ++it)
+            own.env.remove(it.key());
+        QJsonObject o = kernelToJson(own);
         o.insert(QStringLiteral("host"), placement.hostOf.value(k.hostname));
         kernels.append(o);
     }
@@ -183,6 +208,8 @@ QJsonObject SessionSpec::toJson() const
         {QStringLiteral("hosts_used"), listToJson(placement.hostsUsed)},
         {QStringLiteral("kernels"), kernels},
     };
+    if (!common.isEmpty())
+        o.insert(QStringLiteral("common_env"), mapToJson(common));
     if (plan.mtu)
         o.insert(QStringLiteral("mtu"), *plan.mtu);
     // Read by SessionPolicies::of() on every controller pass.
@@ -242,8 +269,13 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
                                                                     : ClusterMode::MultiNode;
     spec.placement.networkHost = o.value(QStringLiteral("network_host")).toString();
     spec.placement.hostsUsed = listFromJson(o.value(QStringLiteral("hosts_used")));
+    // Specs stored before common_env carry every variable in every kernel.
+    const QMap<QString, QString> common =
+        mapFromJson(o.value(QStringLiteral("common_env")).toObject());
     for (const QJsonValue &v : o.value(QStringLiteral("kernels")).toArray()) {
-        const KernelSpec k = kernelFromJson(v.toObject());
+        KernelSpec k = kernelFromJson(v.toObject());
+        for (auto it = common.cbegin(); it != common.cend(); ++it)
+            k.env.insert(it.key(), it.value());
         spec.placement.hostOf.insert(k.hostname,
                                      v.toObject().value(QStringLiteral("host")).toString());
         plan.kernels.append(k);

@@ -20,11 +20,14 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QTemporaryDir>
 #include <QUuid>
 
 #include <cstdio>
+
+#include <sys/resource.h>
 
 using namespace ClusterDeck;
 using namespace ClusterDeck::TestSupport;
@@ -64,6 +67,16 @@ roles:
         .arg(kernels - 1);
 }
 
+// CPU seconds (user + system) of this process so far: the machine may be shared, and wall
+// time then counts the waits for a core too.
+double cpuSeconds()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 struct Figures
 {
     qint64 prepareMs = 0;
@@ -72,6 +85,8 @@ struct Figures
     double daemonSeconds = 0;      // the sum of all simulated call times
     double busiestHostSeconds = 0; // the simulated time of the busiest host
     int calls = 0;
+    double cpu = 0; // CPU seconds of launch and teardown
+    qint64 recordBytes = 0; // the session record's launch options (the spec), as stored
     qint64 launchMs() const { return prepareMs + provisionMs; }
     qint64 totalMs() const { return prepareMs + provisionMs + terminateMs; }
 };
@@ -106,6 +121,7 @@ Figures runOnce(int kernels, int hosts, std::chrono::microseconds delay, int per
     provisioner.setPerHostConcurrency(perHost);
     Figures f;
     QElapsedTimer timer;
+    const double cpu0 = cpuSeconds();
     timer.start();
     auto spec = provisioner.prepare(request);
     if (!spec)
@@ -123,11 +139,15 @@ Figures runOnce(int kernels, int hosts, std::chrono::microseconds delay, int per
     if (running != kernels)
         die(QStringLiteral("%1 containers run, not %2").arg(running).arg(kernels));
 
+    f.recordBytes =
+        QJsonDocument(session->launchOptions).toJson(QJsonDocument::Compact).size();
+
     SessionController sessions(store->get(), &registry);
     auto ended = sessions.terminate(session->id, QStringLiteral("bench"));
     if (!ended)
         die(QStringLiteral("terminate: ") + ended.error().toString());
     f.terminateMs = timer.restart();
+    f.cpu = cpuSeconds() - cpu0;
     if (const int left = fleet.containerCount(); left != 0)
         die(QStringLiteral("%1 containers left after terminate").arg(left));
 
@@ -178,18 +198,18 @@ int main(int argc, char **argv)
     std::printf("bench_scale: one multi-node session over %d simulated hosts, SQLite store, "
                 "per-host concurrency %d\n",
                 hosts, perHost);
-    std::printf("%8s | %-34s | %-58s\n", "", "overhead (delay 0), ms",
-                qPrintable(QStringLiteral("with a %1 ms daemon").arg(delayMs)));
-    std::printf("%8s | %8s %8s %8s %7s | %8s %8s %11s %13s %7s\n", "kernels", "prepare", "launch",
-                "teardown", "total", "launch", "teardown", "daemon sum s", "busiest host s",
-                "calls");
+    std::printf("%8s | %-46s | %-58s\n", "", "overhead (delay 0): wall ms, CPU s",
+                qPrintable(QStringLiteral("with a %1 ms daemon: wall ms, simulated s").arg(delayMs)));
+    std::printf("%8s | %8s %8s %8s %7s %6s %9s | %8s %8s %11s %13s %7s\n", "kernels", "prepare",
+                "launch", "teardown", "total", "CPU", "spec KiB", "launch", "teardown",
+                "daemon sum", "busiest host", "calls");
     for (int n : std::as_const(sizes)) {
         const Figures zero = runOnce(n, hosts, 0us, perHost);
         const Figures slow = runOnce(n, hosts, delay, perHost);
-        std::printf("%8d | %8lld %8lld %8lld %7lld | %8lld %8lld %11.2f %13.2f %7d\n", n,
-                    zero.prepareMs, zero.launchMs(), zero.terminateMs, zero.totalMs(),
-                    slow.launchMs(), slow.terminateMs, slow.daemonSeconds, slow.busiestHostSeconds,
-                    slow.calls);
+        std::printf("%8d | %8lld %8lld %8lld %7lld %6.2f %9lld | %8lld %8lld %11.2f %13.2f %7d\n",
+                    n, zero.prepareMs, zero.launchMs(), zero.terminateMs, zero.totalMs(), zero.cpu,
+                    zero.recordBytes / 1024, slow.launchMs(), slow.terminateMs, slow.daemonSeconds,
+                    slow.busiestHostSeconds, slow.calls);
         std::fflush(stdout);
     }
     return 0;

@@ -15,6 +15,8 @@
 #include "template/templateloader.h"
 
 #include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
@@ -75,6 +77,7 @@ private Q_SLOTS:
     void launchFailureRollsBack_data();
     void launchFailureRollsBack();
     void launchWithHostDown();
+    void storedSpecRoundTrips();
     void restart();
     void terminate();
     void exitPolicy_data();
@@ -210,10 +213,14 @@ void TestSessionLifecycle::launchFailureRollsBack_data()
     QTest::addColumn<QString>("call");
     QTest::addColumn<int>("nth");
     QTest::addColumn<bool>("madeContainers"); // the launch got as far as creating some
-    QTest::newRow("the 2nd create on h2 fails") << "h2" << "createContainer" << 2 << true;
-    QTest::newRow("the 1st create on h3 fails") << "h3" << "createContainer" << 1 << true;
-    QTest::newRow("the 2nd start on h1 fails") << "h1" << "startContainer" << 2 << true;
-    QTest::newRow("the network cannot be made") << "h1" << "createNetwork" << 1 << false;
+    QTest::newRow("the 2nd create on h2 fails") << "h2"
+                                                << "createContainer" << 2 << true;
+    QTest::newRow("the 1st create on h3 fails") << "h3"
+                                                << "createContainer" << 1 << true;
+    QTest::newRow("the 2nd start on h1 fails") << "h1"
+                                               << "startContainer" << 2 << true;
+    QTest::newRow("the network cannot be made") << "h1"
+                                                << "createNetwork" << 1 << false;
 }
 
 void TestSessionLifecycle::launchFailureRollsBack()
@@ -282,6 +289,42 @@ void TestSessionLifecycle::launchWithHostDown()
     const auto placed = containersOf(s->id);
     QCOMPARE(placed.keys(), (QStringList{QStringLiteral("h1"), QStringLiteral("h2")}));
     QCOMPARE(m_fleet->host(QStringLiteral("h3"))->containerCount(), 0);
+}
+
+void TestSessionLifecycle::storedSpecRoundTrips()
+{
+    // The spec kept in the store gives every kernel the environment its container got, and
+    // keeps what all kernels share (the host lists) once, not once per kernel.
+    auto s = launch(QStringLiteral("spec"), QStringLiteral("multi-node"), 6);
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    auto stored = m_store->session(s->id);
+    QVERIFY(stored);
+    const QJsonObject json = stored->launchOptions.value(QStringLiteral("spec")).toObject();
+    QVERIFY(json.value(QStringLiteral("common_env"))
+                .toObject()
+                .contains(QStringLiteral("BACKEND_CLUSTER_HOSTS")));
+    for (const QJsonValue &v : json.value(QStringLiteral("kernels")).toArray())
+        QVERIFY(!v.toObject()
+                     .value(QStringLiteral("env"))
+                     .toObject()
+                     .contains(QStringLiteral("BACKEND_CLUSTER_HOSTS")));
+    auto spec = Provisioner::specOf(*stored, *m_store);
+    QVERIFY2(spec, qPrintable(spec ? QString() : spec.error().toString()));
+    QCOMPARE(spec->plan.kernels.size(), 7);
+    auto kernels = m_store->kernels(s->id);
+    QVERIFY(kernels);
+    for (const KernelSpec &k : std::as_const(spec->plan.kernels)) {
+        QVERIFY(k.env.value(QStringLiteral("BACKEND_CLUSTER_HOSTS")).contains(k.hostname));
+        const auto record =
+            std::find_if(kernels->cbegin(), kernels->cend(),
+                         [&](const KernelRecord &r) { return r.hostname == k.hostname; });
+        QVERIFY(record != kernels->cend());
+        const auto c = hostOf(*record)->container(record->containerId);
+        QVERIFY(c);
+        for (auto it = k.env.cbegin(); it != k.env.cend(); ++it)
+            QVERIFY2(c->spec.env.contains(it.key() + QLatin1Char('=') + it.value()),
+                     qPrintable(k.hostname + QStringLiteral(": ") + it.key()));
+    }
 }
 
 void TestSessionLifecycle::restart()
