@@ -171,16 +171,48 @@ QMap<QString, QString> commonEnv(const QList<KernelSpec> &kernels)
     return common;
 }
 
+// The same for files (/etc/cluster/hosts lists every kernel). Secret files (mode 0600…) stay
+// with each kernel: SessionSecrets seals them there, out of the stored spec.
+QList<PlannedFile> commonFiles(const QList<KernelSpec> &kernels)
+{
+    if (kernels.isEmpty())
+        return {};
+    QList<PlannedFile> common;
+    for (const PlannedFile &f : kernels.first().files) {
+        if (!f.isSecret())
+            common.append(f);
+    }
+    for (qsizetype i = 1; i < kernels.size() && !common.isEmpty(); ++i) {
+        const QList<PlannedFile> &files = kernels.at(i).files;
+        common.removeIf([&](const PlannedFile &c) {
+            return std::none_of(files.cbegin(), files.cend(), [&](const PlannedFile &f) {
+                return f.path == c.path && f.mode == c.mode && f.owner == c.owner &&
+                       (f.content.constData() == c.content.constData() || f.content == c.content);
+            });
+        });
+    }
+    return common;
+}
+
+QJsonArray filesToJson(const QList<PlannedFile> &files)
+{
+    KernelSpec k;
+    k.files = files;
+    return kernelToJson(k).value(QStringLiteral("files")).toArray();
+}
+
 } // namespace
 
 QJsonObject SessionSpec::toJson() const
 {
     const QMap<QString, QString> common = commonEnv(plan.kernels);
+    const QList<PlannedFile> sharedFiles = commonFiles(plan.kernels);
     QJsonArray kernels;
     for (const KernelSpec &k : plan.kernels) {
         KernelSpec own = k;
         for (auto it = common.cbegin(); it != common.cend(); ++it)
             own.env.remove(it.key());
+        own.files.removeIf([&](const PlannedFile &f) { return sharedFiles.contains(f); });
         QJsonObject o = kernelToJson(own);
         o.insert(QStringLiteral("host"), placement.hostOf.value(k.hostname));
         kernels.append(o);
@@ -210,6 +242,8 @@ QJsonObject SessionSpec::toJson() const
     };
     if (!common.isEmpty())
         o.insert(QStringLiteral("common_env"), mapToJson(common));
+    if (!sharedFiles.isEmpty())
+        o.insert(QStringLiteral("common_files"), filesToJson(sharedFiles));
     if (plan.mtu)
         o.insert(QStringLiteral("mtu"), *plan.mtu);
     // Read by SessionPolicies::of() on every controller pass.
@@ -272,10 +306,14 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
     // Specs stored before common_env carry every variable in every kernel.
     const QMap<QString, QString> common =
         mapFromJson(o.value(QStringLiteral("common_env")).toObject());
+    const QList<PlannedFile> sharedFiles =
+        kernelFromJson(QJsonObject{{QStringLiteral("files"), o.value(QStringLiteral("common_files"))}})
+            .files;
     for (const QJsonValue &v : o.value(QStringLiteral("kernels")).toArray()) {
         KernelSpec k = kernelFromJson(v.toObject());
         for (auto it = common.cbegin(); it != common.cend(); ++it)
             k.env.insert(it.key(), it.value());
+        k.files = sharedFiles + k.files;
         spec.placement.hostOf.insert(k.hostname,
                                      v.toObject().value(QStringLiteral("host")).toString());
         plan.kernels.append(k);

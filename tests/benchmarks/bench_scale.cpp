@@ -96,6 +96,11 @@ Figures runOnce(int kernels, int hosts, std::chrono::microseconds delay, int per
     QTemporaryDir dir;
     if (!dir.isValid())
         die(QStringLiteral("no temporary directory"));
+    // BENCH_SCALE_KEEP=1 keeps the store of every run (to look at what was written).
+    if (qEnvironmentVariableIsSet("BENCH_SCALE_KEEP")) {
+        dir.setAutoRemove(false);
+        std::fprintf(stderr, "bench_scale: store in %s\n", qPrintable(dir.path()));
+    }
     auto store = openStore(QStringLiteral("sqlite://") + dir.filePath(QStringLiteral("s.db")));
     if (!store)
         die(store.error().toString());

@@ -308,6 +308,13 @@ void TestSessionLifecycle::storedSpecRoundTrips()
                      .value(QStringLiteral("env"))
                      .toObject()
                      .contains(QStringLiteral("BACKEND_CLUSTER_HOSTS")));
+    // The file listing every kernel is kept once too.
+    const QJsonArray sharedFiles = json.value(QStringLiteral("common_files")).toArray();
+    QStringList sharedPaths;
+    for (const QJsonValue &f : sharedFiles)
+        sharedPaths.append(f.toObject().value(QStringLiteral("path")).toString());
+    QVERIFY2(sharedPaths.contains(QStringLiteral("/etc/cluster/hosts")),
+             qPrintable(sharedPaths.join(QLatin1Char(' '))));
     auto spec = Provisioner::specOf(*stored, *m_store);
     QVERIFY2(spec, qPrintable(spec ? QString() : spec.error().toString()));
     QCOMPARE(spec->plan.kernels.size(), 7);
@@ -315,6 +322,11 @@ void TestSessionLifecycle::storedSpecRoundTrips()
     QVERIFY(kernels);
     for (const KernelSpec &k : std::as_const(spec->plan.kernels)) {
         QVERIFY(k.env.value(QStringLiteral("BACKEND_CLUSTER_HOSTS")).contains(k.hostname));
+        const auto hosts = std::find_if(k.files.cbegin(), k.files.cend(), [](const PlannedFile &f) {
+            return f.path == QLatin1String("/etc/cluster/hosts");
+        });
+        QVERIFY2(hosts != k.files.cend(), qPrintable(k.hostname));
+        QVERIFY(hosts->content.contains(QByteArray(k.hostname.toUtf8() + '\n')));
         const auto record =
             std::find_if(kernels->cbegin(), kernels->cend(),
                          [&](const KernelRecord &r) { return r.hostname == k.hostname; });
