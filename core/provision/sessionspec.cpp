@@ -307,7 +307,8 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
     const QMap<QString, QString> common =
         mapFromJson(o.value(QStringLiteral("common_env")).toObject());
     const QList<PlannedFile> sharedFiles =
-        kernelFromJson(QJsonObject{{QStringLiteral("files"), o.value(QStringLiteral("common_files"))}})
+        kernelFromJson(
+            QJsonObject{{QStringLiteral("files"), o.value(QStringLiteral("common_files"))}})
             .files;
     for (const QJsonValue &v : o.value(QStringLiteral("kernels")).toArray()) {
         KernelSpec k = kernelFromJson(v.toObject());
