@@ -171,6 +171,13 @@ QMap<QString, QString> commonEnv(const QList<KernelSpec> &kernels)
     return common;
 }
 
+// Shared contents (the usual case) compare by their data first.
+bool sameFile(const PlannedFile &a, const PlannedFile &b)
+{
+    return a.path == b.path && a.mode == b.mode && a.owner == b.owner &&
+           (a.content.constData() == b.content.constData() || a.content == b.content);
+}
+
 // The same for files (/etc/cluster/hosts lists every kernel). Secret files (mode 0600…) stay
 // with each kernel: SessionSecrets seals them there, out of the stored spec.
 QList<PlannedFile> commonFiles(const QList<KernelSpec> &kernels)
@@ -185,10 +192,8 @@ QList<PlannedFile> commonFiles(const QList<KernelSpec> &kernels)
     for (qsizetype i = 1; i < kernels.size() && !common.isEmpty(); ++i) {
         const QList<PlannedFile> &files = kernels.at(i).files;
         common.removeIf([&](const PlannedFile &c) {
-            return std::none_of(files.cbegin(), files.cend(), [&](const PlannedFile &f) {
-                return f.path == c.path && f.mode == c.mode && f.owner == c.owner &&
-                       (f.content.constData() == c.content.constData() || f.content == c.content);
-            });
+            return std::none_of(files.cbegin(), files.cend(),
+                                [&](const PlannedFile &f) { return sameFile(f, c); });
         });
     }
     return common;
@@ -212,8 +217,26 @@ QJsonObject SessionSpec::toJson() const
         KernelSpec own = k;
         for (auto it = common.cbegin(); it != common.cend(); ++it)
             own.env.remove(it.key());
-        own.files.removeIf([&](const PlannedFile &f) { return sharedFiles.contains(f); });
+        // A shared file keeps its place among the kernel's files as {"common": index}.
+        QList<qsizetype> sharedAt(k.files.size(), -1);
+        for (qsizetype i = 0; i < k.files.size(); ++i) {
+            for (qsizetype j = 0; j < sharedFiles.size(); ++j) {
+                if (sameFile(k.files.at(i), sharedFiles.at(j))) {
+                    sharedAt[i] = j;
+                    own.files[i] = PlannedFile{}; // not encoded again
+                    break;
+                }
+            }
+        }
         QJsonObject o = kernelToJson(own);
+        if (!sharedFiles.isEmpty()) {
+            QJsonArray files = o.value(QStringLiteral("files")).toArray();
+            for (qsizetype i = 0; i < sharedAt.size() && i < files.size(); ++i) {
+                if (sharedAt.at(i) >= 0)
+                    files[i] = QJsonObject{{QStringLiteral("common"), int(sharedAt.at(i))}};
+            }
+            o.insert(QStringLiteral("files"), files);
+        }
         o.insert(QStringLiteral("host"), placement.hostOf.value(k.hostname));
         kernels.append(o);
     }
@@ -314,7 +337,12 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
         KernelSpec k = kernelFromJson(v.toObject());
         for (auto it = common.cbegin(); it != common.cend(); ++it)
             k.env.insert(it.key(), it.value());
-        k.files = sharedFiles + k.files;
+        const QJsonArray files = v.toObject().value(QStringLiteral("files")).toArray();
+        for (qsizetype i = 0; i < files.size() && i < k.files.size(); ++i) {
+            const QJsonValue ref = files.at(i).toObject().value(QStringLiteral("common"));
+            if (!ref.isUndefined())
+                k.files[i] = sharedFiles.value(ref.toInt());
+        }
         spec.placement.hostOf.insert(k.hostname,
                                      v.toObject().value(QStringLiteral("host")).toString());
         plan.kernels.append(k);
