@@ -1,7 +1,7 @@
 #include "actionapplier.h"
 
 #include "common/logging.h"
-#include "docker/dockerclient.h"
+#include "docker/dockerhost.h"
 #include "host/hostregistry.h"
 #include "provision/concurrent.h"
 #include "provision/eventlog.h"
@@ -106,7 +106,7 @@ QHash<QString, HostListing> ActionApplier::listHosts(const QList<HostRecord> &ho
     QList<HostListing> listings(hosts.size());
     Concurrent::forEach(int(hosts.size()), [&](int i) {
         HostListing &l = listings[i];
-        auto client = m_registry->client(hosts.at(i));
+        auto client = m_registry->dockerHost(hosts.at(i));
         if (!client) {
             l.error = client.error().message;
             return;
@@ -347,7 +347,7 @@ ActionApplier::Outcome ActionApplier::execute(const ReconcileAction &a, const Ob
 
 ActionApplier::Outcome ActionApplier::removeContainer(const ReconcileAction &a, bool checkKernel)
 {
-    auto client = m_registry->client(a.host);
+    auto client = m_registry->dockerHost(a.host);
     if (!client)
         return {false, client.error().toString()};
     Docker::CallOptions call;
@@ -377,7 +377,7 @@ ActionApplier::Outcome ActionApplier::removeContainer(const ReconcileAction &a, 
 
 ActionApplier::Outcome ActionApplier::removeNetwork(const ReconcileAction &a)
 {
-    auto client = m_registry->client(a.host);
+    auto client = m_registry->dockerHost(a.host);
     if (!client)
         return {false, client.error().toString()};
     Docker::CallOptions call;
@@ -418,7 +418,7 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
         const HostListing listing = fresh.hosts.value(host);
         if (!listing.reachable)
             return;
-        auto client = m_registry->client(host);
+        auto client = m_registry->dockerHost(host);
         if (!client) {
             std::lock_guard lock(mutex);
             failures.append(client.error().toString());
@@ -543,7 +543,7 @@ QString ActionApplier::lastLines(const QString &host, const QString &containerId
 {
     if (containerId.isEmpty())
         return {};
-    auto client = m_registry->client(host);
+    auto client = m_registry->dockerHost(host);
     if (!client)
         return {};
     Docker::LogOptions options;
@@ -582,7 +582,7 @@ Result<std::optional<ExitDecision>> ActionApplier::handleExit(const QString &ses
     KernelExit checked = exit;
     // Running again by now (restarted by someone)? Then there is nothing to decide.
     if (!exit.containerId.isEmpty()) {
-        if (auto client = m_registry->client(exit.host); client) {
+        if (auto client = m_registry->dockerHost(exit.host); client) {
             Docker::CallOptions call;
             call.timeout = 10s;
             auto info = (*client)->inspectContainer(exit.containerId, call);
@@ -653,7 +653,7 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
         }
         Concurrent::forEach(int(others.size()), [&](int i) {
             const KernelRecord &k = others.at(i);
-            auto client = m_registry->client(k.host);
+            auto client = m_registry->dockerHost(k.host);
             if (!client || k.containerId.isEmpty())
                 return;
             Docker::CallOptions call;

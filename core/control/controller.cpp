@@ -2,7 +2,7 @@
 
 #include "actionapplier.h"
 #include "common/logging.h"
-#include "docker/dockerclient.h"
+#include "docker/dockerhost.h"
 #include "docker/dockereventstream.h"
 #include "host/hostregistry.h"
 #include "provision/eventlog.h"
@@ -313,7 +313,7 @@ void Controller::syncStreams(const QList<HostRecord> &hosts)
             if (m_streams.contains(h.name))
                 continue;
         }
-        auto client = m_registry->client(h);
+        auto client = m_registry->dockerHost(h);
         if (!client)
             continue;
         Docker::EventFilter filter;

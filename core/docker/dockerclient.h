@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "dockerendpoint.h"
+#include "dockerhost.h"
 #include "dockertypes.h"
 #include "exectypes.h"
 #include "pullprogress.h"
@@ -29,7 +30,7 @@ class TarArchiveBuilder;
 // A typed client of one Docker daemon (Engine API). Every call has a timeout and a cancel token
 // (CallOptions) and returns a Result whose Error names the endpoint. Calls are const and safe
 // from many threads at once; the API version is negotiated once, on first use.
-class DockerClient
+class DockerClient : public DockerHost
 {
 public:
     // The newest API this client speaks; the path version is min(this, the daemon's).
@@ -38,77 +39,78 @@ public:
     static constexpr const char *kMinApiVersion = "1.30";
 
     explicit DockerClient(DockerEndpoint endpoint, QString hostName = {});
-    ~DockerClient();
+    ~DockerClient() override;
     DockerClient(const DockerClient &) = delete;
     DockerClient &operator=(const DockerClient &) = delete;
 
     const DockerEndpoint &endpoint() const { return m_endpoint; }
-    QString hostName() const { return m_hostName; }
-    QString displayName() const;
+    QString hostName() const override { return m_hostName; }
+    QString displayName() const override;
 
     // The negotiated API version ("1.41"): asks /_ping on first use, then cached.
-    Result<QString> apiVersion(const CallOptions &options = {}) const;
+    Result<QString> apiVersion(const CallOptions &options = {}) const override;
 
     // System
-    Result<PingInfo> ping(const CallOptions &options = {}) const;
+    Result<PingInfo> ping(const CallOptions &options = {}) const override;
     Result<VersionInfo> version(const CallOptions &options = {}) const;
-    Result<SystemInfo> info(const CallOptions &options = {}) const;
+    Result<SystemInfo> info(const CallOptions &options = {}) const override;
 
     // Images
     Result<QList<ImageSummary>> listImages(const QStringList &labels = {},
-                                           const CallOptions &options = {}) const;
-    Result<ImageInfo> inspectImage(const QString &nameOrId, const CallOptions &options = {}) const;
+                                           const CallOptions &options = {}) const override;
+    Result<ImageInfo> inspectImage(const QString &nameOrId,
+                                   const CallOptions &options = {}) const override;
     // POST /images/create: pulls and reports the decoded progress after every change; `onProgress`
     // returning false stops the pull (the daemon cancels it when the connection closes). A failure
     // the daemon reports mid-stream is an error of kind Http with its message. Set
     // options.timeout to 0 for no overall limit.
     using PullSink = std::function<bool(const PullProgress &)>;
     Result<PullProgress> pullImage(const ImagePullSpec &pull, const PullSink &onProgress = {},
-                                   const CallOptions &options = {}) const;
+                                   const CallOptions &options = {}) const override;
     Result<RemovedImage> removeImage(const QString &nameOrId, bool force = false,
-                                     const CallOptions &options = {}) const;
+                                     const CallOptions &options = {}) const override;
     // POST /auth: the daemon logs in to the registry (so its own CA trust applies).
     Result<AuthCheck> checkAuth(const QString &serverAddress, const QString &username,
                                 const QString &password, const CallOptions &options = {}) const;
 
     // Containers
     Result<CreatedContainer> createContainer(const ContainerSpec &spec,
-                                             const CallOptions &options = {}) const;
-    Result<void> startContainer(const QString &id, const CallOptions &options = {}) const;
+                                             const CallOptions &options = {}) const override;
+    Result<void> startContainer(const QString &id, const CallOptions &options = {}) const override;
     // `timeoutSeconds` before SIGKILL; unset: the container's StopTimeout (default 10 s).
     Result<void> stopContainer(const QString &id, std::optional<int> timeoutSeconds = {},
-                               const CallOptions &options = {}) const;
+                               const CallOptions &options = {}) const override;
     Result<void> restartContainer(const QString &id, std::optional<int> timeoutSeconds = {},
-                                  const CallOptions &options = {}) const;
+                                  const CallOptions &options = {}) const override;
     Result<void> killContainer(const QString &id, const QString &signal = QStringLiteral("SIGKILL"),
-                               const CallOptions &options = {}) const;
+                               const CallOptions &options = {}) const override;
     Result<void> removeContainer(const QString &id, const RemoveContainerOptions &remove = {},
-                                 const CallOptions &options = {}) const;
+                                 const CallOptions &options = {}) const override;
     Result<ContainerInfo> inspectContainer(const QString &id,
-                                           const CallOptions &options = {}) const;
+                                           const CallOptions &options = {}) const override;
     Result<QList<ContainerSummary>> listContainers(const ContainerListOptions &list = {},
-                                                   const CallOptions &options = {}) const;
+                                                   const CallOptions &options = {}) const override;
     Result<ContainerLogs> containerLogs(const QString &id, const LogOptions &logs = {},
-                                        const CallOptions &options = {}) const;
+                                        const CallOptions &options = {}) const override;
     // The logs there are now (logs.tail: the last N lines, "all"), frame by frame into `sink` as
     // they arrive, nothing collected: for logs of any size.
     Result<void> readLogs(const QString &id, const LogOptions &logs,
                           const std::function<bool(const LogFrame &)> &sink,
-                          const CallOptions &options = {}) const;
+                          const CallOptions &options = {}) const override;
     // Follows the logs until the container stops, `sink` returns false, or the call is
     // cancelled or times out (set options.timeout to 0 for no limit).
     Result<void> followLogs(const QString &id, const LogOptions &logs,
                             const std::function<bool(const LogFrame &)> &sink,
-                            const CallOptions &options = {}) const;
+                            const CallOptions &options = {}) const override;
     // PUT /containers/{id}/archive: extracts `tar` into the existing directory `path`.
     Result<void> uploadArchive(const QString &id, const QString &path, const QByteArray &tar,
                                const CallOptions &options = {}) const;
     Result<void> uploadFiles(const QString &id, const QString &path, const TarArchiveBuilder &files,
-                             const CallOptions &options = {}) const;
+                             const CallOptions &options = {}) const override;
     // GET /containers/{id}/archive: the content of one regular file (e.g. /etc/passwd) of a
     // created or running container. NotFound when the path does not exist.
     Result<QByteArray> readFile(const QString &id, const QString &path,
-                                const CallOptions &options = {}) const;
+                                const CallOptions &options = {}) const override;
 
     // Exec
     Result<QString> createExec(const QString &containerId, const ExecSpec &spec,
@@ -127,7 +129,7 @@ public:
     // whole run (0: none); cancelling stops waiting (the process itself runs on).
     Result<int> runExec(const QString &containerId, const ExecSpec &spec,
                         const std::function<bool(const LogFrame &)> &sink,
-                        const CallOptions &options = {}) const;
+                        const CallOptions &options = {}) const override;
 
     // Stats: GET /containers/{id}/stats. `stream`: one sample a second until `sink` returns
     // false, the container stops or the call is cancelled (set options.timeout to 0); else one
@@ -138,20 +140,24 @@ public:
     Result<ContainerStats> stats(const QString &id, const CallOptions &options = {}) const;
 
     // Networks
-    Result<QString> createNetwork(const NetworkSpec &spec, const CallOptions &options = {}) const;
+    Result<QString> createNetwork(const NetworkSpec &spec,
+                                  const CallOptions &options = {}) const override;
     Result<NetworkInfo> inspectNetwork(const QString &idOrName,
-                                       const CallOptions &options = {}) const;
+                                       const CallOptions &options = {}) const override;
     Result<QList<NetworkInfo>> listNetworks(const QStringList &labels = {},
-                                            const CallOptions &options = {}) const;
-    Result<void> removeNetwork(const QString &idOrName, const CallOptions &options = {}) const;
+                                            const CallOptions &options = {}) const override;
+    Result<void> removeNetwork(const QString &idOrName,
+                               const CallOptions &options = {}) const override;
 
     // Volumes
-    Result<VolumeInfo> createVolume(const VolumeSpec &spec, const CallOptions &options = {}) const;
-    Result<VolumeInfo> inspectVolume(const QString &name, const CallOptions &options = {}) const;
+    Result<VolumeInfo> createVolume(const VolumeSpec &spec,
+                                    const CallOptions &options = {}) const override;
+    Result<VolumeInfo> inspectVolume(const QString &name,
+                                     const CallOptions &options = {}) const override;
     Result<QList<VolumeInfo>> listVolumes(const QStringList &labels = {},
-                                          const CallOptions &options = {}) const;
+                                          const CallOptions &options = {}) const override;
     Result<void> removeVolume(const QString &name, bool force = false,
-                              const CallOptions &options = {}) const;
+                              const CallOptions &options = {}) const override;
 
     // Swarm
     Result<SwarmInfo> inspectSwarm(const CallOptions &options = {}) const;
@@ -159,7 +165,7 @@ public:
     Result<void> joinSwarm(const SwarmJoinSpec &spec, const CallOptions &options = {}) const;
     Result<void> leaveSwarm(bool force = false, const CallOptions &options = {}) const;
     Result<SwarmJoinTokens> joinTokens(const CallOptions &options = {}) const;
-    Result<QList<NodeInfo>> listNodes(const CallOptions &options = {}) const;
+    Result<QList<NodeInfo>> listNodes(const CallOptions &options = {}) const override;
 
     // Events: one connection of GET /events. Past events from `sinceNano` are replayed first;
     // without `untilNano` the call streams until `sink` returns false, the connection drops or
@@ -167,7 +173,7 @@ public:
     using EventSink = std::function<bool(const DockerEvent &)>;
     Result<void> streamEvents(const EventFilter &filter, std::optional<qint64> sinceNano,
                               std::optional<qint64> untilNano, const EventSink &sink,
-                              const CallOptions &options = {}) const;
+                              const CallOptions &options = {}) const override;
 
     // "1700000000.000000042" as the daemon's `since`/`until` expect it.
     static QString formatEventTime(qint64 timeNano);

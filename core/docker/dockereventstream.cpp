@@ -18,7 +18,7 @@ QString eventKey(const DockerEvent &e)
 }
 } // namespace
 
-DockerEventStream::DockerEventStream(std::shared_ptr<const DockerClient> client, EventFilter filter,
+DockerEventStream::DockerEventStream(std::shared_ptr<const DockerHost> client, EventFilter filter,
                                      QObject *parent)
     : QObject(parent)
     , m_client(std::move(client))

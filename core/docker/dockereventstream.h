@@ -18,7 +18,7 @@
 
 namespace ClusterDeck::Docker {
 
-class DockerClient;
+class DockerHost;
 
 // Follows GET /events of one daemon on a worker thread and delivers each event once: when the
 // connection drops (or forceReconnect() is called) it reconnects with `since` = the newest event
@@ -31,7 +31,7 @@ class DockerEventStream : public QObject
 public:
     using Callback = std::function<void(const DockerEvent &)>;
 
-    DockerEventStream(std::shared_ptr<const DockerClient> client, EventFilter filter,
+    DockerEventStream(std::shared_ptr<const DockerHost> client, EventFilter filter,
                       QObject *parent = nullptr);
     ~DockerEventStream() override;
 
@@ -61,7 +61,7 @@ private:
     bool deliver(const DockerEvent &event);
     bool isDuplicate(const DockerEvent &event);
 
-    std::shared_ptr<const DockerClient> m_client;
+    std::shared_ptr<const DockerHost> m_client;
     EventFilter m_filter;
     Callback m_callback;
     std::chrono::milliseconds m_initialDelay{200};

@@ -1,7 +1,7 @@
 #include "hostinspector.h"
 
 #include "common/logging.h"
-#include "docker/dockerclient.h"
+#include "docker/dockerhost.h"
 #include "hostregistry.h"
 #include "store/statestore.h"
 
@@ -96,10 +96,10 @@ HostStatus HostInspector::inspect(const HostRecord &host, const QList<KernelReco
         return status;
     };
 
-    auto client = m_registry->client(host);
+    auto client = m_registry->dockerHost(host);
     if (!client)
         return finish(client.error());
-    const Docker::DockerClient &docker = **client;
+    const Docker::DockerHost &docker = **client;
 
     auto ping = docker.ping(deadline.call());
     if (!ping)

@@ -169,10 +169,18 @@ Result<HostRecord> HostRegistry::add(const HostRecord &input, const AddOptions &
         auto endpoint = endpointFor(*host);
         if (!endpoint)
             return fail(endpoint.error());
-        const Docker::DockerClient probe(*endpoint, host->name);
+        std::shared_ptr<Docker::DockerHost> probe;
+        if (m_hostFactory) {
+            auto made = m_hostFactory(*host);
+            if (!made)
+                return fail(made.error());
+            probe = std::move(*made);
+        } else {
+            probe = std::make_shared<Docker::DockerClient>(*endpoint, host->name);
+        }
         Docker::CallOptions call;
         call.timeout = options.timeout;
-        if (auto ping = probe.ping(call); !ping)
+        if (auto ping = probe->ping(call); !ping)
             return fail(ping.error().withContext(QStringLiteral("cannot reach the daemon")));
     }
 
@@ -271,8 +279,36 @@ Result<HostRecord> HostRegistry::inspect(const QString &name) const
     return m_store->host(name);
 }
 
+Result<std::shared_ptr<Docker::DockerHost>> HostRegistry::dockerHost(const QString &name)
+{
+    if (!m_hostFactory) {
+        auto made = client(name);
+        if (!made)
+            return fail(made.error());
+        return std::shared_ptr<Docker::DockerHost>(std::move(*made));
+    }
+    auto host = m_store->host(name);
+    if (!host)
+        return fail(host.error());
+    return m_hostFactory(*host);
+}
+
+Result<std::shared_ptr<Docker::DockerHost>> HostRegistry::dockerHost(const HostRecord &host)
+{
+    if (m_hostFactory)
+        return m_hostFactory(host);
+    auto made = client(host);
+    if (!made)
+        return fail(made.error());
+    return std::shared_ptr<Docker::DockerHost>(std::move(*made));
+}
+
 Result<std::shared_ptr<Docker::DockerClient>> HostRegistry::client(const QString &name)
 {
+    if (m_hostFactory)
+        return fail(Error::Kind::Invalid, hostWhere(name),
+                    QStringLiteral("the host is simulated (a host factory is installed): it has "
+                                   "no Engine API client"));
     {
         const std::lock_guard lock(m_clientsMutex);
         if (auto it = m_clients.constFind(name); it != m_clients.cend())
@@ -286,6 +322,10 @@ Result<std::shared_ptr<Docker::DockerClient>> HostRegistry::client(const QString
 
 Result<std::shared_ptr<Docker::DockerClient>> HostRegistry::client(const HostRecord &host)
 {
+    if (m_hostFactory)
+        return fail(Error::Kind::Invalid, hostWhere(host.name),
+                    QStringLiteral("the host is simulated (a host factory is installed): it has "
+                                   "no Engine API client"));
     const std::lock_guard lock(m_clientsMutex);
     // A record that changed (re-added with another endpoint) gets a fresh client.
     if (auto it = m_clients.constFind(host.name);

@@ -8,6 +8,7 @@
 #include <QString>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -18,6 +19,7 @@ class StateStore;
 namespace Docker {
 class DockerClient;
 class DockerEndpoint;
+class DockerHost;
 } // namespace Docker
 
 // The registered Docker hosts, kept in a StateStore: validates what is added, refuses to remove a
@@ -63,11 +65,23 @@ public:
     Result<QStringList> sessionsOnHost(const QString &name) const;
 
     // One client per host, made on first use and dropped when the host is re-added or removed.
+    // Engine API clients only: with a host factory installed (simulated hosts) this fails.
     Result<std::shared_ptr<Docker::DockerClient>> client(const QString &name);
     Result<std::shared_ptr<Docker::DockerClient>> client(const HostRecord &host);
 
+    // What provisioning, session control, the controller and host inspection talk to: the
+    // host's DockerClient, or what the host factory makes of the record when one is installed.
+    using HostFactory =
+        std::function<Result<std::shared_ptr<Docker::DockerHost>>(const HostRecord &host)>;
+    // Tests and the scale benchmark: every host comes from `factory` (in-memory daemons), and
+    // add()'s connection test pings through it. Install before any use; not thread-safe.
+    void setHostFactory(HostFactory factory) { m_hostFactory = std::move(factory); }
+    Result<std::shared_ptr<Docker::DockerHost>> dockerHost(const QString &name);
+    Result<std::shared_ptr<Docker::DockerHost>> dockerHost(const HostRecord &host);
+
 private:
     StateStore *m_store;
+    HostFactory m_hostFactory;
     mutable std::mutex m_clientsMutex;
     struct CachedClient
     {

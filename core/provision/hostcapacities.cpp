@@ -1,7 +1,7 @@
 #include "hostcapacities.h"
 
 #include "common/logging.h"
-#include "docker/dockerclient.h"
+#include "docker/dockerhost.h"
 #include "host/hostinspector.h"
 #include "host/hostregistry.h"
 
@@ -44,7 +44,7 @@ Result<QList<HostCapacity>> HostCapacities::survey(HostRegistry *registry,
     for (const HostStatus &s : std::as_const(*statuses)) {
         if (!s.reachable || s.swarmRole != QLatin1String("manager") || s.swarmClusterId.isEmpty())
             continue;
-        auto client = registry->client(s.host);
+        auto client = registry->dockerHost(s.host);
         if (!client)
             continue;
         Docker::CallOptions options;

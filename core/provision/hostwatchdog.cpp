@@ -1,7 +1,7 @@
 #include "hostwatchdog.h"
 
 #include "common/logging.h"
-#include "docker/dockerclient.h"
+#include "docker/dockerhost.h"
 
 #include <QElapsedTimer>
 
@@ -9,7 +9,7 @@
 
 namespace ClusterDeck {
 
-HostWatchdog::HostWatchdog(const QHash<QString, std::shared_ptr<Docker::DockerClient>> &clients,
+HostWatchdog::HostWatchdog(const QHash<QString, std::shared_ptr<Docker::DockerHost>> &clients,
                            Settings settings, HungCallback onHung)
     : m_settings(settings)
     , m_onHung(std::move(onHung))
@@ -55,7 +55,7 @@ QList<std::pair<QString, Error>> HostWatchdog::hung() const
     return m_hung;
 }
 
-void HostWatchdog::watch(const QString &host, std::shared_ptr<Docker::DockerClient> client)
+void HostWatchdog::watch(const QString &host, std::shared_ptr<Docker::DockerHost> client)
 {
     // Cancelled when the watchdog stops, so a ping to a hung host does not hold stop().
     Http::CancelToken stopping;

@@ -16,7 +16,7 @@
 namespace ClusterDeck {
 
 namespace Docker {
-class DockerClient;
+class DockerHost;
 }
 
 // Pings every host of a running operation and says when one stops answering: a daemon that
@@ -35,7 +35,7 @@ public:
     // Called once per hung host, on the watchdog's thread of that host.
     using HungCallback = std::function<void(const QString &host, const Error &why)>;
 
-    HostWatchdog(const QHash<QString, std::shared_ptr<Docker::DockerClient>> &clients,
+    HostWatchdog(const QHash<QString, std::shared_ptr<Docker::DockerHost>> &clients,
                  Settings settings, HungCallback onHung);
     ~HostWatchdog(); // stops and joins
     HostWatchdog(const HostWatchdog &) = delete;
@@ -47,7 +47,7 @@ public:
     QList<std::pair<QString, Error>> hung() const;
 
 private:
-    void watch(const QString &host, std::shared_ptr<Docker::DockerClient> client);
+    void watch(const QString &host, std::shared_ptr<Docker::DockerHost> client);
 
     const Settings m_settings;
     const HungCallback m_onHung;

@@ -2,7 +2,7 @@
 
 #include "common/logging.h"
 #include "concurrent.h"
-#include "docker/dockerclient.h"
+#include "docker/dockerhost.h"
 #include "docker/tararchivebuilder.h"
 #include "eventlog.h"
 #include "host/hostregistry.h"
@@ -86,7 +86,7 @@ struct Provisioner::Run
     SessionSpec spec;
     SessionRecord session;
     QString storeId;
-    QHash<QString, std::shared_ptr<Docker::DockerClient>> clients; // host → client
+    QHash<QString, std::shared_ptr<Docker::DockerHost>> clients; // host → client
     QHash<QString, HostRecord> hosts;
     Http::CancelToken userCancel;
     Http::CancelToken ops; // cancelled on the first failure or on the user's cancel
@@ -321,7 +321,7 @@ ImageDefaultsMap Provisioner::imageDefaultsFor(const ClusterTemplate &t,
         if (images.contains(role.task.image))
             continue;
         for (const QString &h : hosts) {
-            auto client = m_registry->client(h);
+            auto client = m_registry->dockerHost(h);
             if (!client)
                 continue;
             Docker::CallOptions o;
@@ -445,7 +445,7 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     hosts.removeDuplicates();
     for (const QString &h : std::as_const(hosts)) {
         auto record = m_store->host(h);
-        auto client = m_registry->client(h);
+        auto client = m_registry->dockerHost(h);
         if (!record || !client) {
             const Error e = !record ? record.error() : client.error();
             run.failWith(e.withContext(QStringLiteral("host %1").arg(h)));
@@ -527,7 +527,7 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
     hosts.removeDuplicates();
     for (const QString &h : std::as_const(hosts)) {
         auto record = m_store->host(h);
-        auto client = m_registry->client(h);
+        auto client = m_registry->dockerHost(h);
         if (!record || !client) {
             const Error e = !record ? record.error() : client.error();
             return fail(e.withContext(QStringLiteral("host %1").arg(h)));
@@ -1499,7 +1499,7 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
         const QString host = hosts.at(h);
         if (options.skipHosts.contains(host))
             return;
-        auto client = m_registry->client(host);
+        auto client = m_registry->dockerHost(host);
         if (!client) {
             note(host, client.error());
             return;
@@ -1544,7 +1544,7 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
 
     const QString networkHost = spec.placement.networkHost;
     if (!networkHost.isEmpty() && !options.skipHosts.contains(networkHost)) {
-        auto client = m_registry->client(networkHost);
+        auto client = m_registry->dockerHost(networkHost);
         if (!client) {
             note(networkHost, client.error());
         } else if (const auto call = callFor(networkHost); !call) {
@@ -1604,7 +1604,7 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
     for (auto it = volumes.cbegin(); it != volumes.cend(); ++it) {
         if (options.skipHosts.contains(it.key()) || leftOn.contains(it.key()))
             continue;
-        auto client = m_registry->client(it.key());
+        auto client = m_registry->dockerHost(it.key());
         if (!client)
             continue;
         for (const QString &v : it.value()) {

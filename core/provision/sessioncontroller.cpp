@@ -2,7 +2,7 @@
 
 #include "common/logging.h"
 #include "concurrent.h"
-#include "docker/dockerclient.h"
+#include "docker/dockerhost.h"
 #include "eventlog.h"
 #include "host/hostregistry.h"
 #include "provisioner.h"
@@ -30,7 +30,7 @@ QString publicAddressOf(const HostRecord &host)
 
 // The id of kernel `k`'s container, after its labels say it is this store's container of that
 // kernel; never acts on a name alone (a same-named container may be someone else's).
-Result<QString> ownedContainer(Docker::DockerClient &client, const KernelRecord &k,
+Result<QString> ownedContainer(Docker::DockerHost &client, const KernelRecord &k,
                                const StoreIdentity &self, const Docker::CallOptions &call)
 {
     const QString target = k.containerId.isEmpty() ? k.containerName : k.containerId;
@@ -216,7 +216,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         };
         Concurrent::forEachPerHost(int(kernels->size()), hostOf, [&](int i) {
             const KernelRecord &k = kernels->at(i);
-            auto client = m_registry->client(k.host);
+            auto client = m_registry->dockerHost(k.host);
             if (!client)
                 return;
             Docker::CallOptions call;
@@ -268,7 +268,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
             if (!firstError)
                 firstError = where;
         };
-        auto client = m_registry->client(k.host);
+        auto client = m_registry->dockerHost(k.host);
         if (!client)
             return failed(client.error());
         Docker::CallOptions call;
@@ -463,7 +463,7 @@ Result<void> SessionController::logs(const QString &sessionId, const QString &ho
     };
     // One kernel's logs, line by line as the frames arrive: nothing but a partial line is held.
     auto stream = [&](const KernelRecord &k, bool followIt) {
-        auto client = m_registry->client(k.host);
+        auto client = m_registry->dockerHost(k.host);
         if (!client)
             return note(client.error());
         Docker::LogOptions o;

@@ -1,6 +1,6 @@
 #include "sessionexec.h"
 
-#include "docker/dockerclient.h"
+#include "docker/dockerhost.h"
 #include "host/hostregistry.h"
 
 #include <QElapsedTimer>
@@ -76,7 +76,7 @@ QList<KernelExecResult> SessionExec::run(const QList<KernelRecord> &kernels,
         r.kernel = kernels.at(i);
         QElapsedTimer timer;
         timer.start();
-        auto client = m_registry->client(r.kernel.host);
+        auto client = m_registry->dockerHost(r.kernel.host);
         if (!client) {
             r.error = client.error();
             return;

@@ -2,7 +2,7 @@
 
 #include "common/logging.h"
 #include "concurrent.h"
-#include "docker/dockerclient.h"
+#include "docker/dockerhost.h"
 #include "docker/tararchivebuilder.h"
 #include "eventlog.h"
 #include "host/hostregistry.h"
@@ -503,7 +503,7 @@ QStringList SessionScaler::rewriteFiles(const SessionSpec &spec, const QList<Ker
         const KernelSpec *k = spec.plan.kernel(r.hostname);
         if (!k || r.containerId.isEmpty() || r.status != KernelStatus::Running)
             return;
-        auto client = m_registry->client(r.host);
+        auto client = m_registry->dockerHost(r.host);
         if (!client) {
             note(QStringLiteral("%1: %2").arg(r.hostname, client.error().toString()));
             return;

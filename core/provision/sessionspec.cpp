@@ -152,13 +152,93 @@ KernelSpec kernelFromJson(const QJsonObject &o)
     return k;
 }
 
+// The environment every kernel has alike (BACKEND_CLUSTER_HOSTS and the like: each lists every
+// kernel). Stored once beside the kernels instead of in each of them, the spec grows linearly
+// with the kernels rather than with their square (33 MB at 1,000 kernels, before).
+QMap<QString, QString> commonEnv(const QList<KernelSpec> &kernels)
+{
+    if (kernels.isEmpty())
+        return {};
+    QMap<QString, QString> common = kernels.first().env;
+    for (qsizetype i = 1; i < kernels.size() && !common.isEmpty(); ++i) {
+        const QMap<QString, QString> &env = kernels.at(i).env;
+        for (auto it = common.begin(); it != common.end();) {
+            const auto other = env.constFind(it.key());
+            // Shared strings (the usual case) compare by their data first.
+            const bool same = other != env.cend() &&
+                              (other->constData() == it->constData() || *other == it.value());
+            it = same ? std::next(it) : common.erase(it);
+        }
+    }
+    return common;
+}
+
+// Shared contents (the usual case) compare by their data first.
+bool sameFile(const PlannedFile &a, const PlannedFile &b)
+{
+    return a.path == b.path && a.mode == b.mode && a.owner == b.owner &&
+           (a.content.constData() == b.content.constData() || a.content == b.content);
+}
+
+// The same for files (/etc/cluster/hosts lists every kernel). Secret files (mode 0600…) stay
+// with each kernel: SessionSecrets seals them there, out of the stored spec.
+QList<PlannedFile> commonFiles(const QList<KernelSpec> &kernels)
+{
+    if (kernels.isEmpty())
+        return {};
+    QList<PlannedFile> common;
+    for (const PlannedFile &f : kernels.first().files) {
+        if (!f.isSecret())
+            common.append(f);
+    }
+    for (qsizetype i = 1; i < kernels.size() && !common.isEmpty(); ++i) {
+        const QList<PlannedFile> &files = kernels.at(i).files;
+        common.removeIf([&](const PlannedFile &c) {
+            return std::none_of(files.cbegin(), files.cend(),
+                                [&](const PlannedFile &f) { return sameFile(f, c); });
+        });
+    }
+    return common;
+}
+
+QJsonArray filesToJson(const QList<PlannedFile> &files)
+{
+    KernelSpec k;
+    k.files = files;
+    return kernelToJson(k).value(QStringLiteral("files")).toArray();
+}
+
 } // namespace
 
 QJsonObject SessionSpec::toJson() const
 {
+    const QMap<QString, QString> common = commonEnv(plan.kernels);
+    const QList<PlannedFile> sharedFiles = commonFiles(plan.kernels);
     QJsonArray kernels;
     for (const KernelSpec &k : plan.kernels) {
-        QJsonObject o = kernelToJson(k);
+        KernelSpec own = k;
+        for (auto it = common.cbegin(); it != common.cend(); ++it)
+            own.env.remove(it.key());
+        // A shared file keeps its place among the kernel's files as {"common": index}.
+        QList<qsizetype> sharedAt(k.files.size(), -1);
+        for (qsizetype i = 0; i < k.files.size(); ++i) {
+            for (qsizetype j = 0; j < sharedFiles.size(); ++j) {
+                if (sameFile(k.files.at(i), sharedFiles.at(j))) {
+                    sharedAt[i] = j;
+                    own.files[i] = PlannedFile{}; // not encoded again
+                    break;
+                }
+            }
+        }
+        QJsonObject o = kernelToJson(own);
+        if (!sharedFiles.isEmpty()) {
+            QJsonArray files = o.value(QStringLiteral("files")).toArray();
+            for (qsizetype i = 0; i < sharedAt.size() && i < files.size(); ++i) {
+                if (sharedAt.at(i) >= 0)
+                    files[i] = QJsonObject{{QStringLiteral("common"), int(sharedAt.at(i))}};
+            }
+            o.insert(QStringLiteral("files"), files);
+        }
         o.insert(QStringLiteral("host"), placement.hostOf.value(k.hostname));
         kernels.append(o);
     }
@@ -185,6 +265,10 @@ QJsonObject SessionSpec::toJson() const
         {QStringLiteral("hosts_used"), listToJson(placement.hostsUsed)},
         {QStringLiteral("kernels"), kernels},
     };
+    if (!common.isEmpty())
+        o.insert(QStringLiteral("common_env"), mapToJson(common));
+    if (!sharedFiles.isEmpty())
+        o.insert(QStringLiteral("common_files"), filesToJson(sharedFiles));
     if (plan.mtu)
         o.insert(QStringLiteral("mtu"), *plan.mtu);
     // Read by SessionPolicies::of() on every controller pass.
@@ -245,8 +329,23 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
     plan.mode = spec.placement.mode;
     spec.placement.networkHost = o.value(QStringLiteral("network_host")).toString();
     spec.placement.hostsUsed = listFromJson(o.value(QStringLiteral("hosts_used")));
+    // Specs stored before common_env carry every variable in every kernel.
+    const QMap<QString, QString> common =
+        mapFromJson(o.value(QStringLiteral("common_env")).toObject());
+    const QList<PlannedFile> sharedFiles =
+        kernelFromJson(
+            QJsonObject{{QStringLiteral("files"), o.value(QStringLiteral("common_files"))}})
+            .files;
     for (const QJsonValue &v : o.value(QStringLiteral("kernels")).toArray()) {
-        const KernelSpec k = kernelFromJson(v.toObject());
+        KernelSpec k = kernelFromJson(v.toObject());
+        for (auto it = common.cbegin(); it != common.cend(); ++it)
+            k.env.insert(it.key(), it.value());
+        const QJsonArray files = v.toObject().value(QStringLiteral("files")).toArray();
+        for (qsizetype i = 0; i < files.size() && i < k.files.size(); ++i) {
+            const QJsonValue ref = files.at(i).toObject().value(QStringLiteral("common"));
+            if (!ref.isUndefined())
+                k.files[i] = sharedFiles.value(ref.toInt());
+        }
         spec.placement.hostOf.insert(k.hostname,
                                      v.toObject().value(QStringLiteral("host")).toString());
         plan.kernels.append(k);

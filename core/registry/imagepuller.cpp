@@ -1,7 +1,7 @@
 #include "imagepuller.h"
 
 #include "common/logging.h"
-#include "docker/dockerclient.h"
+#include "docker/dockerhost.h"
 #include "dockerconfig.h"
 #include "imagereference.h"
 #include "provision/concurrent.h"

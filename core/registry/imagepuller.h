@@ -14,7 +14,7 @@
 #include <optional>
 
 namespace ClusterDeck::Docker {
-class DockerClient;
+class DockerHost;
 }
 
 namespace ClusterDeck::Registry {
@@ -23,7 +23,7 @@ namespace ClusterDeck::Registry {
 struct PullTarget
 {
     QString host; // registered host name
-    std::shared_ptr<Docker::DockerClient> client;
+    std::shared_ptr<Docker::DockerHost> client;
     QString image;             // as written: "registry.example:5000/team/train:3"
     bool onlyIfMissing = true; // pull-policy if-not-present; false: always
 };

@@ -4,6 +4,7 @@
 
 #include "docker/dockerclient.h"
 #include "docker/dockereventstream.h"
+#include "fakedaemon.h"
 #include "http/httptransport.h"
 
 #include <QElapsedTimer>
@@ -23,56 +24,10 @@
 
 using namespace ClusterDeck;
 using namespace ClusterDeck::Docker;
+using namespace ClusterDeck::TestSupport;
 using namespace std::chrono_literals;
 
 namespace {
-
-struct FakeRequest
-{
-    QByteArray method;
-    QString path;                         // decoded path
-    QByteArray query;                     // raw, as sent
-    QMap<QByteArray, QByteArray> headers; // lower-case names
-    QByteArray body;
-
-    QString queryItem(const QString &key) const
-    {
-        return QUrlQuery(QString::fromLatin1(query)).queryItemValue(key, QUrl::FullyDecoded);
-    }
-};
-
-struct FakeResponse
-{
-    enum class End { Complete, Abort, KeepOpen };
-    int status = 200;
-    QByteArray body;
-    QList<QPair<QByteArray, QByteArray>> headers;
-    QByteArrayList chunks; // set: a chunked streaming response
-    End end = End::Complete;
-    bool silent = false; // never answer at all
-    QByteArray raw;      // set: written verbatim (head included), then the connection closes
-};
-
-using Handler = std::function<FakeResponse(const FakeRequest &)>;
-
-FakeResponse json(int status, const QByteArray &body)
-{
-    FakeResponse r;
-    r.status = status;
-    r.body = body;
-    r.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
-    return r;
-}
-
-FakeResponse ping(const QByteArray &apiVersion)
-{
-    FakeResponse r;
-    r.body = "OK";
-    if (!apiVersion.isEmpty())
-        r.headers.append(qMakePair(QByteArray("Api-Version"), apiVersion));
-    r.headers.append(qMakePair(QByteArray("Ostype"), QByteArray("linux")));
-    return r;
-}
 
 QByteArray eventLine(const QString &action, const QString &id, qint64 timeNano)
 {
@@ -90,143 +45,6 @@ QByteArray eventLine(const QString &action, const QString &id, qint64 timeNano)
 }
 
 } // namespace
-
-// A minimal HTTP/1.1 server on a QLocalServer, living on its own thread.
-class FakeDaemon : public QThread
-{
-public:
-    explicit FakeDaemon(QString socketPath)
-        : m_socketPath(std::move(socketPath))
-    {}
-    ~FakeDaemon() override
-    {
-        quit();
-        wait();
-    }
-
-    void setHandler(Handler handler)
-    {
-        std::lock_guard lock(m_mutex);
-        m_handler = std::move(handler);
-    }
-    QList<FakeRequest> requests() const
-    {
-        std::lock_guard lock(m_mutex);
-        return m_requests;
-    }
-    int count(const QString &path) const
-    {
-        std::lock_guard lock(m_mutex);
-        return int(std::count_if(m_requests.begin(), m_requests.end(),
-                                 [&](const FakeRequest &r) { return r.path == path; }));
-    }
-    bool waitUntilListening()
-    {
-        std::unique_lock lock(m_mutex);
-        return m_listening.wait_for(lock, 5s, [this] { return m_isListening; });
-    }
-
-protected:
-    void run() override
-    {
-        QLocalServer server;
-        QLocalServer::removeServer(m_socketPath);
-        if (!server.listen(m_socketPath))
-            qFatal("fake daemon cannot listen on %s", qPrintable(m_socketPath));
-        QObject::connect(&server, &QLocalServer::newConnection, &server, [&] {
-            while (QLocalSocket *socket = server.nextPendingConnection()) {
-                auto buffer = std::make_shared<QByteArray>();
-                QObject::connect(socket, &QLocalSocket::disconnected, socket,
-                                 &QObject::deleteLater);
-                QObject::connect(socket, &QLocalSocket::readyRead, socket, [this, socket, buffer] {
-                    buffer->append(socket->readAll());
-                    serve(socket, *buffer);
-                });
-            }
-        });
-        {
-            std::lock_guard lock(m_mutex);
-            m_isListening = true;
-        }
-        m_listening.notify_all();
-        exec();
-    }
-
-private:
-    void serve(QLocalSocket *socket, QByteArray &buffer)
-    {
-        for (;;) {
-            const qsizetype headerEnd = buffer.indexOf("\r\n\r\n");
-            if (headerEnd < 0)
-                return;
-            const QByteArrayList lines = buffer.left(headerEnd).split('\n');
-            FakeRequest request;
-            const QByteArrayList first = lines.value(0).trimmed().split(' ');
-            request.method = first.value(0);
-            const QByteArray target = first.value(1);
-            const qsizetype q = target.indexOf('?');
-            request.path = QUrl::fromPercentEncoding(q < 0 ? target : target.left(q));
-            request.query = q < 0 ? QByteArray() : target.mid(q + 1);
-            for (qsizetype i = 1; i < lines.size(); ++i) {
-                const qsizetype colon = lines.at(i).indexOf(':');
-                if (colon > 0)
-                    request.headers.insert(lines.at(i).left(colon).trimmed().toLower(),
-                                           lines.at(i).mid(colon + 1).trimmed());
-            }
-            const qsizetype length = request.headers.value("content-length").toLongLong();
-            if (buffer.size() < headerEnd + 4 + length)
-                return;
-            request.body = buffer.mid(headerEnd + 4, length);
-            buffer.remove(0, headerEnd + 4 + length);
-
-            Handler handler;
-            {
-                std::lock_guard lock(m_mutex);
-                m_requests.append(request);
-                handler = m_handler;
-            }
-            const FakeResponse response = handler ? handler(request) : json(404, "{}");
-            if (response.silent)
-                return;
-            if (!response.raw.isEmpty()) {
-                // One write: the head, the stream and the close reach the client together.
-                socket->write(response.raw);
-                socket->flush();
-                socket->disconnectFromServer();
-                return;
-            }
-            QByteArray out = "HTTP/1.1 " + QByteArray::number(response.status) + " Fake\r\n";
-            for (const auto &[name, value] : response.headers)
-                out += name + ": " + value + "\r\n";
-            if (response.chunks.isEmpty()) {
-                out += "Content-Length: " + QByteArray::number(response.body.size()) + "\r\n\r\n";
-                out += response.body;
-                socket->write(out);
-                socket->flush();
-                continue;
-            }
-            out += "Transfer-Encoding: chunked\r\n\r\n";
-            for (const QByteArray &chunk : response.chunks)
-                out += QByteArray::number(chunk.size(), 16) + "\r\n" + chunk + "\r\n";
-            if (response.end == FakeResponse::End::Complete)
-                out += "0\r\n\r\n";
-            socket->write(out);
-            socket->flush();
-            if (response.end == FakeResponse::End::Abort) {
-                socket->waitForBytesWritten(1000);
-                socket->abort(); // a dropped connection in the middle of the stream
-            }
-            return;
-        }
-    }
-
-    QString m_socketPath;
-    mutable std::mutex m_mutex;
-    std::condition_variable m_listening;
-    bool m_isListening = false;
-    Handler m_handler;
-    QList<FakeRequest> m_requests;
-};
 
 class TestDockerRequests : public QObject
 {

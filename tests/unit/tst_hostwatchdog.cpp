@@ -58,7 +58,7 @@ void TestHostWatchdog::silentAndGoneHostsAreHung()
     const QString silentPath = dir.filePath(QStringLiteral("silent.sock"));
     const int silent = listenOn(silentPath);
     QVERIFY(silent >= 0);
-    QHash<QString, std::shared_ptr<Docker::DockerClient>> clients{
+    QHash<QString, std::shared_ptr<Docker::DockerHost>> clients{
         {QStringLiteral("h3"), clientFor(silentPath, QStringLiteral("h3"))},
         {QStringLiteral("h2"),
          clientFor(dir.filePath(QStringLiteral("gone.sock")), QStringLiteral("h2"))}};

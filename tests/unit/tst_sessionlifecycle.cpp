@@ -1,0 +1,476 @@
+// Launch, rollback, restart, terminate and the exit policies over in-memory Docker hosts
+// (tests/support/fakedockerhost.h) and the real SQLite store in a temporary directory: what the
+// provisioner, the session controller and the controller's applier do to hosts and store,
+// without the lab. What only a real daemon shows stays in tests/integration.
+
+#include "control/actionapplier.h"
+#include "control/exitpolicy.h"
+#include "fakedockerhost.h"
+#include "host/hostregistry.h"
+#include "provision/provisioner.h"
+#include "provision/provisionlabels.h"
+#include "provision/sessioncontroller.h"
+#include "store/statestore.h"
+#include "store/storefactory.h"
+#include "template/templateloader.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUuid>
+
+using namespace ClusterDeck;
+using namespace ClusterDeck::TestSupport;
+using namespace std::chrono_literals;
+
+namespace {
+
+QString templateText(const QString &name, const QString &mode, int workers,
+                     const QString &failurePolicy = QStringLiteral("terminate-session"),
+                     const QString &successPolicy = {})
+{
+    return QStringLiteral(R"(apiVersion: clusterdeck/v1
+kind: Cluster
+name: %1
+mode: %2
+failurePolicy:
+  action: %4%5
+roles:
+  - name: master
+    count: 1
+    task:
+      image: clusterdeck/lab:latest
+      command: [sleep, "3600"]
+      resources: {cpus: 0.1, memory: 32m}
+  - name: worker
+    count: %3
+    max: 10000
+    task:
+      image: clusterdeck/lab:latest
+      command: [sleep, "3600"]
+      resources: {cpus: 0.1, memory: 32m}
+)")
+        .arg(name, mode)
+        .arg(workers)
+        .arg(failurePolicy,
+             (failurePolicy == QLatin1String("restart-session")
+                  ? QStringLiteral("\n  maxRestarts: 2")
+                  : QString()) +
+                 (successPolicy.isEmpty() ? QString()
+                                          : QStringLiteral("\nsuccessPolicy: ") + successPolicy));
+}
+
+} // namespace
+
+class TestSessionLifecycle : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void launch_data();
+    void launch();
+    void launchFailureRollsBack_data();
+    void launchFailureRollsBack();
+    void launchWithHostDown();
+    void storedSpecRoundTrips();
+    void restart();
+    void terminate();
+    void exitPolicy_data();
+    void exitPolicy();
+
+private:
+    Result<SessionRecord> launch(const QString &name, const QString &mode, int workers,
+                                 const QString &failurePolicy = QStringLiteral("terminate-session"),
+                                 const QString &successPolicy = {});
+    // Containers of a session on every fake host, host → container names.
+    QMap<QString, QStringList> containersOf(const QString &sessionId) const;
+    int countOf(const QString &sessionId) const;
+    std::shared_ptr<FakeDockerHost> hostOf(const KernelRecord &k) { return m_fleet->host(k.host); }
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<StateStore> m_store;
+    std::unique_ptr<HostRegistry> m_registry;
+    std::unique_ptr<FakeDockerFleet> m_fleet;
+};
+
+void TestSessionLifecycle::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    auto store = openStore(QStringLiteral("sqlite://") + m_dir->filePath(QStringLiteral("s.db")));
+    QVERIFY2(store, qPrintable(store ? QString() : store.error().toString()));
+    m_store = std::move(*store);
+    m_registry = std::make_unique<HostRegistry>(m_store.get());
+    m_fleet = std::make_unique<FakeDockerFleet>();
+    auto installed = m_fleet->install(*m_registry, 3);
+    QVERIFY2(installed, qPrintable(installed ? QString() : installed.error().toString()));
+}
+
+void TestSessionLifecycle::cleanup()
+{
+    m_registry.reset();
+    m_store.reset();
+    m_fleet.reset();
+    m_dir.reset();
+}
+
+Result<SessionRecord> TestSessionLifecycle::launch(const QString &name, const QString &mode,
+                                                   int workers, const QString &failurePolicy,
+                                                   const QString &successPolicy)
+{
+    TemplateLoader loader;
+    const QString text = templateText(name, mode, workers, failurePolicy, successPolicy);
+    auto t = loader.loadClusterFromData(text.toUtf8(), name + QStringLiteral(".yaml"));
+    if (!t)
+        return fail(t.error());
+    LaunchRequest request;
+    request.clusterTemplate = *t;
+    request.templateSource = text;
+    request.actor = QStringLiteral("tst_sessionlifecycle");
+    request.options.sessionId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    Provisioner provisioner(m_store.get(), m_registry.get());
+    provisioner.setSettlePeriod(0ms);
+    provisioner.setCallTimeout(5s);
+    provisioner.setRollbackTimeout(5s);
+    provisioner.setHungHostDetection(300ms, 2);
+    return provisioner.launch(request);
+}
+
+QMap<QString, QStringList> TestSessionLifecycle::containersOf(const QString &sessionId) const
+{
+    QMap<QString, QStringList> out;
+    for (const auto &h : m_fleet->hosts()) {
+        for (const FakeDockerHost::Container &c : h->containers()) {
+            if (c.spec.labels.value(ProvisionLabels::session()) == sessionId)
+                out[h->hostName()].append(c.spec.name);
+        }
+    }
+    return out;
+}
+
+int TestSessionLifecycle::countOf(const QString &sessionId) const
+{
+    int n = 0;
+    for (const QStringList &l : containersOf(sessionId))
+        n += int(l.size());
+    return n;
+}
+
+void TestSessionLifecycle::launch_data()
+{
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<int>("workers");
+    QTest::addColumn<int>("hostsUsed");
+    QTest::newRow("single-node, 1+2 kernels on one host") << "single-node" << 2 << 1;
+    QTest::newRow("multi-node, 1+5 kernels spread over 3 hosts") << "multi-node" << 5 << 3;
+}
+
+void TestSessionLifecycle::launch()
+{
+    QFETCH(QString, mode);
+    QFETCH(int, workers);
+    QFETCH(int, hostsUsed);
+    auto s = launch(QStringLiteral("lc"), mode, workers);
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    QCOMPARE(toString(s->status), toString(SessionStatus::Running));
+    QCOMPARE(s->mode, mode);
+
+    auto stored = m_store->session(s->id);
+    QVERIFY(stored);
+    QCOMPARE(toString(stored->status), toString(SessionStatus::Running));
+    QCOMPARE(toString(stored->desired), toString(DesiredState::Running));
+    auto kernels = m_store->kernels(s->id);
+    QVERIFY(kernels);
+    QCOMPARE(kernels->size(), workers + 1);
+    QSet<QString> hosts;
+    for (const KernelRecord &k : std::as_const(*kernels)) {
+        QCOMPARE(toString(k.status), toString(KernelStatus::Running));
+        QVERIFY2(!k.containerId.isEmpty(), qPrintable(k.hostname));
+        const auto c = hostOf(k)->container(k.containerId);
+        QVERIFY2(c, qPrintable(k.hostname + QStringLiteral(" has no container on ") + k.host));
+        QCOMPARE(c->state, QStringLiteral("running"));
+        QCOMPARE(c->spec.hostname, k.hostname);
+        QCOMPARE(c->spec.labels.value(ProvisionLabels::session()), s->id);
+        QCOMPARE(c->spec.labels.value(ProvisionLabels::store()), m_store->storeId());
+        hosts.insert(k.host);
+    }
+    QCOMPARE(hosts.size(), hostsUsed);
+    QCOMPARE(countOf(s->id), workers + 1);
+    // The session's network exists where the store says.
+    QVERIFY(!stored->networkName.isEmpty());
+    QVERIFY2(m_fleet->host(stored->networkHost)->networkNames().contains(stored->networkName),
+             qPrintable(stored->networkHost + QStringLiteral(": ") + stored->networkName));
+}
+
+void TestSessionLifecycle::launchFailureRollsBack_data()
+{
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<QString>("call");
+    QTest::addColumn<int>("nth");
+    QTest::addColumn<bool>("madeContainers"); // the launch got as far as creating some
+    QTest::newRow("the 2nd create on h2 fails") << "h2"
+                                                << "createContainer" << 2 << true;
+    QTest::newRow("the 1st create on h3 fails") << "h3"
+                                                << "createContainer" << 1 << true;
+    QTest::newRow("the 2nd start on h1 fails") << "h1"
+                                               << "startContainer" << 2 << true;
+    QTest::newRow("the network cannot be made") << "h1"
+                                                << "createNetwork" << 1 << false;
+}
+
+void TestSessionLifecycle::launchFailureRollsBack()
+{
+    // A session of someone else runs on every host: the rollback must not touch it.
+    auto bystander = launch(QStringLiteral("keep"), QStringLiteral("multi-node"), 5);
+    QVERIFY2(bystander, qPrintable(bystander ? QString() : bystander.error().toString()));
+    QCOMPARE(countOf(bystander->id), 6);
+    QMap<QString, QStringList> kept = containersOf(bystander->id);
+
+    QFETCH(QString, host);
+    QFETCH(QString, call);
+    QFETCH(int, nth);
+    QFETCH(bool, madeContainers);
+    auto creates = [this] {
+        int n = 0;
+        for (const auto &h : m_fleet->hosts())
+            n += h->calls(QStringLiteral("createContainer"));
+        return n;
+    };
+    const int createsBefore = creates();
+    m_fleet->host(host)->failNth(call, nth);
+    QElapsedTimer timer;
+    timer.start();
+    auto failed = launch(QStringLiteral("doomed"), QStringLiteral("multi-node"), 8);
+    QVERIFY(!failed);
+    QVERIFY2(failed.error().toString().contains(QStringLiteral("injected failure")),
+             qPrintable(failed.error().toString()));
+    qInfo() << "launch failed and rolled back in" << timer.elapsed() << "ms";
+    // The rollback had something to remove (or, when the network failed, nothing was made).
+    QCOMPARE(creates() > createsBefore, madeContainers);
+
+    auto sessions = m_store->listSessions();
+    QVERIFY(sessions);
+    QString doomedId;
+    for (const SessionRecord &s : std::as_const(sessions->sessions)) {
+        if (s.id != bystander->id)
+            doomedId = s.id;
+    }
+    QVERIFY(!doomedId.isEmpty());
+    auto doomed = m_store->session(doomedId);
+    QVERIFY(doomed);
+    QCOMPARE(toString(doomed->status), toString(SessionStatus::Error));
+    QCOMPARE(toString(doomed->desired), toString(DesiredState::Terminated));
+    // Nothing of the failed session is left on any host, its network included…
+    QCOMPARE(containersOf(doomedId), (QMap<QString, QStringList>{}));
+    for (const auto &h : m_fleet->hosts())
+        QVERIFY2(!h->networkNames().contains(doomed->networkName) ||
+                     doomed->networkName == bystander->networkName,
+                 qPrintable(h->hostName()));
+    // …and the bystander is exactly as it was, every container running.
+    QCOMPARE(containersOf(bystander->id), kept);
+    auto keptKernels = m_store->kernels(bystander->id);
+    QVERIFY(keptKernels);
+    for (const KernelRecord &k : std::as_const(*keptKernels))
+        QCOMPARE(hostOf(k)->container(k.containerId)->state, QStringLiteral("running"));
+    QCOMPARE(toString(m_store->session(bystander->id)->status), toString(SessionStatus::Running));
+}
+
+void TestSessionLifecycle::launchWithHostDown()
+{
+    // h3 does not answer: placement leaves it out and the launch runs on h1 and h2.
+    m_fleet->host(QStringLiteral("h3"))->setDown(true);
+    auto s = launch(QStringLiteral("two"), QStringLiteral("multi-node"), 3);
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    const auto placed = containersOf(s->id);
+    QCOMPARE(placed.keys(), (QStringList{QStringLiteral("h1"), QStringLiteral("h2")}));
+    QCOMPARE(m_fleet->host(QStringLiteral("h3"))->containerCount(), 0);
+}
+
+void TestSessionLifecycle::storedSpecRoundTrips()
+{
+    // The spec kept in the store gives every kernel the environment its container got, and
+    // keeps what all kernels share (the host lists) once, not once per kernel.
+    auto s = launch(QStringLiteral("spec"), QStringLiteral("multi-node"), 6);
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    auto stored = m_store->session(s->id);
+    QVERIFY(stored);
+    const QJsonObject json = stored->launchOptions.value(QStringLiteral("spec")).toObject();
+    QVERIFY(json.value(QStringLiteral("common_env"))
+                .toObject()
+                .contains(QStringLiteral("BACKEND_CLUSTER_HOSTS")));
+    for (const QJsonValue &v : json.value(QStringLiteral("kernels")).toArray())
+        QVERIFY(!v.toObject()
+                     .value(QStringLiteral("env"))
+                     .toObject()
+                     .contains(QStringLiteral("BACKEND_CLUSTER_HOSTS")));
+    // The file listing every kernel is kept once too.
+    const QJsonArray sharedFiles = json.value(QStringLiteral("common_files")).toArray();
+    QStringList sharedPaths;
+    for (const QJsonValue &f : sharedFiles)
+        sharedPaths.append(f.toObject().value(QStringLiteral("path")).toString());
+    QVERIFY2(sharedPaths.contains(QStringLiteral("/etc/cluster/hosts")),
+             qPrintable(sharedPaths.join(QLatin1Char(' '))));
+    auto spec = Provisioner::specOf(*stored, *m_store);
+    QVERIFY2(spec, qPrintable(spec ? QString() : spec.error().toString()));
+    QCOMPARE(spec->plan.kernels.size(), 7);
+    auto kernels = m_store->kernels(s->id);
+    QVERIFY(kernels);
+    for (const KernelSpec &k : std::as_const(spec->plan.kernels)) {
+        QVERIFY(k.env.value(QStringLiteral("BACKEND_CLUSTER_HOSTS")).contains(k.hostname));
+        const auto hosts = std::find_if(k.files.cbegin(), k.files.cend(), [](const PlannedFile &f) {
+            return f.path == QLatin1String("/etc/cluster/hosts");
+        });
+        QVERIFY2(hosts != k.files.cend(), qPrintable(k.hostname));
+        QVERIFY(hosts->content.contains(QByteArray(k.hostname.toUtf8() + '\n')));
+        const auto record =
+            std::find_if(kernels->cbegin(), kernels->cend(),
+                         [&](const KernelRecord &r) { return r.hostname == k.hostname; });
+        QVERIFY(record != kernels->cend());
+        const auto c = hostOf(*record)->container(record->containerId);
+        QVERIFY(c);
+        for (auto it = k.env.cbegin(); it != k.env.cend(); ++it)
+            QVERIFY2(c->spec.env.contains(it.key() + QLatin1Char('=') + it.value()),
+                     qPrintable(k.hostname + QStringLiteral(": ") + it.key()));
+    }
+}
+
+void TestSessionLifecycle::restart()
+{
+    auto s = launch(QStringLiteral("rs"), QStringLiteral("single-node"), 3);
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    auto before = m_store->kernels(s->id);
+    QVERIFY(before);
+    SessionController sessions(m_store.get(), m_registry.get());
+    sessions.setStopTimeout(1);
+    auto restarted = sessions.restart(s->id, QStringLiteral("test"));
+    QVERIFY2(restarted, qPrintable(restarted ? QString() : restarted.error().toString()));
+    QCOMPARE(toString(restarted->status), toString(SessionStatus::Running));
+    auto after = m_store->kernels(s->id);
+    QVERIFY(after);
+    QCOMPARE(after->size(), before->size());
+    for (const KernelRecord &k : std::as_const(*after)) {
+        QCOMPARE(toString(k.status), toString(KernelStatus::Running));
+        const auto c = hostOf(k)->container(k.containerId);
+        QVERIFY2(c, qPrintable(k.hostname));
+        QCOMPARE(c->state, QStringLiteral("running"));
+        QCOMPARE(c->restarts, 1);
+    }
+    QCOMPARE(countOf(s->id), 4);
+}
+
+void TestSessionLifecycle::terminate()
+{
+    auto keep = launch(QStringLiteral("keep"), QStringLiteral("multi-node"), 4);
+    QVERIFY2(keep, qPrintable(keep ? QString() : keep.error().toString()));
+    auto gone = launch(QStringLiteral("gone"), QStringLiteral("multi-node"), 4);
+    QVERIFY2(gone, qPrintable(gone ? QString() : gone.error().toString()));
+    const QString network = m_store->session(gone->id)->networkName;
+    const QString networkHost = m_store->session(gone->id)->networkHost;
+    QVERIFY(m_fleet->host(networkHost)->networkNames().contains(network));
+    const auto kept = containersOf(keep->id);
+
+    SessionController sessions(m_store.get(), m_registry.get());
+    auto t = sessions.terminate(gone->id, QStringLiteral("test"));
+    QVERIFY2(t, qPrintable(t ? QString() : t.error().toString()));
+    QCOMPARE(toString(t->status), toString(SessionStatus::Terminated));
+    QCOMPARE(toString(m_store->session(gone->id)->status), toString(SessionStatus::Terminated));
+    QCOMPARE(toString(m_store->session(gone->id)->desired), toString(DesiredState::Terminated));
+    QCOMPARE(countOf(gone->id), 0);
+    QVERIFY(!m_fleet->host(networkHost)->networkNames().contains(network));
+    auto goneKernels = m_store->kernels(gone->id);
+    QVERIFY(goneKernels);
+    for (const KernelRecord &k : std::as_const(*goneKernels))
+        QCOMPARE(toString(k.status), toString(KernelStatus::Terminated));
+    QCOMPARE(containersOf(keep->id), kept);
+    QCOMPARE(toString(m_store->session(keep->id)->status), toString(SessionStatus::Running));
+}
+
+void TestSessionLifecycle::exitPolicy_data()
+{
+    QTest::addColumn<QString>("failurePolicy");
+    QTest::addColumn<QString>("successPolicy");
+    QTest::addColumn<QString>("exiting"); // kernel hostname
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<int>("outcome"); // ExitDecision::Outcome
+    QTest::addColumn<int>("status");  // SessionStatus
+    QTest::addColumn<int>("containersLeft");
+    QTest::addColumn<int>("running");
+
+    using O = ExitDecision::Outcome;
+    QTest::newRow("ignore: worker exits 1 → DEGRADED, the rest runs")
+        << "ignore"
+        << ""
+        << "worker2" << 1 << int(O::Ignore) << int(SessionStatus::Degraded) << 4 << 3;
+    QTest::newRow("terminate-session: worker exits 137 → all removed")
+        << "terminate-session"
+        << ""
+        << "worker1" << 137 << int(O::TerminateSession) << int(SessionStatus::Terminated) << 0 << 0;
+    QTest::newRow("restart-session: worker exits 1 → every kernel runs again")
+        << "restart-session"
+        << ""
+        << "worker3" << 1 << int(O::RestartSession) << int(SessionStatus::Running) << 4 << 4;
+    QTest::newRow("primary-exits: master exits 0 → COMPLETED, the others stopped")
+        << "terminate-session"
+        << "primary-exits"
+        << "master1" << 0 << int(O::SessionCompleted) << int(SessionStatus::Completed) << 4 << 0;
+    QTest::newRow("primary-exits: master exits 2 → the failure policy")
+        << "terminate-session"
+        << "primary-exits"
+        << "master1" << 2 << int(O::TerminateSession) << int(SessionStatus::Terminated) << 0 << 0;
+}
+
+void TestSessionLifecycle::exitPolicy()
+{
+    QFETCH(QString, failurePolicy);
+    QFETCH(QString, successPolicy);
+    QFETCH(QString, exiting);
+    QFETCH(int, exitCode);
+    QFETCH(int, outcome);
+    QFETCH(int, status);
+    QFETCH(int, containersLeft);
+    QFETCH(int, running);
+
+    auto s = launch(QStringLiteral("pol"), QStringLiteral("single-node"), 3, failurePolicy,
+                    successPolicy);
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    auto kernels = m_store->kernels(s->id);
+    QVERIFY(kernels);
+    const auto it = std::find_if(kernels->cbegin(), kernels->cend(),
+                                 [&](const KernelRecord &k) { return k.hostname == exiting; });
+    QVERIFY2(it != kernels->cend(), qPrintable(exiting));
+    const KernelRecord k = *it;
+    QVERIFY(hostOf(k)->exitContainer(k.containerId, exitCode));
+
+    ActionApplier applier(m_store.get(), m_registry.get(), m_store->identity(),
+                          QStringLiteral("tst_sessionlifecycle"));
+    applier.setStopTimeout(1);
+    KernelExit exit;
+    exit.kernelId = k.id;
+    exit.containerId = k.containerId;
+    exit.exitCode = exitCode;
+    exit.host = k.host;
+    auto decided = applier.handleExit(s->id, exit);
+    QVERIFY2(decided, qPrintable(decided ? QString() : decided.error().toString()));
+    QVERIFY(decided->has_value());
+    QCOMPARE(ExitDecision::name(ExitDecision::Outcome((*decided)->outcome)),
+             ExitDecision::name(ExitDecision::Outcome(outcome)));
+
+    auto after = m_store->session(s->id);
+    QVERIFY(after);
+    QCOMPARE(toString(after->status), toString(SessionStatus(status)));
+    QCOMPARE(countOf(s->id), containersLeft);
+    QCOMPARE(hostOf(k)->runningCount(), running);
+    if (outcome == int(ExitDecision::Outcome::RestartSession))
+        QCOMPARE(after->restartCount, 1);
+    auto exited = m_store->kernel(s->id, k.id);
+    if (exited && outcome == int(ExitDecision::Outcome::Ignore))
+        QCOMPARE(toString(exited->status), toString(KernelStatus::Error));
+}
+
+QTEST_GUILESS_MAIN(TestSessionLifecycle)
+#include "tst_sessionlifecycle.moc"
