@@ -386,16 +386,38 @@ QStringList wrap(const QString &text, int width, int indent)
     return lines;
 }
 
+// A synopsis in words that stay whole: "[--mode single-node|multi-node|auto]" is one.
+QStringList synopsisWords(const QString &synopsis)
+{
+    QStringList words;
+    int depth = 0;
+    for (const QString &part : synopsis.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        if (depth > 0)
+            words.last() += QLatin1Char(' ') + part;
+        else
+            words.append(part);
+        depth += int(part.count(QLatin1Char('['))) - int(part.count(QLatin1Char(']')));
+    }
+    return words;
+}
+
 QString usageLine(const CommandSpec &spec, const QString &lead)
 {
     const QString head = lead + spec.name;
-    const QStringList body = wrap(spec.synopsis, 96, int(head.size()) + 1);
-    if (body.isEmpty())
-        return head + QLatin1Char('\n');
-    QString out = head + QLatin1Char(' ') + body.first().trimmed() + QLatin1Char('\n');
-    for (qsizetype i = 1; i < body.size(); ++i)
-        out += body.at(i) + QLatin1Char('\n');
-    return out;
+    // Continuation lines line up under the first argument unless that is too far right.
+    const int indent = head.size() < 40 ? int(head.size()) + 1 : 8;
+    QString out = head;
+    int column = int(head.size());
+    for (const QString &word : synopsisWords(spec.synopsis)) {
+        if (column + 1 + word.size() > 96 && column > indent) {
+            out += QLatin1Char('\n') + QString(indent, QLatin1Char(' ')) + word;
+            column = indent + int(word.size());
+        } else {
+            out += QLatin1Char(' ') + word;
+            column += 1 + int(word.size());
+        }
+    }
+    return out + QLatin1Char('\n');
 }
 
 } // namespace
