@@ -19,6 +19,7 @@
 #include <QStyle>
 #include <QSystemTrayIcon>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
@@ -198,6 +199,9 @@ void TestMainWindow::settingsRoundTrip()
         const int total = splitter->sizes().value(0) + splitter->sizes().value(1);
         splitter->setSizes({total - logsHeight, logsHeight});
         savedSplitter = splitter->sizes();
+        auto *hosts = window.findChild<QTableView *>(QStringLiteral("hostsTable"));
+        QVERIFY(hosts);
+        hosts->horizontalHeader()->resizeSection(0, nameWidth + 7);
         window.tabs()->setCurrentIndex(tab);
         QVERIFY(window.close()); // saved on close
     }
@@ -213,6 +217,10 @@ void TestMainWindow::settingsRoundTrip()
     again.tabs()->setCurrentIndex(0); // the splitter is laid out once its tab shows
     QTRY_COMPARE(again.sessionsView()->findChild<QSplitter *>()->sizes(), savedSplitter);
     QCOMPARE(again.sessionsView()->tree()->header()->sectionSize(0), nameWidth);
+    QCOMPARE(again.findChild<QTableView *>(QStringLiteral("hostsTable"))
+                 ->horizontalHeader()
+                 ->sectionSize(0),
+             nameWidth + 7);
 }
 
 void TestMainWindow::deleteAsksBeforeTerminating_data()

@@ -23,12 +23,14 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QToolBar>
 
 namespace ClusterDeck::Ui {
@@ -327,6 +329,16 @@ void MainWindow::showOperation(const QString &what, bool ok, const QString &mess
     box->open();
 }
 
+QList<QTableView *> MainWindow::rememberedTables() const
+{
+    QList<QTableView *> tables;
+    for (const QString &name : {QStringLiteral("hostsTable"), QStringLiteral("eventsTable")}) {
+        if (auto *table = m_tabs->findChild<QTableView *>(name))
+            tables.append(table);
+    }
+    return tables;
+}
+
 void MainWindow::saveSettings() const
 {
     QSettings settings;
@@ -335,6 +347,10 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("state"), saveState());
     settings.setValue(QStringLiteral("lastView"), m_tabs->currentIndex());
     settings.setValue(QStringLiteral("sessionsView"), m_sessionsView->saveState());
+    // The other views' column widths and order.
+    for (const QTableView *table : rememberedTables())
+        settings.setValue(QStringLiteral("columns/") + table->objectName(),
+                          table->horizontalHeader()->saveState());
     settings.endGroup();
 }
 
@@ -348,6 +364,12 @@ void MainWindow::restoreSettings()
     restoreState(settings.value(QStringLiteral("state")).toByteArray());
     m_tabs->setCurrentIndex(settings.value(QStringLiteral("lastView"), 0).toInt());
     m_sessionsView->restoreState(settings.value(QStringLiteral("sessionsView")).toByteArray());
+    for (QTableView *table : rememberedTables()) {
+        const QByteArray state =
+            settings.value(QStringLiteral("columns/") + table->objectName()).toByteArray();
+        if (!state.isEmpty())
+            table->horizontalHeader()->restoreState(state);
+    }
     settings.endGroup();
 }
 

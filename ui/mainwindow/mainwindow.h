@@ -6,6 +6,7 @@ class QAction;
 class QLabel;
 class QMenu;
 class QTabWidget;
+class QTableView;
 
 namespace ClusterDeck::Ui {
 
@@ -58,6 +59,8 @@ private:
     void setupToolBar();
     void setupStatusBar();
     void setupThemeMenu(QMenu *menu);
+    // Tables whose column state is kept besides the session tree's (hosts, events).
+    QList<QTableView *> rememberedTables() const;
     void showOperation(const QString &what, bool ok, const QString &message);
 
     ConsoleController *m_controller = nullptr;
