@@ -42,6 +42,8 @@ readonly ETCD_PEER_PORT=$((ETCD_PORT + 1))
 readonly ETCD_AUTH_PORT=$((ETCD_PORT + 10))
 readonly ETCD_AUTH_PEER_PORT=$((ETCD_PORT + 11))
 readonly IMAGE=clusterdeck/lab:latest
+# The lab image plus Open MPI (mpirun, orted, their plugins and libraries) for the mpi sample's tests.
+readonly MPI_IMAGE=clusterdeck/lab-mpi:latest
 readonly REGISTRY=${BRIDGE_ADDR}:5000
 readonly REGISTRY_USER=cdlab
 readonly REGISTRY_ONLY_IMAGE=$REGISTRY/clusterdeck/lab:remote
@@ -328,6 +330,38 @@ build_image_tar() {
     echo "$tar"
 }
 
+# Copies a file (or symlink target) into the rootfs with every shared library ldd finds for it.
+copy_with_libs() {
+    local root=$1 file=$2 lib
+    mkdir -p "$root$(dirname "$file")"
+    cp -L "$file" "$root$file"
+    for lib in $(ldd "$file" 2>/dev/null | grep -o '/[^ ]*' | sort -u); do
+        [[ -e $root$lib ]] && continue
+        mkdir -p "$root$(dirname "$lib")"
+        cp -L "$lib" "$root$lib"
+    done
+}
+
+# The lab rootfs plus Open MPI from the lab machine's openmpi-bin (Debian's 4.1): mpirun/orterun,
+# orted (which mpirun starts on every host over ssh, so it sits on dropbear's default PATH), the MCA
+# and PMIx plugins, help texts and /etc/openmpi, each with its library closure.
+build_mpi_image_tar() {
+    local root=$1 tar=$LAB_RUN/image/mpi.tar file dir
+    for file in /usr/bin/orterun /usr/bin/orted; do copy_with_libs "$root" "$file"; done
+    ln -sf orterun "$root/usr/bin/mpirun"
+    ln -sf orterun "$root/usr/bin/mpiexec"
+    for dir in /usr/lib/x86_64-linux-gnu/openmpi /usr/lib/x86_64-linux-gnu/pmix2 \
+        /usr/lib/x86_64-linux-gnu/hwloc /usr/share/openmpi /usr/share/pmix /etc/openmpi; do
+        [[ -d $dir ]] || continue
+        mkdir -p "$root$(dirname "$dir")"
+        cp -a "$dir" "$root$dir"
+        while IFS= read -r file; do copy_with_libs "$root" "$file"; done \
+            < <(find -L "$dir" -name '*.so*' -type f)
+    done
+    tar -C "$root" -cf "$tar" .
+    echo "$tar"
+}
+
 import_image() {
     local i=$1 tar=$2 ref=${3:-$IMAGE}
     hdocker "$i" import \
@@ -462,6 +496,16 @@ cmd_up() {
     log "starting the registry on $REGISTRY and pushing the lab images"
     start_registry
     push_registry_images "$tar"
+    if command -v orted >/dev/null; then
+        log "importing $MPI_IMAGE"
+        tar=$(build_mpi_image_tar "$LAB_RUN/image/rootfs")
+        pids=()
+        for i in $(seq 1 "$n"); do
+            import_image "$i" "$tar" "$MPI_IMAGE" &
+            pids+=($!)
+        done
+        for pid in "${pids[@]}"; do wait "$pid" || die "importing $MPI_IMAGE failed"; done
+    fi
     rm -rf "$LAB_RUN/image"
     if [[ $swarm -eq 1 ]]; then
         log "joining the hosts into one swarm"
@@ -496,6 +540,7 @@ cmd_env() {
     echo "export CLUSTERDECK_LAB_ETCD_USER='root'"
     echo "export CLUSTERDECK_LAB_ETCD_PASSWORD='$(cat "$LAB_RUN/etcd-password")'"
     echo "export CLUSTERDECK_LAB_IMAGE='$IMAGE'"
+    echo "export CLUSTERDECK_LAB_MPI_IMAGE='$MPI_IMAGE'"
     echo "export CLUSTERDECK_LAB_REGISTRY='$REGISTRY'"
     echo "export CLUSTERDECK_LAB_REGISTRY_USER='$REGISTRY_USER'"
     echo "export CLUSTERDECK_LAB_REGISTRY_PASSWORD='$(cat "$LAB_RUN/registry/password")'"

@@ -12,6 +12,7 @@ PACKAGES=(
     clang-format clang-16 libclang-rt-16-dev
     # the lab: Docker hosts in network namespaces, etcd, the lab image's contents
     docker.io etcd-server etcd-client busybox-static dropbear-bin openssh-client
+    openmpi-bin # mpirun and orted for the lab's Open MPI image (the mpi sample's tests)
     iproute2 iptables openssl util-linux procps ca-certificates curl
     # the lab registry (TLS + htpasswd) for pull tests
     docker-registry apache2-utils

@@ -37,8 +37,23 @@ struct Error
     static QString kindName(Kind kind);
 };
 
+// std::expected that cannot be dropped silently: a call that changes state and fails must be
+// handled or logged, so ignoring a Result is a compile error under -Werror ([[nodiscard]] on the
+// type covers every function that returns one).
 template<typename T>
-using Result = std::expected<T, Error>;
+class [[nodiscard]] Result : public std::expected<T, Error>
+{
+public:
+    using Base = std::expected<T, Error>;
+    using Base::Base;
+    Result() = default;
+    Result(const Base &other)
+        : Base(other)
+    {}
+    Result(Base &&other)
+        : Base(std::move(other))
+    {}
+};
 
 // Shorthand so call sites read `return fail(Error::Kind::Invalid, where, msg);`
 inline std::unexpected<Error> fail(Error::Kind kind, QString where, QString message,

@@ -606,7 +606,10 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
 {
     const ClusterPlan &plan = run.spec.plan;
     if (!run.aborted()) {
-        setSessionStatus(run, SessionStatus::Provisioning);
+        // Nothing is created before the store knows the launch is under way: otherwise a crash
+        // here would leave containers that no PROVISIONING session accounts for.
+        if (auto recorded = setSessionStatus(run, SessionStatus::Provisioning); !recorded)
+            run.failWith(recorded.error().withContext(QStringLiteral("recording PROVISIONING")));
         for (const KernelSpec &k : plan.kernels) {
             KernelStatus current;
             {
@@ -782,12 +785,17 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
             k.hostname == failedHostname ? reason : QStringLiteral("rolled back: ") + reason;
         setKernelStatus(run, k.hostname, final, why);
     }
-    setSessionStatus(run, cancelled ? SessionStatus::Cancelled : SessionStatus::Error, reason);
+    const auto recorded =
+        setSessionStatus(run, cancelled ? SessionStatus::Cancelled : SessionStatus::Error, reason);
     logEvent(plan.sessionId, {}, cancelled ? QStringLiteral("cancelled") : QStringLiteral("error"),
              reason +
                  (removed ? QStringLiteral(" (rolled back)")
                           : QStringLiteral(" (rollback incomplete, the controller finishes it: %1)")
-                                .arg(removed.error().toString())));
+                                .arg(removed.error().toString())) +
+                 (recorded ? QString()
+                           : QStringLiteral(" (the final status was not recorded, the controller "
+                                            "records it: %1)")
+                                 .arg(recorded.error().toString())));
     return fail(cause);
 }
 

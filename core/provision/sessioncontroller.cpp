@@ -200,8 +200,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
                               : reason);
     setSessionStatus(*session, SessionStatus::Restarting, reason);
     for (const KernelRecord &k : std::as_const(*kernels)) {
-        m_store->updateKernelStatus(sessionId, k.id, KernelStatus::Restarting, reason);
-        Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname, toString(KernelStatus::Restarting));
+        setKernelStatus(sessionId, k, KernelStatus::Restarting, reason);
     }
 
     if (session->mode == QLatin1String("multi-node")) {
@@ -228,10 +227,17 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
                     qCWarning(lcProvision) << target.error().toString();
                 return;
             }
-            (*client)->stopContainer(*target, m_stopTimeout, call);
+            // A stop that fails is not fatal: the forced remove below kills the container.
+            if (auto stopped = (*client)->stopContainer(*target, m_stopTimeout, call); !stopped)
+                qCInfo(lcProvision).noquote() << "stopping" << k.hostname << "before its restart:"
+                                              << stopped.error().toString();
             Docker::RemoveContainerOptions rm;
             rm.force = true;
-            (*client)->removeContainer(*target, rm, call);
+            // Left behind, the old container holds the name: the create below then fails with
+            // the daemon's conflict message, which is what the admin sees.
+            if (auto removed = (*client)->removeContainer(*target, rm, call); !removed)
+                qCWarning(lcProvision).noquote() << "removing" << k.hostname << "before its restart:"
+                                                 << removed.error().toString();
         });
         Provisioner provisioner(m_store, m_registry);
         provisioner.setActor(m_actor.isEmpty() ? QStringLiteral("controller") : m_actor);
@@ -254,8 +260,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         auto failed = [&](const Error &e) {
             const Error where =
                 e.withContext(QStringLiteral("restarting %1 on host %2").arg(k.hostname, k.host));
-            m_store->updateKernelStatus(sessionId, k.id, KernelStatus::Error, where.toString());
-            Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname, toString(KernelStatus::Error));
+            setKernelStatus(sessionId, k, KernelStatus::Error, where.toString());
             std::lock_guard lock(mutex);
             if (!firstError)
                 firstError = where;
@@ -297,12 +302,13 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
                                           .arg(p.hostPort)
                                     : QString();
                     }
-                    m_store->updateKernel(r);
+                    if (auto ok = m_store->updateKernel(r); !ok)
+                        qCWarning(lcProvision).noquote()
+                            << "recording the ports of" << k.hostname << ":" << ok.error().toString();
                 }
             }
         }
-        m_store->updateKernelStatus(sessionId, k.id, KernelStatus::Running, reason);
-        Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname, toString(KernelStatus::Running));
+        setKernelStatus(sessionId, k, KernelStatus::Running, reason);
     });
 
     if (!recreate.isEmpty() && !firstError) {
@@ -366,9 +372,7 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
         setSessionStatus(s, SessionStatus::Terminating, reason);
         for (const KernelRecord &k : std::as_const(records)) {
             if (!isFinal(k.status)) {
-                m_store->updateKernelStatus(sessionId, k.id, KernelStatus::Terminating, reason);
-                Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname,
-                                           toString(KernelStatus::Terminating));
+                setKernelStatus(sessionId, k, KernelStatus::Terminating, reason);
             }
         }
     }
@@ -385,9 +389,7 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
         // does the session) until their host answers and the controller removes what is left.
         for (const KernelRecord &k : std::as_const(records)) {
             if (!isFinal(k.status) && !unfinished.contains(k.host)) {
-                m_store->updateKernelStatus(sessionId, k.id, KernelStatus::Terminated, reason);
-                Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname,
-                                           toString(KernelStatus::Terminated));
+                setKernelStatus(sessionId, k, KernelStatus::Terminated, reason);
             }
         }
     }
@@ -395,7 +397,9 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
         if (auto fresh = m_store->session(sessionId); fresh)
             s = *fresh;
         s.lastError = removed.error().toString();
-        m_store->updateSession(s);
+        if (auto ok = m_store->updateSession(s); !ok)
+            qCWarning(lcProvision).noquote()
+                << "recording the terminate error of" << sessionId << ":" << ok.error().toString();
         logEvent(sessionId, {}, QStringLiteral("error"),
                  QStringLiteral("terminate incomplete (the controller finishes it): ") +
                      s.lastError);
@@ -517,6 +521,17 @@ void SessionController::setSessionStatus(SessionRecord &session, SessionStatus s
     session.history.append({toString(status), session.updatedAt, reason});
     if (auto ok = m_store->updateSession(session); !ok)
         qCWarning(lcProvision) << "recording session status:" << ok.error().toString();
+}
+
+void SessionController::setKernelStatus(const QString &sessionId, const KernelRecord &kernel,
+                                        KernelStatus status, const QString &reason)
+{
+    // The signal still goes out when the write fails: what the daemon did happened; the store
+    // catches up on the controller's next pass.
+    if (auto ok = m_store->updateKernelStatus(sessionId, kernel.id, status, reason); !ok)
+        qCWarning(lcProvision).noquote() << "recording" << kernel.hostname << toString(status)
+                                         << ":" << ok.error().toString();
+    Q_EMIT kernelStatusChanged(sessionId, kernel.id, kernel.hostname, toString(status));
 }
 
 void SessionController::logEvent(const QString &sessionId, const QString &kernelId,

@@ -77,6 +77,9 @@ private:
     Result<SessionRecord> withLock(const QString &sessionId,
                                    const std::function<Result<SessionRecord>()> &work);
     void setSessionStatus(SessionRecord &session, SessionStatus status, const QString &reason);
+    // Records a kernel's status (a failed write is logged) and announces it.
+    void setKernelStatus(const QString &sessionId, const KernelRecord &kernel, KernelStatus status,
+                         const QString &reason);
     void logEvent(const QString &sessionId, const QString &kernelId, const QString &action,
                   const QString &detail);
 

@@ -70,7 +70,10 @@ TestLocalDockerOffer::Outcome TestLocalDockerOffer::run(const QString &socket, b
         HostRecord existing;
         existing.name = QStringLiteral("elsewhere");
         existing.endpoint = QStringLiteral("unix:///run/elsewhere.sock");
-        (*store)->putHost(existing);
+        if (auto put = (*store)->putHost(existing); !put) {
+            qWarning().noquote() << "registering the existing host:" << put.error().toString();
+            return o;
+        }
     }
     ConsoleController controller;
     controller.setHostRefreshInterval(0);

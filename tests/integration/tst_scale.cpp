@@ -87,6 +87,7 @@ private Q_SLOTS:
     void killedScaleIsRepaired_data();
     void killedScaleIsRepaired();
     void mpiHostfileFollows();
+    void mpirunAfterScale();
     void onScaleHookRuns();
     void timing();
 
@@ -543,6 +544,43 @@ void TestScale::mpiHostfileFollows()
         names.append(line.section(QStringLiteral(" | "), 1).trimmed());
     QCOMPARE(QSet<QString>(names.cbegin(), names.cend()).size(), 5);
     QCOMPARE(names, (QStringList{"master1", "worker1", "worker2", "worker3", "worker4"}));
+}
+
+void TestScale::mpirunAfterScale()
+{
+    // The mpi sample's promise, on a real Open MPI (the lab's lab-mpi image: Debian's mpirun and
+    // orted): after scaling the workers 2 -> 4, `mpirun -np 5 hostname` from the launcher starts one
+    // process on each of the five kernels over ssh, with the hostfile scale rewrote.
+    const QString image = qEnvironmentVariable("CLUSTERDECK_LAB_MPI_IMAGE");
+    QVERIFY2(!image.isEmpty(), "the lab has no Open MPI image: run scripts/setup.sh (openmpi-bin), "
+                               "then scripts/lab.sh up");
+    QString yaml = elasticTemplate(QStringLiteral("mpirun"), 2, QStringLiteral("mpi"),
+                                   QStringLiteral("[/bin/sh, -c, \"dropbearkey -t ed25519 -f "
+                                                  "/tmp/hostkey >/dev/null 2>&1 && exec dropbear "
+                                                  "-r /tmp/hostkey -F -E -s -p 22\"]"));
+    yaml.replace(QStringLiteral("clusterdeck/lab:latest"), image);
+    yaml.replace(QStringLiteral("memory: 16m"), QStringLiteral("memory: 128m"));
+    const QJsonObject s = launch(QStringLiteral("mpirun"), yaml);
+    const QString id = s.value(QStringLiteral("id")).toString();
+    QVERIFY(!id.isEmpty());
+    const Proc up = cli({QStringLiteral("scale"), id, QStringLiteral("worker=4")});
+    QVERIFY2(up.exitCode == 0, up.err.constData());
+    QElapsedTimer timer;
+    timer.start();
+    const Proc run = cli({QStringLiteral("exec"), id, QStringLiteral("--kernel"),
+                          QStringLiteral("master1"), QStringLiteral("--"), QStringLiteral("timeout"),
+                          QStringLiteral("120"), QStringLiteral("mpirun"), QStringLiteral("-np"),
+                          QStringLiteral("5"), QStringLiteral("hostname")});
+    QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+    QStringList names;
+    for (const QString &line : QString::fromUtf8(run.out).split(u'\n', Qt::SkipEmptyParts))
+        names.append(line.section(QStringLiteral(" | "), 1).trimmed());
+    names.sort();
+    QCOMPARE(names, (QStringList{"master1", "worker1", "worker2", "worker3", "worker4"}));
+    m_summary.append(QStringLiteral("mpirun -np 5 hostname after scale 2->4: %1 ms")
+                         .arg(timer.elapsed()));
+    const Proc rm = cli({QStringLiteral("rm"), id});
+    QVERIFY2(rm.exitCode == 0, rm.err.constData());
 }
 
 void TestScale::onScaleHookRuns()
