@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates docs/screenshots/*.png from the real console under xvfb-run, with the lab's hosts
-# registered in a throw-away store and one lab-basic session running.
+# registered in a throw-away store and one lab-basic session running (plus first-run.png from an
+# empty store).
 #   scripts/screenshots.sh [BUILD_DIR]      (default: build; needs clusterdeck and clusterdeckctl)
 # Needs the lab: scripts/lab.sh up (this script never starts or stops it).
 set -euo pipefail
@@ -66,6 +67,10 @@ EOF
 fi
 
 mkdir -p "$out"
+# The first-run view: a store with no host and no session (first-run.png only).
+xvfb-run -a -s "-screen 0 1600x1000x24" \
+    "$gui" --store "sqlite://$work/empty.db" --no-reconcile --screenshot-dir "$out"
+# Every view of the lab's store, and the sessions view in the dark palette (sessions-dark.png).
 CLUSTERDECK_SCREENSHOT_PULL_TEMPLATE="$pull_template" xvfb-run -a -s "-screen 0 1600x1000x24" \
     "$gui" --store "$store" --no-reconcile --screenshot-dir "$out"
 ls -l "$out"/*.png

@@ -1,5 +1,6 @@
 #include "commandsupport.h"
 
+#include "commandspec.h"
 #include "host/hostregistry.h"
 #include "store/statestore.h"
 
@@ -85,6 +86,22 @@ Result<Env> openEnv(Context &context)
     env.store = *store;
     env.registry = std::make_unique<HostRegistry>(*store);
     return env;
+}
+
+std::optional<int> parseArgs(Context &context, const QStringList &args, const QString &command,
+                             Args *out)
+{
+    const CommandSpec &spec = commandSpec(command);
+    *out = Args::parse(args, spec);
+    if (out->helpRequested) {
+        context.out() << helpText(spec);
+        context.out().flush();
+        return 0;
+    }
+    if (!out->error.isEmpty())
+        return context.usage(
+            QStringLiteral("%1 (see clusterdeckctl %2 --help)").arg(out->error, command));
+    return std::nullopt;
 }
 
 } // namespace ClusterDeck::Cli

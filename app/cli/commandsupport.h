@@ -1,5 +1,6 @@
 #pragma once
 
+#include "args.h"
 #include "clicontext.h"
 #include "http/httptypes.h"
 
@@ -7,6 +8,7 @@
 
 #include <csignal>
 #include <memory>
+#include <optional>
 
 namespace ClusterDeck {
 class HostRegistry;
@@ -37,6 +39,12 @@ private:
 // The CLI prints its own errors; the libraries' info and debug lines stay quiet unless
 // QT_LOGGING_RULES asks for them.
 void quietLibraries();
+
+// Reads `args` (the words after the subcommand) by the spec named `command` into `*out`. Returns
+// the exit status when the command stops here: 0 after printing its `--help`, 2 after a usage
+// error (one line, pointing at the help); nothing when the command goes on.
+std::optional<int> parseArgs(Context &context, const QStringList &args, const QString &command,
+                             Args *out);
 
 // Who acts, for the event log: "$USER@cli".
 QString actor();

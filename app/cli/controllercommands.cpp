@@ -93,11 +93,9 @@ void quitOnInterrupt(const InterruptScope &interrupt, QObject *context)
 
 int controllerCommand(Context &context, const QStringList &args)
 {
-    const Args a = Args::parse(
-        args,
-        {QStringLiteral("--resync"), QStringLiteral("--lease-ttl"), QStringLiteral("--grace")}, {});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("controller"), &a))
+        return *stop;
     if (!a.positional.isEmpty())
         return context.usage(QStringLiteral("controller takes no arguments"));
     int resync = 0, ttl = 0, grace = 0;
@@ -142,9 +140,9 @@ int controllerCommand(Context &context, const QStringList &args)
 int reconcileCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args, {QStringLiteral("--timeout")}, {QStringLiteral("--json")});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("reconcile"), &a))
+        return *stop;
     if (!a.positional.isEmpty())
         return context.usage(QStringLiteral("reconcile takes no arguments"));
     int timeout = 0;
@@ -206,10 +204,11 @@ int reconcileCommand(Context &context, const QStringList &args)
 int watchCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args, {}, {});
-    if (!a.error.isEmpty() || !a.positional.isEmpty())
-        return context.usage(a.error.isEmpty() ? QStringLiteral("watch takes no arguments")
-                                               : a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("watch"), &a))
+        return *stop;
+    if (!a.positional.isEmpty())
+        return context.usage(QStringLiteral("watch takes no arguments"));
     auto env = openEnv(context);
     if (!env)
         return context.fail(env.error());

@@ -60,12 +60,9 @@ bool writeAll(int fd, const QByteArray &data)
 int execCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args,
-                               {QStringLiteral("--kernel"), QStringLiteral("--role"),
-                                QStringLiteral("--parallel"), QStringLiteral("--timeout")},
-                               {QStringLiteral("--all"), QStringLiteral("--json")});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("exec"), &a))
+        return *stop;
     if (a.positional.size() < 2)
         return context.usage(QStringLiteral("exec takes SESSION and a command: exec SESSION "
                                             "[--kernel H | --role R | --all] -- CMD..."));
@@ -152,9 +149,9 @@ int execCommand(Context &context, const QStringList &args)
 int shellCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args, {QStringLiteral("--kernel"), QStringLiteral("--user")}, {});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("shell"), &a))
+        return *stop;
     if (a.positional.isEmpty())
         return context.usage(QStringLiteral("shell takes SESSION: shell SESSION --kernel H "
                                             "[--user U] [-- CMD...]"));

@@ -1,6 +1,8 @@
 #include "hostcommands.h"
 
 #include "columns.h"
+#include "commandspec.h"
+#include "commandsupport.h"
 #include "host/hostinspector.h"
 #include "host/hostregistry.h"
 #include "host/hoststatus.h"
@@ -15,79 +17,9 @@ namespace ClusterDeck::Cli {
 
 namespace {
 
-const char *const kHostUsage =
-    "Usage: clusterdeckctl host add NAME --docker ENDPOINT [--tls-ca F --tls-cert F --tls-key F]\n"
-    "                               [--address PUBLIC_ADDR] [--label K=V]... [--no-check]\n"
-    "       clusterdeckctl host ls [--json] [--timeout SECONDS]\n"
-    "       clusterdeckctl host rm NAME\n"
-    "       clusterdeckctl host inspect NAME [--json] [--timeout SECONDS]\n";
-
-// A small option reader: `--name value` and `--name=value`, flags, and positional words.
-class Options
-{
-public:
-    explicit Options(QStringList args)
-        : m_args(std::move(args))
-    {}
-
-    // Takes the value of `name`; false when the option is present without a value.
-    bool take(const QString &name, QStringList &values)
-    {
-        for (qsizetype i = 0; i < m_args.size();) {
-            const QString &arg = m_args.at(i);
-            if (arg == name) {
-                if (i + 1 >= m_args.size()) {
-                    m_error = QStringLiteral("%1 needs a value").arg(name);
-                    return false;
-                }
-                values.append(m_args.at(i + 1));
-                m_args.remove(i, 2);
-            } else if (arg.startsWith(name + QLatin1Char('='))) {
-                values.append(arg.mid(name.size() + 1));
-                m_args.remove(i);
-            } else {
-                ++i;
-            }
-        }
-        return true;
-    }
-    bool takeOne(const QString &name, QString &value)
-    {
-        QStringList values;
-        if (!take(name, values))
-            return false;
-        if (values.size() > 1) {
-            m_error = QStringLiteral("%1 given more than once").arg(name);
-            return false;
-        }
-        value = values.value(0);
-        return true;
-    }
-    bool flag(const QString &name) { return m_args.removeAll(name) > 0; }
-    // What is left must be positional words: none starting with '-'.
-    bool positional(QStringList &words)
-    {
-        for (const QString &arg : std::as_const(m_args)) {
-            if (arg.startsWith(QLatin1Char('-')) && arg.size() > 1) {
-                m_error = QStringLiteral("unknown option '%1'").arg(arg);
-                return false;
-            }
-        }
-        words = m_args;
-        return true;
-    }
-    QString error() const { return m_error; }
-
-private:
-    QStringList m_args;
-    QString m_error;
-};
-
 int usage(Context &context, const QString &message)
 {
-    context.err() << "error: " << message << '\n' << kHostUsage;
-    context.err().flush();
-    return 2;
+    return context.usage(message);
 }
 
 QString humanBytes(qint64 bytes)
@@ -111,13 +43,9 @@ QString cpus(double value)
 }
 
 // `--timeout SECONDS`: each host's budget for answering (default 5 s).
-bool parseTimeout(Options &options, std::chrono::milliseconds &timeout, QString &error)
+bool parseTimeout(const Args &options, std::chrono::milliseconds &timeout, QString &error)
 {
-    QString text;
-    if (!options.takeOne(QStringLiteral("--timeout"), text)) {
-        error = options.error();
-        return false;
-    }
+    const QString text = options.value(QStringLiteral("--timeout"));
     if (text.isEmpty())
         return true;
     bool ok = false;
@@ -141,20 +69,18 @@ QString swarmText(const HostStatus &s)
 
 int add(Context &context, const QStringList &args)
 {
-    Options options(args);
+    Args options;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("host add"), &options))
+        return *stop;
     HostRecord host;
-    QStringList labels;
-    if (!options.takeOne(QStringLiteral("--docker"), host.endpoint) ||
-        !options.takeOne(QStringLiteral("--tls-ca"), host.tlsCa) ||
-        !options.takeOne(QStringLiteral("--tls-cert"), host.tlsCert) ||
-        !options.takeOne(QStringLiteral("--tls-key"), host.tlsKey) ||
-        !options.takeOne(QStringLiteral("--address"), host.publicAddress) ||
-        !options.take(QStringLiteral("--label"), labels))
-        return usage(context, options.error());
-    const bool noCheck = options.flag(QStringLiteral("--no-check"));
-    QStringList words;
-    if (!options.positional(words))
-        return usage(context, options.error());
+    host.endpoint = options.value(QStringLiteral("--docker"));
+    host.tlsCa = options.value(QStringLiteral("--tls-ca"));
+    host.tlsCert = options.value(QStringLiteral("--tls-cert"));
+    host.tlsKey = options.value(QStringLiteral("--tls-key"));
+    host.publicAddress = options.value(QStringLiteral("--address"));
+    const QStringList labels = options.all(QStringLiteral("--label"));
+    const bool noCheck = options.has(QStringLiteral("--no-check"));
+    const QStringList words = options.positional;
     if (words.size() != 1)
         return usage(context, words.isEmpty() ? QStringLiteral("host add needs a NAME")
                                               : QStringLiteral("host add takes one NAME"));
@@ -186,15 +112,15 @@ int add(Context &context, const QStringList &args)
 
 int list(Context &context, const QStringList &args)
 {
-    Options options(args);
-    const bool json = options.flag(QStringLiteral("--json"));
-    QStringList words;
+    Args options;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("host ls"), &options))
+        return *stop;
+    const bool json = options.has(QStringLiteral("--json"));
+    const QStringList words = options.positional;
     QString error;
     std::chrono::milliseconds timeout{5000};
     if (!parseTimeout(options, timeout, error))
         return usage(context, error);
-    if (!options.positional(words))
-        return usage(context, options.error());
     if (!words.isEmpty())
         return usage(context, QStringLiteral("host ls takes no arguments"));
     auto store = context.store();
@@ -269,10 +195,10 @@ int list(Context &context, const QStringList &args)
 
 int remove(Context &context, const QStringList &args)
 {
-    Options options(args);
-    QStringList words;
-    if (!options.positional(words))
-        return usage(context, options.error());
+    Args options;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("host rm"), &options))
+        return *stop;
+    const QStringList words = options.positional;
     if (words.size() != 1)
         return usage(context, QStringLiteral("host rm takes one NAME"));
     auto store = context.store();
@@ -287,15 +213,15 @@ int remove(Context &context, const QStringList &args)
 
 int inspect(Context &context, const QStringList &args)
 {
-    Options options(args);
-    const bool json = options.flag(QStringLiteral("--json"));
+    Args options;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("host inspect"), &options))
+        return *stop;
+    const bool json = options.has(QStringLiteral("--json"));
     QString error;
     std::chrono::milliseconds timeout{5000};
     if (!parseTimeout(options, timeout, error))
         return usage(context, error);
-    QStringList words;
-    if (!options.positional(words))
-        return usage(context, options.error());
+    const QStringList words = options.positional;
     if (words.size() != 1)
         return usage(context, QStringLiteral("host inspect takes one NAME"));
     auto store = context.store();
@@ -414,10 +340,12 @@ int runHostCommand(Context &context, const QStringList &args)
     if (sub == QLatin1String("inspect"))
         return inspect(context, rest);
     if (sub == QLatin1String("--help") || sub == QLatin1String("-h")) {
-        context.out() << kHostUsage;
+        context.out() << groupHelpText(QStringLiteral("host"));
         return 0;
     }
-    return usage(context, QStringLiteral("unknown host subcommand '%1'").arg(sub));
+    return usage(
+        context,
+        QStringLiteral("unknown host subcommand '%1' (see clusterdeckctl host --help)").arg(sub));
 }
 
 } // namespace ClusterDeck::Cli

@@ -2,6 +2,7 @@
 
 #include "args.h"
 #include "columns.h"
+#include "commandspec.h"
 #include "commandsupport.h"
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
@@ -29,23 +30,6 @@ namespace ClusterDeck::Cli {
 namespace {
 
 using namespace std::chrono_literals;
-
-const char *const kImageUsage =
-    "Usage: clusterdeckctl image ls [--hosts H,...] [--json]\n"
-    "       clusterdeckctl image pull IMAGE [--hosts H,...] [--if-not-present] [--json]\n"
-    "       clusterdeckctl image rm IMAGE [--hosts H,...] [--force]\n";
-const char *const kRegistryUsage =
-    "Usage: clusterdeckctl registry login [SERVER] -u USER [--password-stdin | -p PASSWORD]\n"
-    "                                    [--no-verify]\n"
-    "       clusterdeckctl registry logout [SERVER]\n"
-    "       clusterdeckctl registry ls [--json]\n";
-
-int usage(Context &context, const char *text, const QString &message)
-{
-    context.err() << "error: " << message << '\n' << text;
-    context.err().flush();
-    return 2;
-}
 
 // --hosts h1,h2 (or every registered host), each with its client.
 Result<QList<QPair<QString, std::shared_ptr<Docker::DockerClient>>>>
@@ -151,7 +135,7 @@ int imageLs(Context &context, const Args &a)
 int imagePull(Context &context, const Args &a)
 {
     if (a.positional.size() != 1)
-        return usage(context, kImageUsage, QStringLiteral("image pull takes one IMAGE"));
+        return context.usage(QStringLiteral("image pull takes one IMAGE"));
     const QString image = a.positional.first();
     if (auto ref = Registry::ImageReference::parse(image); !ref)
         return context.fail(ref.error());
@@ -226,7 +210,7 @@ int imagePull(Context &context, const Args &a)
 int imageRm(Context &context, const Args &a)
 {
     if (a.positional.size() != 1)
-        return usage(context, kImageUsage, QStringLiteral("image rm takes one IMAGE"));
+        return context.usage(QStringLiteral("image rm takes one IMAGE"));
     const QString image = a.positional.first();
     auto env = openEnv(context);
     if (!env)
@@ -279,19 +263,17 @@ QString readPasswordFromStdin()
 int registryLogin(Context &context, const Args &a)
 {
     if (a.positional.size() > 1)
-        return usage(context, kRegistryUsage, QStringLiteral("login takes at most one SERVER"));
+        return context.usage(QStringLiteral("login takes at most one SERVER"));
     const QString server = Registry::normalizeRegistryKey(
         a.positional.isEmpty() ? QStringLiteral("docker.io") : a.positional.first());
-    const QString user = a.value(QStringLiteral("-u")).isEmpty() ? a.value(QStringLiteral("--username"))
-                                                               : a.value(QStringLiteral("-u"));
+    const QString user = a.value(QStringLiteral("--username"));
     if (user.isEmpty())
-        return usage(context, kRegistryUsage, QStringLiteral("login needs -u USER"));
-    QString password = a.value(QStringLiteral("-p")).isEmpty() ? a.value(QStringLiteral("--password"))
-                                                              : a.value(QStringLiteral("-p"));
+        return context.usage(QStringLiteral("login needs -u USER"));
+    QString password = a.value(QStringLiteral("--password"));
     if (a.has(QStringLiteral("--password-stdin"))) {
         if (!password.isEmpty())
-            return usage(context, kRegistryUsage,
-                         QStringLiteral("--password and --password-stdin exclude each other"));
+            return context.usage(
+                QStringLiteral("--password and --password-stdin exclude each other"));
         password = readPasswordFromStdin();
     } else if (!password.isEmpty()) {
         context.err() << "warning: a password on the command line stays in the shell history; "
@@ -299,7 +281,7 @@ int registryLogin(Context &context, const Args &a)
         context.err().flush();
     }
     if (password.isEmpty())
-        return usage(context, kRegistryUsage, QStringLiteral("login needs a password (--password-stdin)"));
+        return context.usage(QStringLiteral("login needs a password (--password-stdin)"));
 
     Registry::RegistryCredentials creds{server, user, password, {}};
     if (!a.has(QStringLiteral("--no-verify"))) {
@@ -359,7 +341,7 @@ int registryLogin(Context &context, const Args &a)
 int registryLogout(Context &context, const Args &a)
 {
     if (a.positional.size() > 1)
-        return usage(context, kRegistryUsage, QStringLiteral("logout takes at most one SERVER"));
+        return context.usage(QStringLiteral("logout takes at most one SERVER"));
     const QString server = Registry::normalizeRegistryKey(
         a.positional.isEmpty() ? QStringLiteral("docker.io") : a.positional.first());
     auto config = Registry::DockerConfig::load();
@@ -398,49 +380,55 @@ int registryLs(Context &context, const Args &a)
     return 0;
 }
 
+// `image SUB …` and `registry SUB …`: the subcommand's own spec reads the words after it.
+int groupCommand(Context &context, const QStringList &args, const QString &group,
+                 const QList<QPair<QString, int (*)(Context &, const Args &)>> &subs)
+{
+    quietLibraries();
+    QStringList names;
+    for (const auto &sub : subs)
+        names.append(sub.first);
+    if (args.isEmpty())
+        return context.usage(QStringLiteral("%1 needs %2 (see clusterdeckctl %1 --help)")
+                                 .arg(group, names.join(QStringLiteral(", "))));
+    if (args.first() == QLatin1String("--help") || args.first() == QLatin1String("-h")) {
+        context.out() << groupHelpText(group);
+        return 0;
+    }
+    for (const auto &[name, run] : subs) {
+        if (args.first() != name)
+            continue;
+        Args a;
+        if (const auto stop = parseArgs(context, args.mid(1), group + u' ' + name, &a))
+            return *stop;
+        return run(context, a);
+    }
+    return context.usage(QStringLiteral("unknown %1 command '%2' (see clusterdeckctl %1 --help)")
+                             .arg(group, args.first()));
+}
+
+int imageLsOnly(Context &context, const Args &a)
+{
+    return a.positional.isEmpty() ? imageLs(context, a)
+                                  : context.usage(QStringLiteral("image ls takes no IMAGE"));
+}
+
 } // namespace
 
 int imageCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
-    if (args.isEmpty())
-        return usage(context, kImageUsage, QStringLiteral("image needs ls, pull or rm"));
-    const QString sub = args.first();
-    const Args a = Args::parse(args.mid(1), {QStringLiteral("--hosts")},
-                               {QStringLiteral("--json"), QStringLiteral("--force"),
-                                QStringLiteral("--if-not-present")});
-    if (!a.error.isEmpty())
-        return usage(context, kImageUsage, a.error);
-    if (sub == QLatin1String("ls"))
-        return a.positional.isEmpty() ? imageLs(context, a)
-                                      : usage(context, kImageUsage, QStringLiteral("image ls takes no IMAGE"));
-    if (sub == QLatin1String("pull"))
-        return imagePull(context, a);
-    if (sub == QLatin1String("rm"))
-        return imageRm(context, a);
-    return usage(context, kImageUsage, QStringLiteral("unknown image command '%1'").arg(sub));
+    return groupCommand(context, args, QStringLiteral("image"),
+                        {{QStringLiteral("ls"), imageLsOnly},
+                         {QStringLiteral("pull"), imagePull},
+                         {QStringLiteral("rm"), imageRm}});
 }
 
 int registryCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
-    if (args.isEmpty())
-        return usage(context, kRegistryUsage, QStringLiteral("registry needs login, logout or ls"));
-    const QString sub = args.first();
-    const Args a = Args::parse(args.mid(1),
-                               {QStringLiteral("-u"), QStringLiteral("--username"), QStringLiteral("-p"),
-                                QStringLiteral("--password")},
-                               {QStringLiteral("--password-stdin"), QStringLiteral("--json"),
-                                QStringLiteral("--no-verify")});
-    if (!a.error.isEmpty())
-        return usage(context, kRegistryUsage, a.error);
-    if (sub == QLatin1String("login"))
-        return registryLogin(context, a);
-    if (sub == QLatin1String("logout"))
-        return registryLogout(context, a);
-    if (sub == QLatin1String("ls"))
-        return registryLs(context, a);
-    return usage(context, kRegistryUsage, QStringLiteral("unknown registry command '%1'").arg(sub));
+    return groupCommand(context, args, QStringLiteral("registry"),
+                        {{QStringLiteral("login"), registryLogin},
+                         {QStringLiteral("logout"), registryLogout},
+                         {QStringLiteral("ls"), registryLs}});
 }
 
 } // namespace ClusterDeck::Cli

@@ -1,5 +1,7 @@
 #include "networkcommands.h"
 
+#include "commandspec.h"
+#include "commandsupport.h"
 #include "host/hostregistry.h"
 #include "host/swarmsetup.h"
 #include "store/statestore.h"
@@ -14,24 +16,19 @@ namespace ClusterDeck::Cli {
 
 namespace {
 
-const char *const kNetworkUsage = "Usage: clusterdeckctl network setup [--json]\n";
-
 int usage(Context &context, const QString &message)
 {
-    context.err() << "error: " << message << '\n' << kNetworkUsage;
-    context.err().flush();
-    return 2;
+    return context.usage(message + QStringLiteral(" (see clusterdeckctl network --help)"));
 }
 
 int setup(Context &context, const QStringList &args)
 {
-    bool json = false;
-    for (const QString &arg : args) {
-        if (arg == QLatin1String("--json"))
-            json = true;
-        else
-            return usage(context, QStringLiteral("unexpected argument '%1'").arg(arg));
-    }
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("network setup"), &a))
+        return *stop;
+    if (!a.positional.isEmpty())
+        return usage(context, QStringLiteral("unexpected argument '%1'").arg(a.positional.first()));
+    const bool json = a.has(QStringLiteral("--json"));
     auto store = context.store();
     if (!store)
         return context.fail(store.error());
@@ -98,7 +95,7 @@ int runNetworkCommand(Context &context, const QStringList &args)
     if (args.first() == QLatin1String("setup"))
         return setup(context, args.mid(1));
     if (args.first() == QLatin1String("--help") || args.first() == QLatin1String("-h")) {
-        context.out() << kNetworkUsage;
+        context.out() << groupHelpText(QStringLiteral("network"));
         return 0;
     }
     return usage(context, QStringLiteral("unknown network subcommand '%1'").arg(args.first()));

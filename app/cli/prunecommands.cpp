@@ -12,10 +12,9 @@ namespace ClusterDeck::Cli {
 int pruneCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a =
-        Args::parse(args, {QStringLiteral("--older-than")}, {QStringLiteral("--dry-run")});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("prune"), &a))
+        return *stop;
     if (!a.positional.isEmpty())
         return context.usage(QStringLiteral("prune takes no arguments"));
     std::optional<std::chrono::seconds> olderThan;

@@ -6,6 +6,7 @@
 #include "docker/dockerclient.h"
 #include "docker/dockereventstream.h"
 #include "host/hostregistry.h"
+#include "plan/launchvalues.h"
 #include "provision/provisioner.h"
 #include "provision/provisionlabels.h"
 #include "provision/sessioncontroller.h"
@@ -171,14 +172,9 @@ bool parseSettle(const Args &a, std::optional<std::chrono::milliseconds> *settle
 int launchCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(
-        args,
-        {QStringLiteral("--name"), QStringLiteral("--count"), QStringLiteral("--env"),
-         QStringLiteral("--mount"), QStringLiteral("--mode"), QStringLiteral("--strategy"),
-         QStringLiteral("--per-host-limit"), QStringLiteral("--settle")},
-        {QStringLiteral("--no-wait"), QStringLiteral("--json"), QStringLiteral("--dry-run")});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("launch"), &a))
+        return *stop;
     if (a.positional.size() != 1)
         return context.usage(QStringLiteral("launch takes one template FILE"));
     const bool json = a.flags.contains(QStringLiteral("--json"));
@@ -187,27 +183,11 @@ int launchCommand(Context &context, const QStringList &args)
     request.actor = actor();
     LaunchOptions &opts = request.options;
     opts.name = a.values.value(QStringLiteral("--name"));
-    for (const QString &value : a.all(QStringLiteral("--count"))) {
-        bool ok = false;
-        const int n = value.section(QLatin1Char('='), 1).toInt(&ok);
-        const QString role = value.section(QLatin1Char('='), 0, 0);
-        if (!value.contains(QLatin1Char('=')) || role.isEmpty() || !ok)
-            return context.usage(QStringLiteral("--count expects ROLE=N, got '%1'").arg(value));
-        opts.counts.insert(role, n);
-    }
-    for (const QString &value : a.all(QStringLiteral("--env"))) {
-        const auto kv = TemplateValues::parseEnvAssignment(value);
-        if (!kv)
-            return context.usage(QStringLiteral("--env expects K=V, got '%1'").arg(value));
-        opts.env.insert(kv->first, kv->second);
-    }
-    for (const QString &value : a.all(QStringLiteral("--mount"))) {
-        QString why;
-        const auto m = TemplateValues::parseMountSpec(value, &why);
-        if (!m)
-            return context.usage(QStringLiteral("--mount '%1': %2").arg(value, why));
-        opts.mounts.append(*m);
-    }
+    if (auto values =
+            LaunchValues::apply(opts, a.all(QStringLiteral("--count")),
+                                a.all(QStringLiteral("--env")), a.all(QStringLiteral("--mount")));
+        !values)
+        return context.usage(values.error().toString());
     if (a.values.contains(QStringLiteral("--mode"))) {
         const QString mode = a.values.value(QStringLiteral("--mode"));
         const auto parsed = TemplateValues::parseMode(mode);
@@ -357,9 +337,9 @@ int launchCommand(Context &context, const QStringList &args)
 int lsCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args, {}, {QStringLiteral("--json"), QStringLiteral("--all")});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("ls"), &a))
+        return *stop;
     if (!a.positional.isEmpty())
         return context.usage(QStringLiteral("ls takes no arguments"));
     auto store = context.store();
@@ -415,9 +395,9 @@ int lsCommand(Context &context, const QStringList &args)
 int showCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args, {}, {QStringLiteral("--json")});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("show"), &a))
+        return *stop;
     if (a.positional.size() != 1)
         return context.usage(QStringLiteral("show takes one SESSION"));
     auto store = context.store();
@@ -432,9 +412,9 @@ int showCommand(Context &context, const QStringList &args)
 int restartCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args, {QStringLiteral("--kernel")}, {});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("restart"), &a))
+        return *stop;
     auto env = openEnv(context);
     if (!env)
         return context.fail(env.error());
@@ -465,22 +445,14 @@ int restartCommand(Context &context, const QStringList &args)
 int scaleCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args, {QStringLiteral("--settle")}, {QStringLiteral("--json")});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("scale"), &a))
+        return *stop;
     if (a.positional.size() < 2)
         return context.usage(QStringLiteral("scale takes SESSION and at least one ROLE=N"));
-    QMap<QString, int> counts;
-    for (const QString &word : a.positional.mid(1)) {
-        const qsizetype eq = word.indexOf(QLatin1Char('='));
-        bool ok = false;
-        const int n = eq > 0 ? word.mid(eq + 1).toInt(&ok) : 0;
-        if (!ok || n < 0)
-            return context.usage(QStringLiteral("'%1' is not ROLE=N (e.g. worker=6)").arg(word));
-        if (counts.contains(word.left(eq)))
-            return context.usage(QStringLiteral("role %1 is given twice").arg(word.left(eq)));
-        counts.insert(word.left(eq), n);
-    }
+    const auto counts = LaunchValues::parseRoleCounts(a.positional.mid(1));
+    if (!counts)
+        return context.usage(counts.error().toString());
     std::optional<std::chrono::milliseconds> settle;
     if (!parseSettle(a, &settle))
         return context.usage(
@@ -496,7 +468,7 @@ int scaleCommand(Context &context, const QStringList &args)
     scaler.setActor(actor());
     if (settle)
         scaler.setSettlePeriod(*settle);
-    auto done = scaler.scale(s->id, counts, interrupt.token());
+    auto done = scaler.scale(s->id, *counts, interrupt.token());
     if (!done)
         return context.fail(done.error());
     for (const QString &w : std::as_const(done->warnings))
@@ -520,9 +492,9 @@ int scaleCommand(Context &context, const QStringList &args)
 int rmCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args, {QStringLiteral("--kernel")}, {});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("rm"), &a))
+        return *stop;
     auto env = openEnv(context);
     if (!env)
         return context.fail(env.error());
@@ -551,10 +523,9 @@ int rmCommand(Context &context, const QStringList &args)
 int logsCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args, {QStringLiteral("--kernel"), QStringLiteral("--tail")},
-                               {QStringLiteral("--follow"), QStringLiteral("-f")});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("logs"), &a))
+        return *stop;
     // The last 1000 lines of each kernel unless told otherwise; they stream, nothing is held.
     const QString tail = a.values.value(QStringLiteral("--tail"), QStringLiteral("1000"));
     if (tail != QLatin1String("all")) {

@@ -1,6 +1,7 @@
 #include "storecommands.h"
 
 #include "args.h"
+#include "commandspec.h"
 #include "commandsupport.h"
 #include "common/privatefiles.h"
 #include "store/statestore.h"
@@ -16,9 +17,9 @@ namespace {
 
 int keyExport(Context &context, const QStringList &args)
 {
-    const Args a = Args::parse(args, {QStringLiteral("--output")}, {});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("store key export"), &a))
+        return *stop;
     if (!a.positional.isEmpty())
         return context.usage(QStringLiteral("store key export takes no arguments (--output FILE)"));
     auto store = context.store();
@@ -42,9 +43,9 @@ int keyExport(Context &context, const QStringList &args)
 
 int keyImport(Context &context, const QStringList &args)
 {
-    const Args a = Args::parse(args, {}, {});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("store key import"), &a))
+        return *stop;
     if (a.positional.size() > 1)
         return context.usage(QStringLiteral("store key import takes one FILE (or - for stdin)"));
     const QString input = a.positional.value(0, QStringLiteral("-"));
@@ -73,6 +74,12 @@ int keyImport(Context &context, const QStringList &args)
 int storeCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
+    if (!args.isEmpty() &&
+        (args.last() == QLatin1String("--help") || args.last() == QLatin1String("-h")) &&
+        args.size() <= 2) {
+        context.out() << groupHelpText(QStringLiteral("store key"));
+        return 0;
+    }
     if (args.size() < 2 || args.first() != QLatin1String("key"))
         return context.usage(QStringLiteral("usage: store key export [--output FILE] | "
                                             "store key import [FILE | -]"));

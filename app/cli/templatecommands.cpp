@@ -1,7 +1,10 @@
 #include "templatecommands.h"
 
+#include "args.h"
 #include "columns.h"
+#include "commandspec.h"
 #include "host/hostregistry.h"
+#include "plan/launchvalues.h"
 #include "plan/planjson.h"
 #include "plan/planresolver.h"
 #include "plan/presets.h"
@@ -39,6 +42,26 @@ int failWith(QTextStream &err, const QString &message)
     return 1;
 }
 
+// The words after `template SUB` by that subcommand's spec; an exit status when it stops here
+// (its --help, or a usage error).
+std::optional<int> parseTemplateArgs(const QStringList &args, const QString &command, Args *out,
+                                     QTextStream &stdOut, QTextStream &err)
+{
+    const CommandSpec &spec = commandSpec(command);
+    *out = Args::parse(args, spec);
+    if (out->helpRequested) {
+        stdOut << helpText(spec);
+        stdOut.flush();
+        return 0;
+    }
+    if (!out->error.isEmpty()) {
+        err << "error: " << out->error << " (see clusterdeckctl " << command << " --help)\n";
+        err.flush();
+        return 2;
+    }
+    return std::nullopt;
+}
+
 bool isTaskFile(const QString &path)
 {
     QFile file(path);
@@ -49,14 +72,17 @@ bool isTaskFile(const QString &path)
     return kind.match(QString::fromUtf8(file.readAll())).hasMatch();
 }
 
-int validate(const QStringList &files, QTextStream &out, QTextStream &err)
+int validate(const QStringList &args, QTextStream &out, QTextStream &err)
 {
+    Args a;
+    if (const auto stop =
+            parseTemplateArgs(args, QStringLiteral("template validate"), &a, out, err))
+        return *stop;
+    const QStringList &files = a.positional;
     if (files.isEmpty())
         return usageError(err, QStringLiteral("template validate needs at least one FILE"));
     int status = 0;
     for (const QString &file : files) {
-        if (file.startsWith(QLatin1String("--")))
-            return usageError(err, QStringLiteral("unknown option '%1'").arg(file));
         TemplateLoader loader;
         const bool ok =
             isTaskFile(file) ? bool(loader.loadTaskFile(file)) : bool(loader.loadClusterFile(file));
@@ -162,46 +188,18 @@ void printTable(const ClusterPlan &plan, QTextStream &out)
 int render(const QStringList &args, QTextStream &out, QTextStream &err,
            const ImageDefaultsLookup &images)
 {
-    QString file;
-    bool json = false;
+    Args a;
+    if (const auto stop = parseTemplateArgs(args, QStringLiteral("template render"), &a, out, err))
+        return *stop;
+    if (a.positional.size() > 1)
+        return usageError(err, QStringLiteral("template render takes one FILE"));
+    const QString file = a.positional.value(0);
+    const bool json = a.has(QStringLiteral("--json"));
     LaunchOptions opts;
-    for (int i = 0; i < args.size(); ++i) {
-        QString arg = args.at(i);
-        QString value;
-        const bool takesValue = arg == QLatin1String("--count") || arg == QLatin1String("--env");
-        if (arg.startsWith(QLatin1String("--count=")) || arg.startsWith(QLatin1String("--env="))) {
-            value = arg.section(QLatin1Char('='), 1);
-            arg = arg.section(QLatin1Char('='), 0, 0);
-        } else if (takesValue) {
-            if (i + 1 >= args.size())
-                return usageError(err, QStringLiteral("%1 needs a value").arg(arg));
-            value = args.at(++i);
-        }
-        if (arg == QLatin1String("--json")) {
-            json = true;
-        } else if (arg == QLatin1String("--count")) {
-            const QString role = value.section(QLatin1Char('='), 0, 0);
-            bool ok = false;
-            const int count = value.section(QLatin1Char('='), 1).toInt(&ok);
-            if (!value.contains(QLatin1Char('=')) || role.isEmpty() || !ok)
-                return usageError(err,
-                                  QStringLiteral("--count expects ROLE=N, got '%1'").arg(value));
-            opts.counts.insert(role, count);
-        } else if (arg == QLatin1String("--env")) {
-            const auto assignment = parseEnvAssignment(value);
-            if (!assignment)
-                return usageError(err, QStringLiteral("--env expects K=V with K a valid variable "
-                                                      "name, got '%1'")
-                                           .arg(value));
-            opts.env.insert(assignment->first, assignment->second);
-        } else if (arg.startsWith(QLatin1String("--"))) {
-            return usageError(err, QStringLiteral("unknown option '%1'").arg(arg));
-        } else if (file.isEmpty()) {
-            file = arg;
-        } else {
-            return usageError(err, QStringLiteral("template render takes one FILE"));
-        }
-    }
+    if (auto values = LaunchValues::apply(opts, a.all(QStringLiteral("--count")),
+                                          a.all(QStringLiteral("--env")), {});
+        !values)
+        return usageError(err, values.error().toString());
     if (file.isEmpty())
         return usageError(err, QStringLiteral("template render needs a FILE"));
 
@@ -250,6 +248,11 @@ int runTemplateCommand(const QStringList &args, QTextStream &out, QTextStream &e
     if (args.isEmpty())
         return usageError(err, QStringLiteral("template needs a subcommand (validate or render)"));
     const QString sub = args.first();
+    if (sub == QLatin1String("--help") || sub == QLatin1String("-h")) {
+        out << groupHelpText(QStringLiteral("template"));
+        out.flush();
+        return 0;
+    }
     if (sub == QLatin1String("validate"))
         return validate(args.mid(1), out, err);
     if (sub == QLatin1String("render"))

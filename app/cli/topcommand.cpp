@@ -117,9 +117,9 @@ QString snapshotTable(const Snapshot &s)
 int topCommand(Context &context, const QStringList &args)
 {
     quietLibraries();
-    const Args a = Args::parse(args, {}, {QStringLiteral("--no-stream"), QStringLiteral("--json")});
-    if (!a.error.isEmpty())
-        return context.usage(a.error);
+    Args a;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("top"), &a))
+        return *stop;
     if (a.positional.size() != 1)
         return context.usage(QStringLiteral("top takes one SESSION"));
     auto env = openEnv(context);

@@ -3,9 +3,13 @@
 #include "hosts/localdockeroffer.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/screenshottour.h"
+#include "style/apptheme.h"
+#include "style/themeicon.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+
+#include <cstdio>
 
 int main(int argc, char *argv[])
 {
@@ -34,8 +38,25 @@ int main(int argc, char *argv[])
         QStringLiteral("screenshot-dir"),
         QStringLiteral("Save PNGs of each view into DIR, then quit (scripts/screenshots.sh)."),
         QStringLiteral("DIR"));
-    parser.addOptions({storeOption, noController, screenshots});
+    const QCommandLineOption theme(
+        QStringLiteral("theme"),
+        QStringLiteral("system, light or dark for this run (View > Theme keeps a choice)."),
+        QStringLiteral("THEME"));
+    parser.addOptions({storeOption, noController, screenshots, theme});
     parser.process(app);
+
+    using ClusterDeck::Ui::AppTheme;
+    QApplication::setWindowIcon(ClusterDeck::Ui::themeIcon(QStringLiteral("clusterdeck")));
+    auto choice = AppTheme::savedChoice();
+    if (parser.isSet(theme)) {
+        const auto asked = AppTheme::fromString(parser.value(theme));
+        if (!asked) {
+            std::fputs("error: --theme takes system, light or dark\n", stderr);
+            return 2;
+        }
+        choice = *asked;
+    }
+    AppTheme::apply(choice);
 
     ClusterDeck::Ui::ConsoleController controller;
     ClusterDeck::Ui::MainWindow window(&controller);

@@ -18,7 +18,7 @@ field() { echo "$info" | sed -n "s/^ $1: //p"; }
 [[ $(field Package) == clusterdeck ]] || fail "Package is '$(field Package)'"
 [[ -n $(field Version) ]] || fail "no Version"
 depends=$(field Depends)
-for lib in libqt6core6 libqt6widgets6 libcurl4 libyaml-cpp0.7 libsqlite3-0 qt6-qpa-plugins; do
+for lib in libqt6core6 libqt6widgets6 libcurl4 libyaml-cpp0.7 libsqlite3-0 qt6-qpa-plugins libqt6svg6; do
     [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
 done
 [[ $depends != *docker* ]] || fail "Depends must not pull in docker: $depends"
@@ -40,6 +40,8 @@ expected=(
     /usr/share/doc/clusterdeck/copyright
     /usr/share/clusterdeck/templates/lab-basic.yaml
     /usr/lib/systemd/system/clusterdeck-controller.service
+    /usr/share/bash-completion/completions/clusterdeckctl
+    /usr/share/zsh/vendor-completions/_clusterdeckctl
 )
 for f in "${expected[@]}"; do
     grep -qx "$f" <<<"$files" || fail "package lacks $f"
@@ -65,7 +67,19 @@ desktop-file-validate /usr/share/applications/clusterdeck.desktop || fail "deskt
 appstreamcli validate --no-net /usr/share/metainfo/io.clusterdeck.ClusterDeck.metainfo.xml >/dev/null \
     || fail "appstreamcli validate"
 zcat /usr/share/man/man1/clusterdeckctl.1.gz | grep -q '^.TH CLUSTERDECKCTL' || fail "man page"
-echo "check-package: installed; --version ok, $n samples validate, desktop file and metainfo valid"
+# Shell completion as installed: bash-completion loads the file by the command's name.
+got=$(bash --norc --noprofile -c '
+    source /usr/share/bash-completion/completions/clusterdeckctl
+    COMP_WORDS=(clusterdeckctl template re); COMP_CWORD=2
+    COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}
+    _clusterdeckctl; echo "${COMPREPLY[*]}"')
+[[ $got == render ]] || fail "installed bash completion gave '$got' for 'template re'"
+if command -v zsh >/dev/null; then
+    zsh -n /usr/share/zsh/vendor-completions/_clusterdeckctl || fail "zsh -n _clusterdeckctl"
+fi
+/usr/bin/clusterdeckctl launch --help | grep -q '^Usage: clusterdeckctl \[--store URL\] launch FILE' \
+    || fail "installed clusterdeckctl launch --help"
+echo "check-package: installed; --version ok, $n samples validate, desktop file and metainfo valid, completion answers"
 
 dpkg --purge clusterdeck >/dev/null || fail "dpkg --purge failed"
 left=0

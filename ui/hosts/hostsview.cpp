@@ -7,6 +7,7 @@
 #include "hoststablemodel.h"
 #include "sessions/sessiontreemodel.h"
 #include "stats/kernelstatsfeed.h"
+#include "style/themeicon.h"
 #include "usagebardelegate.h"
 
 #include <QDialog>
@@ -28,10 +29,10 @@ HostsView::HostsView(ConsoleController *controller, QWidget *parent)
     , m_controller(controller)
     , m_model(new HostsTableModel(this))
     , m_table(new QTableView)
-    , m_add(new QPushButton(QIcon::fromTheme(QStringLiteral("list-add")), tr("&Add Host…")))
-    , m_remove(new QPushButton(QIcon::fromTheme(QStringLiteral("list-remove")), tr("&Remove")))
+    , m_add(new QPushButton(themeIcon(QStringLiteral("list-add")), tr("&Add Host…")))
+    , m_remove(new QPushButton(themeIcon(QStringLiteral("list-remove")), tr("&Remove")))
     , m_network(new QPushButton(tr("Set Up &Multi-Host Networking")))
-    , m_refresh(new QPushButton(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&fresh")))
+    , m_refresh(new QPushButton(themeIcon(QStringLiteral("view-refresh")), tr("Re&fresh")))
     , m_stats(new KernelStatsFeed(
           controller->sessionModel(), [controller] { return controller->registry(); }, this))
     , m_publish(new QTimer(this))

@@ -4,6 +4,7 @@
 #include "console/consolecontroller.h"
 #include "host/hostregistry.h"
 #include "placement/placement.h"
+#include "plan/launchvalues.h"
 #include "plan/planresolver.h"
 #include "plan/presets.h"
 #include "plan/sshkeypair.h"
@@ -335,16 +336,20 @@ Result<LaunchOptions> LaunchDialog::launchOptions() const
         const QString key = cell(m_env, r, 0);
         if (key.isEmpty())
             continue;
-        opts.env.insert(key, cell(m_env, r, 1));
+        // The same reading as `launch --env K=V` (plan/launchvalues.h).
+        const auto kv = LaunchValues::parseEnv(key + u'=' + cell(m_env, r, 1));
+        if (!kv)
+            return fail(Error::Kind::Invalid, tr("environment row %1").arg(r + 1),
+                        kv.error().message);
+        opts.env.insert(kv->first, kv->second);
     }
     for (int r = 0; r < m_mounts->rowCount(); ++r) {
         const QString spec = cell(m_mounts, r, 0);
         if (spec.isEmpty())
             continue;
-        QString error;
-        const auto mount = TemplateValues::parseMountSpec(spec, &error);
+        const auto mount = LaunchValues::parseMount(spec);
         if (!mount)
-            return fail(Error::Kind::Invalid, tr("mount %1").arg(r + 1), error);
+            return fail(Error::Kind::Invalid, tr("mount %1").arg(r + 1), mount.error().message);
         opts.mounts.append(*mount);
     }
     if (const QString mode = m_mode->currentData().toString(); !mode.isEmpty())

@@ -11,20 +11,26 @@
 #include "launch/launchdialog.h"
 #include "sessions/sessionsview.h"
 #include "stats/sessiondashboard.h"
+#include "style/apptheme.h"
+#include "style/themeicon.h"
 #include "templates/templateeditor.h"
 #include "terminal/terminaltabs.h"
+#include "traynotifier.h"
 
 #include "common/datapaths.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QToolBar>
 
 namespace ClusterDeck::Ui {
@@ -110,9 +116,15 @@ MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
     setupMenus();
     setupStatusBar();
     restoreSettings();
+    m_tray = new TrayNotifier(m_controller->sessionModel(), this, this);
 }
 
 MainWindow::~MainWindow() = default;
+
+QAction *MainWindow::terminateAction() const
+{
+    return m_sessionsView->terminateAction();
+}
 
 void MainWindow::setView(int index, QWidget *view)
 {
@@ -132,8 +144,7 @@ void MainWindow::setupToolBar()
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     bar->setMovable(false);
 
-    m_launch =
-        new QAction(QIcon::fromTheme(QStringLiteral("media-playback-start")), tr("&Launch…"), this);
+    m_launch = new QAction(themeIcon(QStringLiteral("media-playback-start")), tr("&Launch…"), this);
     m_launch->setObjectName(QStringLiteral("launch"));
     m_launch->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_L), QKeySequence(QKeySequence::New)});
     m_launch->setToolTip(tr("Launch a cluster session from a template"));
@@ -146,9 +157,10 @@ void MainWindow::setupToolBar()
         dialog->open();
     });
 
-    m_refresh = new QAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&fresh"), this);
+    m_refresh = new QAction(themeIcon(QStringLiteral("view-refresh")), tr("Re&fresh"), this);
     m_refresh->setObjectName(QStringLiteral("refresh"));
-    m_refresh->setShortcut(QKeySequence::Refresh);
+    m_refresh->setShortcut(QKeySequence(Qt::Key_F5)); // QKeySequence::Refresh is Ctrl+R on X11
+    m_refresh->setToolTip(tr("Reload the sessions and ask every host how it is (F5)"));
     connect(m_refresh, &QAction::triggered, this, [this] {
         m_controller->refresh();
         m_controller->refreshHosts();
@@ -166,19 +178,28 @@ void MainWindow::setupMenus()
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_launch);
     file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    QAction *quit = file->addAction(themeIcon(QStringLiteral("application-exit")), tr("&Quit"),
+                                    QKeySequence::Quit, this, &QWidget::close);
+    quit->setObjectName(QStringLiteral("quit"));
 
     QMenu *session = menuBar()->addMenu(tr("&Session"));
     session->addAction(m_sessionsView->restartAction());
     session->addAction(m_sessionsView->terminateAction());
     session->addAction(m_sessionsView->logsAction());
     session->addAction(m_sessionsView->copyHostnamesAction());
+    session->addSeparator();
+    session->addAction(m_sessionsView->openTerminalAction());
+    session->addAction(m_sessionsView->runCommandAction());
+    session->addAction(m_sessionsView->dashboardAction());
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_refresh);
     QAction *reconcile = view->addAction(tr("Reconcile Now"));
     reconcile->setObjectName(QStringLiteral("reconcile"));
     connect(reconcile, &QAction::triggered, m_controller, &ConsoleController::reconcile);
+    view->addSeparator();
+    setupThemeMenu(
+        view->addMenu(themeIcon(QStringLiteral("preferences-desktop-theme")), tr("&Theme")));
     view->addSeparator();
     for (int i = 0; i < m_tabs->count(); ++i) {
         QAction *go = view->addAction(m_tabs->tabText(i));
@@ -187,12 +208,38 @@ void MainWindow::setupMenus()
     }
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About ClusterDeck"), this, [this] {
-        QMessageBox::about(this, tr("About ClusterDeck"),
-                           tr("ClusterDeck %1\nLaunch, watch and tear down cluster sessions "
-                              "across Docker hosts.")
-                               .arg(versionString()));
-    });
+    help->addAction(
+        themeIcon(QStringLiteral("help-about")), tr("&About ClusterDeck"), this, [this] {
+            QMessageBox::about(this, tr("About ClusterDeck"),
+                               tr("ClusterDeck %1\nLaunch, watch and tear down cluster sessions "
+                                  "across Docker hosts.")
+                                   .arg(versionString()));
+        });
+}
+
+void MainWindow::setupThemeMenu(QMenu *menu)
+{
+    // System follows the desktop (dark when its palette is); the choice is kept across runs.
+    auto *group = new QActionGroup(this);
+    group->setExclusive(true);
+    const struct
+    {
+        AppTheme::Choice choice;
+        QString text;
+    } choices[] = {{AppTheme::Choice::System, tr("&System")},
+                   {AppTheme::Choice::Light, tr("&Light")},
+                   {AppTheme::Choice::Dark, tr("&Dark")}};
+    for (const auto &c : choices) {
+        QAction *action = menu->addAction(c.text);
+        action->setObjectName(QStringLiteral("theme-") + AppTheme::toString(c.choice));
+        action->setCheckable(true);
+        action->setChecked(AppTheme::current() == c.choice);
+        group->addAction(action);
+        connect(action, &QAction::triggered, this, [choice = c.choice] {
+            AppTheme::apply(choice);
+            AppTheme::saveChoice(choice);
+        });
+    }
 }
 
 void MainWindow::setupStatusBar()
@@ -282,6 +329,16 @@ void MainWindow::showOperation(const QString &what, bool ok, const QString &mess
     box->open();
 }
 
+QList<QTableView *> MainWindow::rememberedTables() const
+{
+    QList<QTableView *> tables;
+    for (const QString &name : {QStringLiteral("hostsTable"), QStringLiteral("eventsTable")}) {
+        if (auto *table = m_tabs->findChild<QTableView *>(name))
+            tables.append(table);
+    }
+    return tables;
+}
+
 void MainWindow::saveSettings() const
 {
     QSettings settings;
@@ -290,6 +347,10 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("state"), saveState());
     settings.setValue(QStringLiteral("lastView"), m_tabs->currentIndex());
     settings.setValue(QStringLiteral("sessionsView"), m_sessionsView->saveState());
+    // The other views' column widths and order.
+    for (const QTableView *table : rememberedTables())
+        settings.setValue(QStringLiteral("columns/") + table->objectName(),
+                          table->horizontalHeader()->saveState());
     settings.endGroup();
 }
 
@@ -303,6 +364,12 @@ void MainWindow::restoreSettings()
     restoreState(settings.value(QStringLiteral("state")).toByteArray());
     m_tabs->setCurrentIndex(settings.value(QStringLiteral("lastView"), 0).toInt());
     m_sessionsView->restoreState(settings.value(QStringLiteral("sessionsView")).toByteArray());
+    for (QTableView *table : rememberedTables()) {
+        const QByteArray state =
+            settings.value(QStringLiteral("columns/") + table->objectName()).toByteArray();
+        if (!state.isEmpty())
+            table->horizontalHeader()->restoreState(state);
+    }
     settings.endGroup();
 }
 

@@ -4,7 +4,9 @@
 
 class QAction;
 class QLabel;
+class QMenu;
 class QTabWidget;
+class QTableView;
 
 namespace ClusterDeck::Ui {
 
@@ -13,10 +15,12 @@ class SessionsView;
 class TemplateEditor;
 class TerminalTabs;
 class SessionDashboard;
+class TrayNotifier;
 
 // The console: Sessions, Hosts, Templates and Events views as tabs, a toolbar (Launch, Restart,
 // Terminate, Refresh) and a status bar with the store and the reachable hosts. Remembers its
-// geometry, column widths and last view.
+// geometry, toolbar, splitter, column widths and last view (QSettings, group "MainWindow");
+// View ▸ Theme picks the palette (System / Light / Dark).
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -34,6 +38,9 @@ public:
     QTabWidget *tabs() const { return m_tabs; }
     QAction *launchAction() const { return m_launch; }
     QAction *refreshAction() const { return m_refresh; }
+    QAction *terminateAction() const;
+    // Tells the admin through the system tray when a session fails or completes unseen.
+    TrayNotifier *trayNotifier() const { return m_tray; }
 
     // Registers a view as a tab (the Hosts, Templates and Events views add themselves here).
     void setView(int index, QWidget *view);
@@ -51,6 +58,9 @@ private:
     void setupMenus();
     void setupToolBar();
     void setupStatusBar();
+    void setupThemeMenu(QMenu *menu);
+    // Tables whose column state is kept besides the session tree's (hosts, events).
+    QList<QTableView *> rememberedTables() const;
     void showOperation(const QString &what, bool ok, const QString &message);
 
     ConsoleController *m_controller = nullptr;
@@ -61,6 +71,7 @@ private:
     SessionDashboard *m_dashboard = nullptr;
     QAction *m_launch = nullptr;
     QAction *m_refresh = nullptr;
+    TrayNotifier *m_tray = nullptr;
     QLabel *m_storeLabel = nullptr;
     QLabel *m_hostsLabel = nullptr;
     QLabel *m_busyLabel = nullptr;

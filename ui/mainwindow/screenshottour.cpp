@@ -7,6 +7,7 @@
 #include "sessions/sessionfilterproxymodel.h"
 #include "sessions/sessionsview.h"
 #include "sessions/sessiontreemodel.h"
+#include "style/apptheme.h"
 
 #include <QApplication>
 #include <QDir>
@@ -40,8 +41,13 @@ ScreenshotTour::ScreenshotTour(MainWindow *window, const QString &directory, QOb
 void ScreenshotTour::start()
 {
     ConsoleController *c = m_window->controller();
-    connect(c, &ConsoleController::sessionsLoaded, this, [this] {
+    connect(c, &ConsoleController::sessionsLoaded, this, [this, c] {
         m_sessionsLoaded = true;
+        // A store with no host and no session: the first-run view is all there is to show.
+        if (c->hosts().isEmpty() && c->sessionModel()->rowCount() == 0) {
+            QTimer::singleShot(1500, this, &ScreenshotTour::run);
+            return;
+        }
         if (m_hostsLoaded)
             QTimer::singleShot(1500, this, &ScreenshotTour::run);
     });
@@ -70,6 +76,14 @@ void ScreenshotTour::run()
     m_window->resize(1500, 860);
     SessionsView *sessions = m_window->sessionsView();
     QTabWidget *tabs = m_window->tabs();
+    if (m_window->controller()->hosts().isEmpty() &&
+        m_window->controller()->sessionModel()->rowCount() == 0) {
+        tabs->setCurrentIndex(0);
+        settle(300);
+        save(m_window, QStringLiteral("first-run.png"));
+        QApplication::quit();
+        return;
+    }
 
     tabs->setCurrentIndex(0);
     sessions->tree()->expandAll();
@@ -114,6 +128,14 @@ void ScreenshotTour::run()
     settle(2500);
     save(m_window, QStringLiteral("images.png"));
     tabs->setCurrentIndex(0);
+
+    // The same sessions view in the dark palette (View ▸ Theme ▸ Dark, or a dark desktop).
+    const AppTheme::Choice theme = AppTheme::current();
+    AppTheme::apply(AppTheme::Choice::Dark);
+    settle(800);
+    save(m_window, QStringLiteral("sessions-dark.png"));
+    AppTheme::apply(theme);
+    settle(300);
 
     // A launch that pulls an image on three hosts (scripts/screenshots.sh writes a template
     // naming the lab registry's registry-only tag): caught mid-pull, then cancelled.

@@ -9,7 +9,8 @@ class MainWindow;
 
 // `clusterdeck --screenshot-dir DIR`: once the store and the hosts have loaded, shows each view of
 // the real window (the session tree expanded, hosts, events, the launch dialog with its placement
-// preview), saves it as a PNG in DIR and quits. Used by scripts/screenshots.sh.
+// preview, the dark palette), saves it as a PNG in DIR and quits. With no host and no session in
+// the store it saves the first-run view (first-run.png) only. Used by scripts/screenshots.sh.
 class ScreenshotTour : public QObject
 {
     Q_OBJECT

@@ -16,6 +16,7 @@
 #include "sessionfilterproxymodel.h"
 #include "sessiontreemodel.h"
 #include "store/status.h"
+#include "style/themeicon.h"
 
 #include <QAction>
 #include <QApplication>
@@ -65,29 +66,30 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     , m_welcome(new QWidget)
     , m_welcomeText(new QLabel)
     , m_welcomeAddHost(
-          new QPushButton(QIcon::fromTheme(QStringLiteral("list-add")), tr("Add a Docker Host…")))
-    , m_welcomeLocal(new QPushButton(QIcon::fromTheme(QStringLiteral("computer")),
+          new QPushButton(themeIcon(QStringLiteral("list-add")), tr("Add a Docker Host…")))
+    , m_welcomeLocal(new QPushButton(themeIcon(QStringLiteral("computer")),
                                      tr("Use This Machine's Docker Daemon")))
-    , m_welcomeSamples(new QPushButton(QIcon::fromTheme(QStringLiteral("document-open")),
+    , m_welcomeSamples(new QPushButton(themeIcon(QStringLiteral("document-open")),
                                        tr("Open the Sample Templates")))
-    , m_welcomeLaunch(new QPushButton(QIcon::fromTheme(QStringLiteral("media-playback-start")),
+    , m_welcomeLaunch(new QPushButton(themeIcon(QStringLiteral("media-playback-start")),
                                       tr("Launch a Session…")))
     , m_logs(new LogsPanel)
     , m_prober(new PortProber(this))
     , m_portDelegate(new PortLinkDelegate(m_prober, this))
-    , m_restart(new QAction(QIcon::fromTheme(QStringLiteral("view-refresh")),
-                            tr("&Restart Session…"), this))
-    , m_terminate(new QAction(QIcon::fromTheme(QStringLiteral("process-stop")),
-                              tr("&Terminate Session…"), this))
-    , m_removeFromHistory(new QAction(QIcon::fromTheme(QStringLiteral("edit-delete")),
-                                      tr("Remove from &History…"), this))
-    , m_showLogs(
-          new QAction(QIcon::fromTheme(QStringLiteral("text-x-generic")), tr("Show &Logs"), this))
-    , m_copyHostnames(new QAction(tr("Copy &Hostnames"), this))
-    , m_openTerminal(new QAction(QIcon::fromTheme(QStringLiteral("utilities-terminal")),
-                                 tr("Open &Terminal"), this))
-    , m_runCommand(new QAction(tr("Run &Command…"), this))
-    , m_dashboard(new QAction(tr("Show &Dashboard"), this))
+    , m_restart(
+          new QAction(themeIcon(QStringLiteral("system-reboot")), tr("&Restart Session…"), this))
+    , m_terminate(
+          new QAction(themeIcon(QStringLiteral("process-stop")), tr("&Terminate Session…"), this))
+    , m_removeFromHistory(
+          new QAction(themeIcon(QStringLiteral("edit-delete")), tr("Remove from &History…"), this))
+    , m_showLogs(new QAction(themeIcon(QStringLiteral("text-x-generic")), tr("Show &Logs"), this))
+    , m_copyHostnames(
+          new QAction(themeIcon(QStringLiteral("edit-copy")), tr("Copy &Hostnames"), this))
+    , m_openTerminal(
+          new QAction(themeIcon(QStringLiteral("utilities-terminal")), tr("Open &Terminal"), this))
+    , m_runCommand(new QAction(themeIcon(QStringLiteral("system-run")), tr("Run &Command…"), this))
+    , m_dashboard(
+          new QAction(themeIcon(QStringLiteral("view-statistics")), tr("Show &Dashboard"), this))
     , m_scaleRole(new QAction(tr("&Scale Role…"), this))
     , m_expandAll(new QAction(tr("Expand All"), this))
     , m_collapseAll(new QAction(tr("Collapse All"), this))
