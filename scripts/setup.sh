@@ -20,6 +20,8 @@ PACKAGES=(
     xvfb xauth imagemagick
     # packaging checks
     desktop-file-utils appstream dpkg-dev file librsvg2-bin
+    # the completion scripts' test drives them in both shells, with bash-completion's helpers
+    zsh bash-completion
 )
 
 missing=()

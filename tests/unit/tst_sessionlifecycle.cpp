@@ -10,6 +10,7 @@
 #include "provision/provisioner.h"
 #include "provision/provisionlabels.h"
 #include "provision/sessioncontroller.h"
+#include "store/recordjson.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
 #include "template/templateloader.h"
@@ -178,7 +179,7 @@ void TestSessionLifecycle::launch()
     auto s = launch(QStringLiteral("lc"), mode, workers);
     QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
     QCOMPARE(toString(s->status), toString(SessionStatus::Running));
-    QCOMPARE(s->mode, mode);
+    QCOMPARE(RecordJson::sessionModeToText(s->mode), mode);
 
     auto stored = m_store->session(s->id);
     QVERIFY(stored);
