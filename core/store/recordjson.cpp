@@ -1,5 +1,7 @@
 #include "recordjson.h"
 
+#include "template/templatevalues.h"
+
 #include <QJsonDocument>
 #include <QJsonParseError>
 
@@ -14,24 +16,13 @@ QString str(const QJsonObject &o, QLatin1StringView key)
 
 QString sessionModeToText(ClusterMode mode)
 {
-    switch (mode) {
-    case ClusterMode::SingleNode:
-        return QStringLiteral("single-node");
-    case ClusterMode::MultiNode:
-        return QStringLiteral("multi-node");
-    case ClusterMode::Auto:
-        break;
-    }
-    return {};
+    // A session not placed yet has no mode at the edges ("", as in older records).
+    return mode == ClusterMode::Auto ? QString() : TemplateValues::modeName(mode);
 }
 
 ClusterMode sessionModeFromText(const QString &text)
 {
-    if (text == QLatin1String("single-node"))
-        return ClusterMode::SingleNode;
-    if (text == QLatin1String("multi-node"))
-        return ClusterMode::MultiNode;
-    return ClusterMode::Auto;
+    return TemplateValues::parseMode(text).value_or(ClusterMode::Auto);
 }
 
 QString dateToText(const QDateTime &at)
