@@ -2,6 +2,8 @@
 
 #include "secretbox.h"
 
+#include "plan/planjson.h"
+
 #include <QHash>
 #include <QJsonArray>
 
@@ -11,11 +13,6 @@ namespace {
 
 const QString kFormatPlain = QStringLiteral("plain");
 const QString kFormatGcm = QStringLiteral("aes-256-gcm");
-
-bool isSecretMode(int mode)
-{
-    return (mode & 0077) == 0;
-}
 
 QByteArray contextOf(const QString &storeId, const QString &sessionId, const QString &name)
 {
@@ -35,8 +32,9 @@ QMap<QString, QByteArray> SessionSecrets::extract(QJsonObject &spec)
         bool changed = false;
         for (qsizetype f = 0; f < files.size(); ++f) {
             QJsonObject file = files[f].toObject();
-            if (!isSecretMode(file.value(QStringLiteral("mode")).toInt(0644)) ||
-                !file.contains(QStringLiteral("content")))
+            PlannedFile planned;
+            planned.mode = PlanJson::fileMode(file);
+            if (!planned.isSecret() || !file.contains(QStringLiteral("content")))
                 continue;
             const QByteArray content =
                 QByteArray::fromBase64(file.value(QStringLiteral("content")).toString().toLatin1());

@@ -8,7 +8,9 @@
 #include "template/templatevalues.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTest>
 
 using namespace ClusterDeck;
@@ -45,6 +47,10 @@ private Q_SLOTS:
     void deterministic();
     void successPolicy_data();
     void successPolicy();
+    void shownAndStoredShareKeys();
+    void storedSpecRoundTrips();
+    void olderStoredSpecReads_data();
+    void olderStoredSpecReads();
 };
 
 // QVERIFY2 evaluates its message even on success; error() of a value must not be touched.
@@ -621,6 +627,159 @@ void TestPlanResolver::successPolicy()
     QCOMPARE(policies.success, plan->successPolicy);
     QCOMPARE(policies.ttlAfterFinishedSeconds, expectedTtl);
     QCOMPARE(policies.failure, plan->failurePolicy);
+}
+
+namespace {
+
+// Every key path of a JSON value ("resources.memory_bytes", "files[].mode"), arrays merged.
+QStringList keyPaths(const QJsonValue &v, const QString &prefix = {})
+{
+    QStringList paths;
+    if (v.isObject()) {
+        const QJsonObject o = v.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            const QString path = prefix.isEmpty() ? it.key() : prefix + u'.' + it.key();
+            paths.append(path);
+            paths.append(keyPaths(it.value(), path));
+        }
+    } else if (v.isArray()) {
+        for (const QJsonValue &item : v.toArray())
+            paths.append(keyPaths(item, prefix + QStringLiteral("[]")));
+    }
+    paths.removeDuplicates();
+    paths.sort();
+    return paths;
+}
+
+ClusterPlan richPlan()
+{
+    const QByteArray yaml = "name: demo\n"
+                            "presets: [ssh]\n"
+                            "roles:\n"
+                            "  - name: master\n"
+                            "    task: {image: img, ports: [web:http:8080]}\n"
+                            "  - name: worker\n"
+                            "    task: {image: img, resources: {cpus: 1.5, memory: 512m}}\n"
+                            "    count: 3\n";
+    LaunchOptions o = options();
+    o.sshKeyPair = SshKeyPair{"-----BEGIN OPENSSH PRIVATE KEY-----\nx\n", "ssh-ed25519 AAAA k\n"};
+    auto plan = resolvePlan(load(yaml), o, {});
+    if (!plan)
+        qFatal("plan: %s", qPrintable(plan.error().toString()));
+    return *plan;
+}
+
+} // namespace
+
+// `template render --json` and the stored spec are one encoder (PlanJson): the same keys, only
+// the file contents are shown as text (secrets withheld) or stored base64.
+void TestPlanResolver::shownAndStoredShareKeys()
+{
+    const ClusterPlan plan = richPlan();
+    const KernelSpec &worker = plan.kernels.at(1);
+    QVERIFY(worker.resources.memoryBytes);
+    QVERIFY(std::any_of(worker.files.cbegin(), worker.files.cend(),
+                        [](const PlannedFile &f) { return f.isSecret(); }));
+    const QJsonObject shown = PlanJson::toJson(worker, PlanJson::Files::Shown);
+    const QJsonObject stored = PlanJson::toJson(worker, PlanJson::Files::Stored);
+    QCOMPARE(keyPaths(shown), keyPaths(stored));
+    QVERIFY(keyPaths(shown).contains(QStringLiteral("resources.memory_bytes")));
+    QVERIFY(keyPaths(shown).contains(QStringLiteral("files[].mode")));
+    for (const QJsonValue &f : shown.value(QStringLiteral("files")).toArray()) {
+        const bool secret = PlanJson::fileMode(f.toObject()) == 0600;
+        QCOMPARE(f.toObject().value(QStringLiteral("content")).isNull(), secret);
+    }
+    QCOMPARE(keyPaths(PlanJson::headerToJson(plan)),
+             keyPaths(PlanJson::toJson(plan))
+                 .filter(QRegularExpression(QStringLiteral("^(?!kernels)"))));
+}
+
+void TestPlanResolver::storedSpecRoundTrips()
+{
+    SessionSpec spec;
+    spec.plan = richPlan();
+    spec.plan.kernels[0].imageDigest = QStringLiteral("img@sha256:0123");
+    spec.plan.kernels[1].onScale = QStringLiteral("/etc/cluster/on-scale");
+    spec.plan.mode = ClusterMode::MultiNode;
+    spec.placement.mode = ClusterMode::MultiNode;
+    for (const KernelSpec &k : std::as_const(spec.plan.kernels))
+        spec.placement.hostOf.insert(k.hostname, QStringLiteral("h1"));
+    const auto back = SessionSpec::fromJson(spec.toJson(), QStringLiteral("test"));
+    VERIFY_OK(back);
+    QCOMPARE(back->plan.kernels, spec.plan.kernels);
+    QCOMPARE(back->plan.roles.size(), spec.plan.roles.size());
+    for (qsizetype i = 0; i < spec.plan.roles.size(); ++i) {
+        const RoleCount &was = spec.plan.roles.at(i);
+        const RoleCount &is = back->plan.roles.at(i);
+        // The stored last index is the highest one used so far (`count` before any scale).
+        QCOMPARE((QList<int>{is.count, is.min, is.max, is.highestIdx()}),
+                 (QList<int>{was.count, was.min, was.max, was.highestIdx()}));
+        QCOMPARE(is.role, was.role);
+    }
+    QCOMPARE(back->plan.failurePolicy, spec.plan.failurePolicy);
+    QCOMPARE(back->plan.sessionName, spec.plan.sessionName);
+    QCOMPARE(back->placement.hostOf, spec.placement.hostOf);
+}
+
+// Specs stored before the keys were shared: kernel_id, port, a numeric memory, a numeric file
+// mode, session_name and a flat failure policy.
+void TestPlanResolver::olderStoredSpecReads_data()
+{
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("kernel id") << "id"
+                               << "k-1";
+    QTest::newRow("port") << "port"
+                          << "8080";
+    QTest::newRow("memory") << "memory"
+                            << "536870912";
+    QTest::newRow("secret mode") << "mode"
+                                 << "384";
+    QTest::newRow("session name") << "name"
+                                  << "old";
+    QTest::newRow("failure action") << "failure"
+                                    << "restart-session/5";
+    QTest::newRow("policies") << "policies"
+                              << "restart-session/5";
+}
+
+void TestPlanResolver::olderStoredSpecReads()
+{
+    QFETCH(QString, key);
+    QFETCH(QString, expected);
+    const QJsonObject kernel = QJsonDocument::fromJson(R"({
+        "kernel_id": "k-1", "hostname": "master1", "role": "master", "image": "img",
+        "ports": [{"name": "web", "protocol": "http", "port": 8080}],
+        "resources": {"memory": 536870912},
+        "files": [{"path": "/root/.ssh/id_ed25519", "mode": 384, "owner": "",
+                   "content": "c2VjcmV0"}]})")
+                                   .object();
+    const QJsonObject stored{{QStringLiteral("session_id"), kSession},
+                             {QStringLiteral("session_name"), QStringLiteral("old")},
+                             {QStringLiteral("failure_action"), QStringLiteral("restart-session")},
+                             {QStringLiteral("max_restarts"), 5},
+                             {QStringLiteral("mode"), QStringLiteral("single-node")},
+                             {QStringLiteral("kernels"), QJsonArray{kernel}}};
+    const auto spec = SessionSpec::fromJson(stored, QStringLiteral("test"));
+    VERIFY_OK(spec);
+    QCOMPARE(spec->placement.mode, ClusterMode::SingleNode);
+    const KernelSpec &k = spec->plan.kernels.first();
+    const FailurePolicy &failure = spec->plan.failurePolicy;
+    SessionRecord record;
+    record.launchOptions = QJsonObject{{QStringLiteral("spec"), stored}};
+    const FailurePolicy policies = SessionPolicies::of(record).failure;
+    const QMap<QString, QString> actual{
+        {"id", k.kernelId},
+        {"port", QString::number(k.ports.value(0).port)},
+        {"memory", QString::number(k.resources.memoryBytes.value_or(0))},
+        {"mode", QString::number(k.files.value(0).mode)},
+        {"name", spec->plan.sessionName},
+        {"failure", TemplateValues::failureActionName(failure.action) + u'/' +
+                        QString::number(failure.maxRestarts)},
+        {"policies", TemplateValues::failureActionName(policies.action) + u'/' +
+                         QString::number(policies.maxRestarts)}};
+    QCOMPARE(actual.value(key), expected);
+    QCOMPARE(k.files.value(0).content, QByteArray("secret"));
 }
 
 QTEST_GUILESS_MAIN(TestPlanResolver)
