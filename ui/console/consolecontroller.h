@@ -20,11 +20,12 @@ namespace ClusterDeck {
 class Controller;
 class HostRegistry;
 class SessionController;
-class SessionTreeModel;
 class StateStore;
 } // namespace ClusterDeck
 
 namespace ClusterDeck::Ui {
+
+class SessionTreeModel;
 
 // The console's one owner of the store and of everything that talks to Docker: subscribes to the
 // store's signals and keeps the models current; runs every store, Docker and etcd call on its own
@@ -47,6 +48,8 @@ public:
     void setStore(std::unique_ptr<StateStore> store);
     StateStore *store() const { return m_store.get(); }
     HostRegistry *registry() const { return m_registry.get(); }
+    // Background work that uses the store or the registry runs here: waited for before they go.
+    QThreadPool *pool() { return &m_pool; }
     SessionController *sessionController() const { return m_sessions.get(); }
     bool hasStore() const { return m_store != nullptr; }
     QString storeDescription() const;
@@ -74,7 +77,7 @@ public:
     // with no controller anywhere, one pass here.
     void reconcile();
 
-    // The console embeds a controller (DESIGN.md) that campaigns once the store is open and
+    // The console embeds a controller (docs/design.md) that campaigns once the store is open and
     // resigns when the console quits. Off: only commands; policies wait for another controller.
     void setEmbeddedControllerEnabled(bool enabled) { m_embeddedEnabled = enabled; }
     // Starts the embedded controller on its own store object (tests give one; openStore() opens

@@ -34,7 +34,8 @@ HostsView::HostsView(ConsoleController *controller, QWidget *parent)
     , m_network(new QPushButton(tr("Set Up &Multi-Host Networking")))
     , m_refresh(new QPushButton(themeIcon(QStringLiteral("view-refresh")), tr("Re&fresh")))
     , m_stats(new KernelStatsFeed(
-          controller->sessionModel(), [controller] { return controller->registry(); }, this))
+          controller->sessionModel(), [controller] { return controller->registry(); },
+          controller->pool(), this))
     , m_publish(new QTimer(this))
 {
     setObjectName(QStringLiteral("hostsView"));

@@ -96,7 +96,8 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     , m_probeTimer(new QTimer(this))
     , m_ageTimer(new QTimer(this))
     , m_stats(new KernelStatsFeed(
-          controller->sessionModel(), [controller] { return controller->registry(); }, this))
+          controller->sessionModel(), [controller] { return controller->registry(); },
+          controller->pool(), this))
 {
     setObjectName(QStringLiteral("sessionsView"));
     m_proxy->setSourceModel(m_model);

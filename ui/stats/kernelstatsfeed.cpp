@@ -12,10 +12,11 @@
 namespace ClusterDeck::Ui {
 
 KernelStatsFeed::KernelStatsFeed(SessionTreeModel *model, std::function<HostRegistry *()> registry,
-                                 QObject *parent)
+                                 QThreadPool *pool, QObject *parent)
     : QObject(parent)
     , m_model(model)
     , m_registry(std::move(registry))
+    , m_pool(pool)
     , m_monitor(new StatsMonitor(this))
     , m_resync(new QTimer(this))
 {
@@ -81,7 +82,7 @@ void KernelStatsFeed::sync()
         return;
     QPointer<KernelStatsFeed> self(this);
     const int generation = m_generation;
-    QThreadPool::globalInstance()->start([self, registry, wanted, generation] {
+    m_pool->start([self, registry, wanted, generation] {
         QList<std::pair<Wanted, std::shared_ptr<const Docker::DockerClient>>> ready;
         for (const Wanted &w : wanted) {
             if (auto client = registry->client(w.host))

@@ -6,15 +6,17 @@
 
 #include <functional>
 
+class QThreadPool;
 class QTimer;
 
 namespace ClusterDeck {
 class HostRegistry;
-class SessionTreeModel;
 class StatsMonitor;
 } // namespace ClusterDeck
 
 namespace ClusterDeck::Ui {
+
+class SessionTreeModel;
 
 // Keeps one stats stream open per running kernel of the session tree while a view that shows
 // usage is visible (setActive), and none otherwise. Streams follow the tree: re-checked a second
@@ -25,8 +27,10 @@ class KernelStatsFeed : public QObject
     Q_OBJECT
 
 public:
+    // Lookups run on `pool`: its owner waits for it before the registry goes (a lookup on the
+    // global pool outlived the registry it used).
     KernelStatsFeed(SessionTreeModel *model, std::function<HostRegistry *()> registry,
-                    QObject *parent = nullptr);
+                    QThreadPool *pool, QObject *parent = nullptr);
 
     void setActive(bool active);
     bool isActive() const { return m_active; }
@@ -45,6 +49,7 @@ Q_SIGNALS:
 private:
     SessionTreeModel *m_model;
     std::function<HostRegistry *()> m_registry;
+    QThreadPool *m_pool;
     StatsMonitor *m_monitor;
     QTimer *m_resync;
     bool m_active = false;
