@@ -6,6 +6,7 @@
 #include "host/hostinspector.h"
 #include "host/hostregistry.h"
 #include "host/hoststatus.h"
+#include "host/hoststatusjson.h"
 #include "store/statestore.h"
 
 #include <QJsonArray>
@@ -148,7 +149,7 @@ int list(Context &context, const QStringList &args)
     if (json) {
         QJsonArray array;
         for (const HostStatus &s : std::as_const(*statuses)) {
-            QJsonObject o = hostStatusToJson(s);
+            QJsonObject o = HostStatusJson::toJson(s);
             if (health.contains(s.host.name)) {
                 const HostHealth h = health.value(s.host.name);
                 QJsonObject c{{QStringLiteral("up"), h.up},
@@ -233,7 +234,8 @@ int inspect(Context &context, const QStringList &args)
     if (!status)
         return context.fail(status.error());
     if (json) {
-        context.out() << QJsonDocument(hostStatusToJson(*status)).toJson(QJsonDocument::Indented);
+        context.out()
+            << QJsonDocument(HostStatusJson::toJson(*status)).toJson(QJsonDocument::Indented);
         return 0;
     }
     const HostStatus &s = *status;
@@ -281,47 +283,6 @@ int inspect(Context &context, const QStringList &args)
 }
 
 } // namespace
-
-QJsonObject hostStatusToJson(const HostStatus &s)
-{
-    QJsonObject labels;
-    for (auto it = s.host.labels.cbegin(); it != s.host.labels.cend(); ++it)
-        labels.insert(it.key(), it.value());
-    QJsonObject object{
-        {QStringLiteral("name"), s.host.name},
-        {QStringLiteral("endpoint"), s.host.endpoint},
-        {QStringLiteral("address"), s.host.publicAddress},
-        {QStringLiteral("labels"), labels},
-        {QStringLiteral("added_at"), s.host.addedAt.toUTC().toString(Qt::ISODateWithMs)},
-        {QStringLiteral("reachable"), s.reachable},
-        {QStringLiteral("error"), s.error},
-        {QStringLiteral("allocated"),
-         QJsonObject{{QStringLiteral("kernels"), s.allocated.kernels},
-                     {QStringLiteral("cpus"), s.allocated.cpus},
-                     {QStringLiteral("memory"), double(s.allocated.memoryBytes)}}},
-    };
-    if (!s.host.tlsCa.isEmpty() || !s.host.tlsCert.isEmpty() || !s.host.tlsKey.isEmpty())
-        object.insert(QStringLiteral("tls"), QJsonObject{{QStringLiteral("ca"), s.host.tlsCa},
-                                                         {QStringLiteral("cert"), s.host.tlsCert},
-                                                         {QStringLiteral("key"), s.host.tlsKey}});
-    if (s.reachable) {
-        object.insert(QStringLiteral("docker_version"), s.dockerVersion);
-        object.insert(QStringLiteral("api_version"), s.apiVersion);
-        object.insert(QStringLiteral("daemon_api_version"), s.daemonApiVersion);
-        object.insert(QStringLiteral("os"), s.operatingSystem);
-        object.insert(QStringLiteral("ncpu"), s.ncpu);
-        object.insert(QStringLiteral("mem_total"), double(s.memTotal));
-        object.insert(QStringLiteral("swarm"),
-                      QJsonObject{{QStringLiteral("state"), s.swarmState},
-                                  {QStringLiteral("role"), s.swarmRole},
-                                  {QStringLiteral("node_id"), s.swarmNodeId},
-                                  {QStringLiteral("node_addr"), s.swarmNodeAddr},
-                                  {QStringLiteral("cluster_id"), s.swarmClusterId}});
-        object.insert(QStringLiteral("images"), QJsonArray::fromStringList(s.images));
-    }
-    object.insert(QStringLiteral("elapsed_ms"), double(s.elapsedMs));
-    return object;
-}
 
 int runHostCommand(Context &context, const QStringList &args)
 {

@@ -4,20 +4,11 @@
 
 #include <QStringList>
 
-namespace ClusterDeck {
-struct HostStatus;
-}
-
-class QJsonObject;
-
 namespace ClusterDeck::Cli {
 
 // `host add NAME --docker ENDPOINT [--tls-ca F --tls-cert F --tls-key F] [--address ADDR]
 //  [--label K=V]... [--no-check]`, `host ls [--json]`, `host rm NAME`,
 // `host inspect NAME [--json]`. `args` starts after the word "host".
 int runHostCommand(Context &context, const QStringList &args);
-
-// The JSON shape of one host in `host ls --json` / `host inspect --json`.
-QJsonObject hostStatusToJson(const HostStatus &status);
 
 } // namespace ClusterDeck::Cli

@@ -167,6 +167,56 @@ bool parseSettle(const Args &a, std::optional<std::chrono::milliseconds> *settle
     return true;
 }
 
+enum class WholeSession { Restart, Terminate };
+
+// `restart` and `rm` alike: both act on the whole session (a --kernel only names it), under the
+// session's lock, and leave the rest to the controller when interrupted.
+int wholeSessionCommand(Context &context, const QStringList &args, WholeSession op)
+{
+    const bool restart = op == WholeSession::Restart;
+    const QString command = restart ? QStringLiteral("restart") : QStringLiteral("rm");
+    quietLibraries();
+    Args a;
+    if (const auto stop = parseArgs(context, args, command, &a))
+        return *stop;
+    auto env = openEnv(context);
+    if (!env)
+        return context.fail(env.error());
+    auto s = findWithKernel(env->store, a, command);
+    if (!s)
+        return context.fail(s.error());
+    InterruptScope interrupt(
+        restart ? "\ninterrupted: stopping the restart; the controller will finish it (interrupt "
+                  "again to exit at once)\n"
+                : "\ninterrupted: stopping; the session stays TERMINATING and the controller will "
+                  "finish it (interrupt again to exit at once)\n",
+        restart
+            ? "\nerror: interrupted again: exiting now; the controller will finish the restart\n"
+            : "\nerror: interrupted again: exiting now; the controller will finish the "
+              "terminate\n");
+    SessionController controller(env->store, env->registry.get());
+    controller.setActor(actor());
+    controller.setCancel(interrupt.token());
+    const QString kernel = a.values.value(QStringLiteral("--kernel"));
+    const QString noun = restart ? QStringLiteral("restart") : QStringLiteral("terminate");
+    const QString reason =
+        kernel.isEmpty()
+            ? QStringLiteral("%1 requested").arg(noun)
+            : QStringLiteral("%1 of %2 requested: the whole session %3")
+                  .arg(noun, kernel, restart ? QStringLiteral("restarts") : QStringLiteral("ends"));
+    auto done = restart ? controller.restart(s->id, reason) : controller.terminate(s->id, reason);
+    if (!done)
+        return context.fail(done.error());
+    if (restart) {
+        auto kernels = env->store->kernels(s->id);
+        context.out() << "restarted " << s->name << " (" << (kernels ? kernels->size() : 0)
+                      << " kernels)\n";
+    } else {
+        context.out() << "terminated " << s->name << '\n';
+    }
+    return 0;
+}
+
 } // namespace
 
 int launchCommand(Context &context, const QStringList &args)
@@ -411,35 +461,7 @@ int showCommand(Context &context, const QStringList &args)
 
 int restartCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
-    Args a;
-    if (const auto stop = parseArgs(context, args, QStringLiteral("restart"), &a))
-        return *stop;
-    auto env = openEnv(context);
-    if (!env)
-        return context.fail(env.error());
-    auto s = findWithKernel(env->store, a, QStringLiteral("restart"));
-    if (!s)
-        return context.fail(s.error());
-    InterruptScope interrupt(
-        "\ninterrupted: stopping the restart; the controller will finish it (interrupt again to "
-        "exit at once)\n",
-        "\nerror: interrupted again: exiting now; the controller will finish the restart\n");
-    SessionController controller(env->store, env->registry.get());
-    controller.setActor(actor());
-    controller.setCancel(interrupt.token());
-    const QString kernel = a.values.value(QStringLiteral("--kernel"));
-    const QString reason =
-        kernel.isEmpty()
-            ? QStringLiteral("restart requested")
-            : QStringLiteral("restart of %1 requested: the whole session restarts").arg(kernel);
-    auto done = controller.restart(s->id, reason);
-    if (!done)
-        return context.fail(done.error());
-    auto kernels = env->store->kernels(s->id);
-    context.out() << "restarted " << s->name << " (" << (kernels ? kernels->size() : 0)
-                  << " kernels)\n";
-    return 0;
+    return wholeSessionCommand(context, args, WholeSession::Restart);
 }
 
 int scaleCommand(Context &context, const QStringList &args)
@@ -491,33 +513,7 @@ int scaleCommand(Context &context, const QStringList &args)
 
 int rmCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
-    Args a;
-    if (const auto stop = parseArgs(context, args, QStringLiteral("rm"), &a))
-        return *stop;
-    auto env = openEnv(context);
-    if (!env)
-        return context.fail(env.error());
-    auto s = findWithKernel(env->store, a, QStringLiteral("rm"));
-    if (!s)
-        return context.fail(s.error());
-    InterruptScope interrupt(
-        "\ninterrupted: stopping; the session stays TERMINATING and the controller will finish "
-        "it (interrupt again to exit at once)\n",
-        "\nerror: interrupted again: exiting now; the controller will finish the terminate\n");
-    SessionController controller(env->store, env->registry.get());
-    controller.setActor(actor());
-    controller.setCancel(interrupt.token());
-    const QString kernel = a.values.value(QStringLiteral("--kernel"));
-    const QString reason =
-        kernel.isEmpty()
-            ? QStringLiteral("terminate requested")
-            : QStringLiteral("terminate of %1 requested: the whole session ends").arg(kernel);
-    auto done = controller.terminate(s->id, reason);
-    if (!done)
-        return context.fail(done.error());
-    context.out() << "terminated " << s->name << '\n';
-    return 0;
+    return wholeSessionCommand(context, args, WholeSession::Terminate);
 }
 
 int logsCommand(Context &context, const QStringList &args)

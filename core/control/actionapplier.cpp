@@ -277,11 +277,9 @@ ActionApplier::Outcome ActionApplier::execute(const ReconcileAction &a, const Ob
 {
     switch (a.kind) {
     case Kind::RemoveOrphanContainer:
-        return removeContainer(a, false);
     case Kind::RemoveStrayContainer:
-        return removeContainer(a, true);
     case Kind::RemoveOrphanNetwork:
-        return removeNetwork(a);
+        return removeObject(a);
     case Kind::RemoveSessionObjects:
         return removeSessionObjects(a, fresh);
     case Kind::MarkTerminated: {
@@ -293,9 +291,7 @@ ActionApplier::Outcome ActionApplier::execute(const ReconcileAction &a, const Ob
         auto marked = m_store->modifyKernels(refs, [&](KernelRecord &k) {
             if (isFinal(k.status))
                 return false;
-            k.status = KernelStatus::Terminated;
-            k.history.append({toString(k.status), now, a.why});
-            k.updatedAt = now;
+            k.changeStatus(KernelStatus::Terminated, now, a.why);
             return true;
         });
         if (!marked)
@@ -345,56 +341,51 @@ ActionApplier::Outcome ActionApplier::execute(const ReconcileAction &a, const Ob
     return {false, QStringLiteral("unknown action")};
 }
 
-ActionApplier::Outcome ActionApplier::removeContainer(const ReconcileAction &a, bool checkKernel)
+ActionApplier::Outcome ActionApplier::removeObject(const ReconcileAction &a)
 {
+    const bool network = a.kind == Kind::RemoveOrphanNetwork;
     auto client = m_registry->dockerHost(a.host);
     if (!client)
         return {false, client.error().toString()};
     Docker::CallOptions call;
     call.timeout = 30s;
     call.cancel = m_cancel;
-    // By id, and only after the labels say it is this store's object of this session.
-    auto info = (*client)->inspectContainer(a.objectId, call);
-    if (!info)
-        return isGone(info.error()) ? Outcome{true, QStringLiteral("already gone")}
-                                    : Outcome{false, info.error().toString()};
-    // An orphan's session is unknown to the store: only this store's id makes it ours.
-    const bool knownSession = a.kind != Kind::RemoveOrphanContainer;
-    if (!m_self.owns(info->labels.value(ProvisionLabels::store()), knownSession) ||
-        info->labels.value(ProvisionLabels::session()) != a.sessionId ||
-        (checkKernel && info->labels.value(ProvisionLabels::kernel()) != a.kernelId))
+    // By id, and only after the labels say it is this store's object of this session (a stray
+    // container: of this kernel too). An orphan container's session is unknown to the store:
+    // only this store's id makes it ours.
+    QString id;
+    QMap<QString, QString> labels;
+    if (network) {
+        auto info = (*client)->inspectNetwork(a.objectId, call);
+        if (!info)
+            return isGone(info.error()) ? Outcome{true, QStringLiteral("already gone")}
+                                        : Outcome{false, info.error().toString()};
+        id = info->id;
+        labels = info->labels;
+    } else {
+        auto info = (*client)->inspectContainer(a.objectId, call);
+        if (!info)
+            return isGone(info.error()) ? Outcome{true, QStringLiteral("already gone")}
+                                        : Outcome{false, info.error().toString()};
+        id = info->id;
+        labels = info->labels;
+    }
+    const bool knownSession = a.kind == Kind::RemoveStrayContainer;
+    const bool checkKernel = a.kind == Kind::RemoveStrayContainer;
+    if (!m_self.owns(labels.value(ProvisionLabels::store()), knownSession) ||
+        labels.value(ProvisionLabels::session()) != a.sessionId ||
+        (checkKernel && labels.value(ProvisionLabels::kernel()) != a.kernelId))
         return {false, QStringLiteral("left alone: its labels changed")};
     Docker::RemoveContainerOptions rm;
     rm.force = true;
-    auto removed = (*client)->removeContainer(info->id, rm, call);
+    auto removed =
+        network ? (*client)->removeNetwork(id, call) : (*client)->removeContainer(id, rm, call);
     if (!removed && !isGone(removed.error()))
         return {false, removed.error().toString()};
-    logEvent(
-        a.sessionId, a.kernelId, QStringLiteral("reconcile"),
-        QStringLiteral("removed container %1 on host %2: %3").arg(a.objectName, a.host, a.why));
-    return {true, QStringLiteral("removed")};
-}
-
-ActionApplier::Outcome ActionApplier::removeNetwork(const ReconcileAction &a)
-{
-    auto client = m_registry->dockerHost(a.host);
-    if (!client)
-        return {false, client.error().toString()};
-    Docker::CallOptions call;
-    call.timeout = 30s;
-    call.cancel = m_cancel;
-    auto info = (*client)->inspectNetwork(a.objectId, call);
-    if (!info)
-        return isGone(info.error()) ? Outcome{true, QStringLiteral("already gone")}
-                                    : Outcome{false, info.error().toString()};
-    if (!m_self.owns(info->labels.value(ProvisionLabels::store()), false) ||
-        info->labels.value(ProvisionLabels::session()) != a.sessionId)
-        return {false, QStringLiteral("left alone: its labels changed")};
-    auto removed = (*client)->removeNetwork(info->id, call);
-    if (!removed && !isGone(removed.error()))
-        return {false, removed.error().toString()};
-    logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
-             QStringLiteral("removed network %1 on host %2: %3").arg(a.objectName, a.host, a.why));
+    logEvent(a.sessionId, network ? QString() : a.kernelId, QStringLiteral("reconcile"),
+             QStringLiteral("removed %1 %2 on host %3: %4")
+                 .arg(network ? QStringLiteral("network") : QStringLiteral("container"),
+                      a.objectName, a.host, a.why));
     return {true, QStringLiteral("removed")};
 }
 
@@ -490,9 +481,7 @@ ActionApplier::Outcome ActionApplier::markSession(const QString &sessionId, Sess
     SessionRecord s = *session;
     if (s.status == status)
         return {true, QStringLiteral("already %1").arg(toString(status))};
-    s.status = status;
-    s.updatedAt = QDateTime::currentDateTimeUtc();
-    s.history.append({toString(status), s.updatedAt, why});
+    s.changeStatus(status, QDateTime::currentDateTimeUtc(), why);
     if (auto ok = m_store->updateSession(s); !ok)
         return {false, ok.error().toString()};
     return {true, toString(status)};
@@ -505,9 +494,7 @@ ActionApplier::Outcome ActionApplier::markKernel(const QString &sessionId, const
     auto changed = m_store->modifyKernels({{sessionId, kernelId}}, [&](KernelRecord &k) {
         if (k.status == status)
             return false;
-        k.status = status;
-        k.history.append({toString(status), now, why});
-        k.updatedAt = now;
+        k.changeStatus(status, now, why);
         return true;
     });
     if (!changed)
@@ -621,9 +608,8 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
     // The kernel's new status first: a fenced write, so a deposed leader stops right here.
     const QDateTime now = QDateTime::currentDateTimeUtc();
     auto marked = m_store->modifyKernels({{session.id, exit.kernelId}}, [&](KernelRecord &k) {
-        k.status = succeeded ? KernelStatus::Terminated : KernelStatus::Error;
-        k.history.append({toString(k.status), now, exit.describe(k.hostname)});
-        k.updatedAt = now;
+        k.changeStatus(succeeded ? KernelStatus::Terminated : KernelStatus::Error, now,
+                       exit.describe(k.hostname));
         if (exit.exitCode)
             k.observed.exitCode = exit.exitCode;
         return true;
@@ -668,9 +654,7 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
         auto stopped = m_store->modifyKernels(refs, [&](KernelRecord &k) {
             if (isFinal(k.status))
                 return false;
-            k.status = KernelStatus::Terminated;
-            k.history.append({toString(k.status), now, QStringLiteral("the session completed")});
-            k.updatedAt = now;
+            k.changeStatus(KernelStatus::Terminated, now, QStringLiteral("the session completed"));
             return true;
         });
         if (!stopped)
@@ -679,10 +663,8 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
         if (!fresh)
             return fail(fresh.error());
         SessionRecord s = *fresh;
-        s.status = SessionStatus::Completed;
         s.finishedAt = QDateTime::currentDateTimeUtc();
-        s.updatedAt = s.finishedAt;
-        s.history.append({toString(s.status), s.finishedAt, d.reason});
+        s.changeStatus(SessionStatus::Completed, s.finishedAt, d.reason);
         if (auto ok = m_store->updateSession(s); !ok)
             return fail(ok.error());
         logEvent(session.id, {}, QStringLiteral("completed"), d.reason);
@@ -693,10 +675,8 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
         if (!fresh)
             return fail(fresh.error());
         SessionRecord s = *fresh;
-        s.status = SessionStatus::Degraded;
         s.lastError = detail;
-        s.updatedAt = QDateTime::currentDateTimeUtc();
-        s.history.append({toString(s.status), s.updatedAt, detail});
+        s.changeStatus(SessionStatus::Degraded, QDateTime::currentDateTimeUtc(), detail);
         if (auto ok = m_store->updateSession(s); !ok)
             return fail(ok.error());
         logEvent(session.id, exit.kernelId, QStringLiteral("policy"), d.reason);

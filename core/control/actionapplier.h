@@ -80,8 +80,8 @@ private:
                        ReconcileReport *report);
     Result<ExitDecision> decideAndAct(const SessionRecord &session,
                                       const QList<KernelRecord> &kernels, const KernelExit &exit);
-    Outcome removeContainer(const ReconcileAction &action, bool checkKernel);
-    Outcome removeNetwork(const ReconcileAction &action);
+    // A stray or orphan container, or an orphan network.
+    Outcome removeObject(const ReconcileAction &action);
     Outcome removeSessionObjects(const ReconcileAction &action, const Observed &fresh);
     Outcome markSession(const QString &sessionId, SessionStatus status, const QString &why);
     Outcome markKernel(const QString &sessionId, const QString &kernelId, KernelStatus status,

@@ -39,7 +39,7 @@ struct ControllerOptions
     QString actor; // for the event log; default "controller@HOST (pid N)"
 };
 
-// The one actor per store that works when nobody runs a command (DESIGN.md, "The controller"):
+// The one actor per store that works when nobody runs a command (docs/design.md, "The controller"):
 // elected through the store, fenced (every write it makes is conditioned on still leading),
 // it follows every host's Docker events, writes what it observes to the store, applies failure
 // and success policies, and reconciles the store's desired state with the hosts in full passes

@@ -142,9 +142,8 @@ struct Provisioner::Run
     }
 };
 
-Provisioner::Provisioner(StateStore *store, HostRegistry *registry, QObject *parent)
-    : QObject(parent)
-    , m_store(store)
+Provisioner::Provisioner(StateStore *store, HostRegistry *registry)
+    : m_store(store)
     , m_registry(registry)
 {}
 
@@ -238,8 +237,7 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
         return fail(ok.error().withContext(QStringLiteral("recording session %1").arg(s.name)));
     s.mode = placement ? placement->mode : ClusterMode::Auto;
     s.desired = DesiredState::Running;
-    s.status = SessionStatus::Pending;
-    s.history.append({toString(SessionStatus::Pending), now, QStringLiteral("launch requested")});
+    s.changeStatus(SessionStatus::Pending, now, QStringLiteral("launch requested"));
     s.networkName = plan->networkName;
     s.networkHost = placement ? placement->networkHost : QString();
     s.createdAt = now;
@@ -247,39 +245,20 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
 
     QList<KernelRecord> kernels;
     for (const KernelSpec &k : std::as_const(plan->kernels)) {
-        KernelRecord r;
-        r.id = k.kernelId;
-        r.sessionId = s.id;
-        r.role = k.role;
-        r.roleIdx = k.roleIdx;
-        r.localRank = k.localRank;
-        r.primary = k.primary;
-        r.hostname = k.hostname;
-        r.host = placement ? placement->hostOf.value(k.hostname) : QString();
-        r.containerName = k.containerName;
-        r.status = KernelStatus::Pending;
-        r.desired = DesiredState::Running;
-        r.history.append({toString(KernelStatus::Pending), now, QString()});
-        for (const ServicePort &p : k.ports)
-            r.ports.append({p.name, p.protocol, p.port, 0, QString()});
-        r.cpus = k.resources.cpus;
-        r.memoryBytes = k.resources.memoryBytes;
-        r.createdAt = now;
-        r.updatedAt = now;
-        kernels.append(r);
+        kernels.append(recordFor(k, s.id,
+                                 placement ? placement->hostOf.value(k.hostname) : QString(),
+                                 KernelStatus::Pending, QString(), now));
     }
 
     if (!placement) {
         // Gang semantics: nothing is created. The attempt is kept so `ls` shows why.
         const QString reason = placement.error().toString();
-        s.status = SessionStatus::Error;
         s.desired = DesiredState::Terminated;
         s.lastError = reason;
-        s.history.append({toString(SessionStatus::Error), now, reason});
+        s.changeStatus(SessionStatus::Error, now, reason);
         for (KernelRecord &r : kernels) {
-            r.status = KernelStatus::Error;
             r.desired = DesiredState::Terminated;
-            r.history.append({toString(KernelStatus::Error), now, reason});
+            r.changeStatus(KernelStatus::Error, now, reason);
         }
         if (auto ok = m_store->createSession(s, kernels); !ok)
             return fail(ok.error());
@@ -302,9 +281,7 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
                      ? QString()
                      : QStringLiteral(" (not used: %1)").arg(unused.join(QStringLiteral("; ")))));
     for (KernelRecord &r : kernels) {
-        r.status = KernelStatus::Scheduled;
-        r.history.append(
-            {toString(KernelStatus::Scheduled), now, QStringLiteral("on host ") + r.host});
+        r.changeStatus(KernelStatus::Scheduled, now, QStringLiteral("on host ") + r.host);
         if (m_progress)
             m_progress(r);
     }
@@ -1131,6 +1108,30 @@ Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const Q
     return c;
 }
 
+KernelRecord Provisioner::recordFor(const KernelSpec &k, const QString &sessionId,
+                                    const QString &host, KernelStatus status, const QString &reason,
+                                    const QDateTime &at)
+{
+    KernelRecord r;
+    r.id = k.kernelId;
+    r.sessionId = sessionId;
+    r.role = k.role;
+    r.roleIdx = k.roleIdx;
+    r.localRank = k.localRank;
+    r.primary = k.primary;
+    r.hostname = k.hostname;
+    r.host = host;
+    r.containerName = k.containerName;
+    r.desired = DesiredState::Running;
+    for (const ServicePort &p : k.ports)
+        r.ports.append({p.name, p.protocol, p.port, 0, QString()});
+    r.cpus = k.resources.cpus;
+    r.memoryBytes = k.resources.memoryBytes;
+    r.createdAt = at;
+    r.changeStatus(status, at, reason);
+    return r;
+}
+
 Result<QString> Provisioner::bindableAddressOf(const HostRecord &host)
 {
     const QString address = publicAddressOf(host);
@@ -1663,7 +1664,6 @@ void Provisioner::setKernelStatus(Run &run, const QString &hostname, KernelStatu
                          << reason;
     if (m_progress)
         m_progress(record);
-    Q_EMIT kernelStatusChanged(run.spec.plan.sessionId, kernelId, hostname, toString(status));
 }
 
 Result<void> Provisioner::setSessionStatus(Run &run, SessionStatus status, const QString &reason)
@@ -1673,15 +1673,12 @@ Result<void> Provisioner::setSessionStatus(Run &run, SessionStatus status, const
     SessionRecord s;
     {
         std::lock_guard lock(run.mutex);
-        run.session.status = status;
-        run.session.updatedAt = QDateTime::currentDateTimeUtc();
-        run.session.history.append({toString(status), run.session.updatedAt, reason});
+        run.session.changeStatus(status, QDateTime::currentDateTimeUtc(), reason);
         s = run.session;
     }
     auto ok = m_store->updateSession(s);
     if (!ok)
         qCWarning(lcProvision) << "recording session status:" << ok.error().toString();
-    Q_EMIT sessionStatusChanged(s.id, toString(status));
     return ok;
 }
 

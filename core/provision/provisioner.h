@@ -10,7 +10,6 @@
 #include "store/records.h"
 #include "template/clustertemplate.h"
 
-#include <QObject>
 #include <QSet>
 
 #include <chrono>
@@ -53,20 +52,19 @@ struct RemovalOptions
 // made for the session on every host and end in ERROR / CANCELLED.
 //
 // Blocking by design: call launch()/provision() from a worker thread (never the GUI thread).
-// Progress arrives through the callback (on worker threads) and the signals (queued to receivers
-// in other threads).
-class Provisioner : public QObject
+// Progress arrives through the callback (on worker threads); views follow the store's signals.
+class Provisioner
 {
-    Q_OBJECT
-
 public:
     using ProgressCallback = std::function<void(const KernelRecord &kernel)>;
     // One pull on one host changed (worker threads).
     using PullProgressCallback = std::function<void(const QString &host, const QString &image,
                                                     const Docker::PullProgress &progress)>;
 
-    Provisioner(StateStore *store, HostRegistry *registry, QObject *parent = nullptr);
-    ~Provisioner() override;
+    Provisioner(StateStore *store, HostRegistry *registry);
+    ~Provisioner();
+    Provisioner(const Provisioner &) = delete;
+    Provisioner &operator=(const Provisioner &) = delete;
 
     void setPerHostConcurrency(int limit) { m_perHostLimit = limit; }
     int perHostConcurrency() const { return m_perHostLimit; }
@@ -154,6 +152,10 @@ public:
     // The IP a host's published ports bind to by default: its registered (link) address, a
     // name resolved to its first address.
     static Result<QString> bindableAddressOf(const HostRecord &host);
+    // The store's record of a planned kernel placed on `host`, in its first status.
+    static KernelRecord recordFor(const KernelSpec &kernel, const QString &sessionId,
+                                  const QString &host, KernelStatus status, const QString &reason,
+                                  const QDateTime &at);
     // What a plan takes from an image (ENV, labels such as service ports, entrypoint, cmd, user).
     static ImageDefaults imageDefaultsOf(const Docker::ImageInfo &image);
     // A session spec from the store's record (SessionRecord::launchOptions["spec"], with the
@@ -164,11 +166,6 @@ public:
     // secrets once, sealed by `store` (fails without the store key on etcd).
     static Result<void> storeSpec(StateStore &store, const SessionSpec &spec,
                                   QJsonObject &launchOptions);
-
-Q_SIGNALS:
-    void kernelStatusChanged(const QString &sessionId, const QString &kernelId,
-                             const QString &hostname, const QString &status);
-    void sessionStatusChanged(const QString &sessionId, const QString &status);
 
 private:
     struct Run;

@@ -4,7 +4,7 @@
 
 namespace ClusterDeck::ProvisionLabels {
 
-// The labels of DESIGN.md on every container and network ClusterDeck creates.
+// The labels of docs/design.md on every container and network ClusterDeck creates.
 inline QString session()
 {
     return QStringLiteral("io.clusterdeck.session");

@@ -49,9 +49,8 @@ Result<QString> ownedContainer(Docker::DockerHost &client, const KernelRecord &k
 
 } // namespace
 
-SessionController::SessionController(StateStore *store, HostRegistry *registry, QObject *parent)
-    : QObject(parent)
-    , m_store(store)
+SessionController::SessionController(StateStore *store, HostRegistry *registry)
+    : m_store(store)
     , m_registry(registry)
 {}
 
@@ -519,9 +518,7 @@ Result<void> SessionController::logs(const QString &sessionId, const QString &ho
 void SessionController::setSessionStatus(SessionRecord &session, SessionStatus status,
                                          const QString &reason)
 {
-    session.status = status;
-    session.updatedAt = QDateTime::currentDateTimeUtc();
-    session.history.append({toString(status), session.updatedAt, reason});
+    session.changeStatus(status, QDateTime::currentDateTimeUtc(), reason);
     if (auto ok = m_store->updateSession(session); !ok)
         qCWarning(lcProvision) << "recording session status:" << ok.error().toString();
 }
@@ -529,12 +526,11 @@ void SessionController::setSessionStatus(SessionRecord &session, SessionStatus s
 void SessionController::setKernelStatus(const QString &sessionId, const KernelRecord &kernel,
                                         KernelStatus status, const QString &reason)
 {
-    // The signal still goes out when the write fails: what the daemon did happened; the store
-    // catches up on the controller's next pass.
+    // A failed write is only logged: what the daemon did happened; the store catches up on the
+    // controller's next pass.
     if (auto ok = m_store->updateKernelStatus(sessionId, kernel.id, status, reason); !ok)
         qCWarning(lcProvision).noquote()
             << "recording" << kernel.hostname << toString(status) << ":" << ok.error().toString();
-    Q_EMIT kernelStatusChanged(sessionId, kernel.id, kernel.hostname, toString(status));
 }
 
 void SessionController::logEvent(const QString &sessionId, const QString &kernelId,

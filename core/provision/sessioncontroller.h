@@ -6,8 +6,6 @@
 #include "sessionspec.h"
 #include "store/records.h"
 
-#include <QObject>
-
 #include <functional>
 #include <optional>
 
@@ -17,20 +15,19 @@ class HostRegistry;
 class SessionLock;
 class StateStore;
 
-// Whole-session operations of DESIGN.md: restart and terminate act on every kernel of a session
-// concurrently and return when all are done (asking for one kernel acts on the whole session);
-// logs of one or all kernels. (What happens when a kernel exits on its own is the controller's:
-// core/control.)
-// Blocking: call from a worker thread (or the CLI's main thread).
-class SessionController : public QObject
+// Whole-session operations of docs/design.md: restart and terminate act on every kernel of a
+// session concurrently and return when all are done (asking for one kernel acts on the whole
+// session); logs of one or all kernels. (What happens when a kernel exits on its own is the
+// controller's: core/control.) Blocking: call from a worker thread (or the CLI's main thread).
+class SessionController
 {
-    Q_OBJECT
-
 public:
     // hostname, one line of output without its newline, from stderr?
     using LogSink = std::function<void(const QString &hostname, const QByteArray &line, bool err)>;
 
-    SessionController(StateStore *store, HostRegistry *registry, QObject *parent = nullptr);
+    SessionController(StateStore *store, HostRegistry *registry);
+    SessionController(const SessionController &) = delete;
+    SessionController &operator=(const SessionController &) = delete;
 
     void setActor(const QString &actor) { m_actor = actor; }
     // Seconds a kernel gets to stop before SIGKILL on restart.
@@ -66,10 +63,6 @@ public:
                       const LogSink &sink, const Http::CancelToken &cancel = {},
                       const QString &tail = QStringLiteral("all"));
     static constexpr int kMaxFollowedKernels = 256;
-
-Q_SIGNALS:
-    void kernelStatusChanged(const QString &sessionId, const QString &kernelId,
-                             const QString &hostname, const QString &status);
 
 private:
     // Takes the session's lock and runs `work` under it; fails with the lock's lostError() when

@@ -232,27 +232,9 @@ Result<ScaleOutcome> SessionScaler::scaleLocked(const QString &sessionId,
     for (const KernelSpec &k : std::as_const(target.plan.kernels)) {
         if (!scaled->added.contains(k.hostname))
             continue;
-        KernelRecord r;
-        r.id = k.kernelId;
-        r.sessionId = session->id;
-        r.role = k.role;
-        r.roleIdx = k.roleIdx;
-        r.localRank = k.localRank;
-        r.primary = false;
-        r.hostname = k.hostname;
-        r.host = target.placement.hostOf.value(k.hostname);
-        r.containerName = k.containerName;
-        r.status = KernelStatus::Scheduled;
-        r.desired = DesiredState::Running;
-        r.history.append(
-            {toString(KernelStatus::Scheduled), now, QStringLiteral("scale: on host ") + r.host});
-        for (const ServicePort &p : k.ports)
-            r.ports.append({p.name, p.protocol, p.port, 0, QString()});
-        r.cpus = k.resources.cpus;
-        r.memoryBytes = k.resources.memoryBytes;
-        r.createdAt = now;
-        r.updatedAt = now;
-        added.append(r);
+        const QString host = target.placement.hostOf.value(k.hostname);
+        added.append(Provisioner::recordFor(k, session->id, host, KernelStatus::Scheduled,
+                                            QStringLiteral("scale: on host ") + host, now));
     }
     const QJsonObject previousJson =
         session->launchOptions.value(QStringLiteral("spec")).toObject();
@@ -334,9 +316,7 @@ Result<ScaleOutcome> SessionScaler::scaleLocked(const QString &sessionId,
             if (!scaled->removed.contains(k.hostname))
                 continue;
             k.desired = DesiredState::Terminated;
-            k.status = KernelStatus::Terminating;
-            k.history.append({toString(k.status), at, QStringLiteral("scale: removed")});
-            k.updatedAt = at;
+            k.changeStatus(KernelStatus::Terminating, at, QStringLiteral("scale: removed"));
             going.append(k);
         }
         if (auto ok = m_store->updateKernels(going, s); !ok)

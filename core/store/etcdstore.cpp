@@ -984,10 +984,7 @@ Result<KernelRecord> EtcdStore::updateKernelStatus(const QString &sessionId,
         auto record = RecordJson::parseRecord((*kv)->value, where(k), &RecordJson::kernelFromJson);
         if (!record)
             return fail(record.error());
-        const QDateTime now = QDateTime::currentDateTimeUtc();
-        record->status = status;
-        record->history.append({toString(status), now, reason});
-        record->updatedAt = now;
+        record->changeStatus(status, QDateTime::currentDateTimeUtc(), reason);
         TxnRequest txn;
         txn.compare = {TxnCompare::modRevision(k, TxnCompare::Op::Equal, (*kv)->modRevision)};
         txn.success = {TxnOp::makePut(k, RecordJson::compact(RecordJson::toJson(*record)))};

@@ -81,6 +81,14 @@ struct KernelRecord
     KernelObservation observed;
     QDateTime createdAt;
     QDateTime updatedAt;
+
+    // Every status change goes through here, so the history never misses one.
+    void changeStatus(KernelStatus to, const QDateTime &at, const QString &reason)
+    {
+        status = to;
+        updatedAt = at;
+        history.append({toString(to), at, reason});
+    }
     friend bool operator==(const KernelRecord &, const KernelRecord &) = default;
 };
 
@@ -111,6 +119,14 @@ struct SessionRecord
     QDateTime finishedAt; // when it became COMPLETED (ttlAfterFinished counts from here)
     QDateTime createdAt;
     QDateTime updatedAt;
+
+    // Every status change goes through here, so the history never misses one.
+    void changeStatus(SessionStatus to, const QDateTime &at, const QString &reason)
+    {
+        status = to;
+        updatedAt = at;
+        history.append({toString(to), at, reason});
+    }
     friend bool operator==(const SessionRecord &, const SessionRecord &) = default;
 };
 

@@ -1214,10 +1214,7 @@ Result<KernelRecord> SqliteStore::updateKernelStatus(const QString &sessionId,
                 return fail(Error::Kind::NotFound, QStringLiteral("kernel %1").arg(kernelId),
                             QStringLiteral("no such kernel in session %1").arg(sessionId));
             updated = std::move(**current);
-            const QDateTime now = QDateTime::currentDateTimeUtc();
-            updated.status = status;
-            updated.history.append({toString(status), now, reason});
-            updated.updatedAt = now;
+            updated.changeStatus(status, QDateTime::currentDateTimeUtc(), reason);
             return writeKernel(updated);
         });
     if (!ok)

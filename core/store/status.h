@@ -7,7 +7,7 @@
 
 namespace ClusterDeck {
 
-// Kernel lifecycle of DESIGN.md: PENDING → SCHEDULED → PREPARING → CREATING → RUNNING →
+// Kernel lifecycle of docs/design.md: PENDING → SCHEDULED → PREPARING → CREATING → RUNNING →
 // (RESTARTING → RUNNING)* → TERMINATING → TERMINATED, or ERROR / CANCELLED. UNKNOWN: the kernel's
 // host does not answer, so nobody can say (it returns to what the host reports once it answers).
 enum class KernelStatus {

@@ -35,7 +35,7 @@ std::optional<Mount> parseMountSpec(const QString &text, QString *error = nullpt
 // Empty string when valid, else what is wrong.
 QString checkMount(const Mount &mount);
 
-// DESIGN.md: `[a-z][a-z0-9-]{0,30}`, must not end in a digit. Empty string when valid.
+// docs/design.md: `[a-z][a-z0-9-]{0,30}`, must not end in a digit. Empty string when valid.
 QString checkRoleName(const QString &name);
 // Environment variable names: `[A-Za-z_][A-Za-z0-9_]*`.
 bool isValidEnvName(const QString &name);

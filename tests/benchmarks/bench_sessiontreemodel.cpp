@@ -12,6 +12,7 @@
 #include <vector>
 
 using namespace ClusterDeck;
+using namespace ClusterDeck::Ui;
 using namespace ClusterDeck::Fixtures;
 
 // CPU time of this thread: on a shared, loaded machine wall time overstates the cost, so each

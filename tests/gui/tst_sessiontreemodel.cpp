@@ -11,6 +11,7 @@
 #include <memory>
 
 using namespace ClusterDeck;
+using namespace ClusterDeck::Ui;
 using namespace ClusterDeck::Fixtures;
 
 using RoleCounts = QList<QPair<QString, int>>;

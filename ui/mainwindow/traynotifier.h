@@ -14,11 +14,9 @@ class QModelIndex;
 class QSystemTrayIcon;
 class QWidget;
 
-namespace ClusterDeck {
-class SessionTreeModel;
-}
-
 namespace ClusterDeck::Ui {
+
+class SessionTreeModel;
 
 // A tray icon (only where the desktop has a system tray) that tells the admin when a session fails
 // or completes while the console's window is hidden or minimised; a click on it brings the window

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace ClusterDeck {
+namespace ClusterDeck::Ui {
 
 using Model = SessionTreeModel;
 
@@ -128,4 +128,4 @@ bool SessionFilterProxyModel::lessThan(const QModelIndex &left, const QModelInde
     return QSortFilterProxyModel::lessThan(left, right);
 }
 
-} // namespace ClusterDeck
+} // namespace ClusterDeck::Ui

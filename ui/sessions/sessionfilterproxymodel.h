@@ -3,7 +3,7 @@
 #include <QSortFilterProxyModel>
 #include <QStringList>
 
-namespace ClusterDeck {
+namespace ClusterDeck::Ui {
 
 // Filters the session tree by free text or `field:value` terms (name:, template:, host:, status:,
 // role:), all of which must match. A matching kernel keeps its role and session rows visible;
@@ -46,4 +46,4 @@ private:
     bool m_showFinished = true;
 };
 
-} // namespace ClusterDeck
+} // namespace ClusterDeck::Ui

@@ -21,11 +21,12 @@ class QTreeView;
 namespace ClusterDeck {
 struct KernelRecord;
 class StatsMonitor;
-class SessionFilterProxyModel;
-class SessionTreeModel;
 } // namespace ClusterDeck
 
 namespace ClusterDeck::Ui {
+
+class SessionTreeModel;
+class SessionFilterProxyModel;
 
 class KernelStatsFeed;
 

@@ -15,7 +15,7 @@
 
 Q_LOGGING_CATEGORY(lcSessionModel, "clusterdeck.ui.sessions.model")
 
-namespace ClusterDeck {
+namespace ClusterDeck::Ui {
 
 struct SessionTreeModel::SessionInfo
 {
@@ -1301,4 +1301,4 @@ QVariant SessionTreeModel::usageData(const Node *node, int column, int role) con
     }
 }
 
-} // namespace ClusterDeck
+} // namespace ClusterDeck::Ui

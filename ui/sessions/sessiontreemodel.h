@@ -14,7 +14,7 @@
 #include <memory>
 #include <vector>
 
-namespace ClusterDeck {
+namespace ClusterDeck::Ui {
 
 // The collapsible session tree: session → role → kernel.
 //
@@ -173,4 +173,4 @@ private:
     void flushUsage();
 };
 
-} // namespace ClusterDeck
+} // namespace ClusterDeck::Ui
