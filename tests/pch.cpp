@@ -1,0 +1,1 @@
+// The translation unit that builds a test folder's precompiled header (tests/CMakeLists.txt).
