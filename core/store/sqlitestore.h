@@ -15,6 +15,8 @@ class QTimer;
 
 namespace ClusterDeck {
 
+class SqliteStatementCache;
+
 // The embedded default backend: one SQLite file in WAL mode, shared safely by several processes
 // (the GUI and CLI runs of one machine). Every change is one IMMEDIATE transaction that waits
 // (busy timeout, then retries) rather than failing with "database is locked"; every change also
@@ -159,6 +161,7 @@ private:
     QString m_storeId;
     QStringList m_legacyLabels;
     sqlite3 *m_db = nullptr;
+    std::unique_ptr<SqliteStatementCache> m_statements; // guarded by m_mutex, like m_db
     mutable std::recursive_mutex m_mutex;
     qint64 m_lastChange = 0;
     qint64 m_dataVersion = -1;
