@@ -1598,6 +1598,47 @@ Result<QList<KernelRecord>> SqliteStore::modifyKernels(const QList<KernelRef> &r
     return changed;
 }
 
+Result<void> SqliteStore::recordKernelProgress(const QList<KernelProgress> &progress)
+{
+    // One UPDATE per kernel that appends to the stored history as text (json() checks it)
+    // instead of reading, decoding and encoding the whole record: most of a large launch's
+    // store time was that.
+    return write(
+        QStringLiteral("recording the progress of %1 kernels").arg(progress.size()),
+        [&]() -> Result<void> {
+            for (const KernelProgress &p : progress) {
+                // "{…},{…}": the new entries without their array's brackets.
+                const QByteArray entries =
+                    RecordJson::compact(RecordJson::historyToJson(p.changes)).chopped(1).mid(1);
+                Statement s(*m_statements,
+                            "UPDATE kernels SET status = COALESCE(?3, status), history = CASE WHEN "
+                            "?4 IS NULL THEN history ELSE json(substr(json(history), 1, "
+                            "length(json(history)) - 1) || CASE WHEN json_array_length(history) = "
+                            "0 THEN '' ELSE ',' END || ?4 || ']') END, container_id = "
+                            "COALESCE(?5, container_id), ports = COALESCE(?6, ports), updated_at "
+                            "= ?7 WHERE id = ?1 AND session_id = ?2");
+                s.bind(1, p.kernel.kernelId).bind(2, p.kernel.sessionId);
+                if (!p.changes.isEmpty())
+                    s.bind(3, p.changes.last().status).bind(4, entries);
+                if (p.containerId)
+                    s.bind(5, p.containerId->isNull() ? QStringLiteral("") : *p.containerId);
+                if (p.ports)
+                    s.bind(6, RecordJson::compact(RecordJson::portsToJson(*p.ports)));
+                s.bind(7, RecordJson::dateToText(p.updatedAt));
+                if (const int rc = s.step(); rc != SQLITE_DONE)
+                    return fail(sqlError(rc, QStringLiteral("recording the progress of kernel %1")
+                                                 .arg(p.kernel.kernelId)));
+                if (sqlite3_changes(m_db) == 0)
+                    continue; // no such kernel (any more)
+                if (auto ok =
+                        logChange(QStringLiteral("kernel"), p.kernel.sessionId, p.kernel.kernelId);
+                    !ok)
+                    return ok;
+            }
+            return {};
+        });
+}
+
 // ---- the controller's leadership
 
 // Held while alive: a thread renews the row's expiry every third of the TTL; a renewal that

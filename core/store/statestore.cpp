@@ -2,6 +2,8 @@
 
 #include "common/logging.h"
 
+#include <QHash>
+
 namespace ClusterDeck {
 
 Error SessionLock::lostError() const
@@ -44,6 +46,36 @@ void SessionLock::markLost(const QString &sessionId, const QString &why)
     qCWarning(lcStore).noquote() << error.toString();
     for (const auto &callback : std::as_const(callbacks))
         callback(error);
+}
+
+Result<void> StateStore::recordKernelProgress(const QList<KernelProgress> &progress)
+{
+    QList<KernelRef> refs;
+    QHash<QString, const KernelProgress *> byId;
+    refs.reserve(progress.size());
+    for (const KernelProgress &p : progress) {
+        refs.append(p.kernel);
+        byId.insert(p.kernel.sessionId + u'/' + p.kernel.kernelId, &p);
+    }
+    auto changed = modifyKernels(refs, [&byId](KernelRecord &k) {
+        const KernelProgress *p = byId.value(k.sessionId + u'/' + k.id);
+        if (!p)
+            return false;
+        for (const StatusChange &change : p->changes) {
+            if (const auto status = kernelStatusFromString(change.status))
+                k.status = *status;
+            k.history.append(change);
+        }
+        if (p->containerId)
+            k.containerId = *p->containerId;
+        if (p->ports)
+            k.ports = *p->ports;
+        k.updatedAt = p->updatedAt;
+        return true;
+    });
+    if (!changed)
+        return fail(changed.error());
+    return {};
 }
 
 Result<QList<SessionRecord>> StateStore::sessions() const
