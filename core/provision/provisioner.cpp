@@ -8,6 +8,7 @@
 #include "host/hostregistry.h"
 #include "hostcapacities.h"
 #include "hostwatchdog.h"
+#include "kernelstatusbatcher.h"
 #include "plan/planresolver.h"
 #include "plan/presets.h"
 #include "plan/useraccounts.h"
@@ -96,6 +97,16 @@ struct Provisioner::Run
     // written: its new holder finishes the session.
     const SessionLock *lock = nullptr;
     bool lockLost() const { return lock && lock->isLost(); }
+    // Kernel statuses, container ids and ports go to the store in batches (see
+    // KernelStatusBatcher): flushed at the end of each phase and before any session status.
+    std::unique_ptr<KernelStatusBatcher> statuses;
+    void flushStatuses()
+    {
+        if (auto ok = statuses->flush(); !ok)
+            qCWarning(lcProvision).noquote()
+                << "recording kernel statuses (retried with the next batch):"
+                << ok.error().toString();
+    }
 
     // Per host, for the rollback: cancelled when the host stops answering or the rollback is
     // abandoned. Made before any thread starts, never changed afterwards.
@@ -430,6 +441,9 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     if (lock)
         run.ops = Http::CancelToken::anyOf(Http::CancelToken(), lock->lostToken());
     run.timeout = m_callTimeout;
+    run.statuses = std::make_unique<KernelStatusBatcher>(m_store, spec.plan.sessionId);
+    if (lock)
+        run.statuses->setStopToken(lock->lostToken());
     auto session = m_store->session(spec.plan.sessionId);
     if (!session)
         return fail(session.error());
@@ -514,6 +528,7 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
     run.timeout = m_callTimeout;
     if (run.spec.plan.kernels.isEmpty())
         return {};
+    run.statuses = std::make_unique<KernelStatusBatcher>(m_store, spec.plan.sessionId);
     auto session = m_store->session(spec.plan.sessionId);
     if (!session)
         return fail(session.error());
@@ -548,6 +563,7 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
     });
     for (const KernelSpec &k : run.spec.plan.kernels)
         setKernelStatus(run, k.hostname, KernelStatus::Preparing);
+    run.flushStatuses();
     if (auto ok = prepareHosts(run); !ok)
         run.failWith(ok.error());
     if (!run.aborted()) {
@@ -557,6 +573,7 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
                 run.failWith(ok.error(), k.hostname);
         });
     }
+    run.flushStatuses();
     if (!run.aborted() && !run.userCancel.isCancelled()) {
         if (auto ok = settle(run); !ok)
             qCInfo(lcProvision) << "settle:" << ok.error().toString();
@@ -600,6 +617,7 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
                         k.hostname == run.failedHostname
                             ? cause.toString()
                             : QStringLiteral("rolled back: ") + cause.toString());
+    run.flushStatuses();
     return fail(cause);
 }
 
@@ -620,6 +638,7 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
             if (current != KernelStatus::Running)
                 setKernelStatus(run, k.hostname, KernelStatus::Preparing);
         }
+        run.flushStatuses();
         if (auto ok = prepareHosts(run); !ok)
             run.failWith(ok.error());
     }
@@ -651,6 +670,7 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
             },
             m_perHostLimit, run.ops);
     }
+    run.flushStatuses();
 
     if (!run.aborted() && !run.userCancel.isCancelled()) {
         if (auto ok = settle(run); !ok)
@@ -1256,16 +1276,15 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
             return fail(where(QStringLiteral("creating"), created.error()));
         id = created->id;
     }
-    KernelRecord withContainer;
+    QString kernelId;
     {
         std::lock_guard lock(run.mutex);
         KernelRecord &r = run.records[k.hostname];
         r.containerId = id;
-        withContainer = r;
+        kernelId = r.id;
     }
-    if (auto ok = m_store->updateKernel(withContainer); !ok)
-        qCWarning(lcProvision) << "recording container of" << k.hostname << ":"
-                               << ok.error().toString();
+    // With the next batch: the container is found by its labels until then.
+    run.statuses->setContainerId(kernelId, id, QDateTime::currentDateTimeUtc());
     if (run.aborted())
         return {};
 
@@ -1310,14 +1329,12 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         }
     }
     if (!k.ports.isEmpty()) {
-        KernelRecord withPorts;
+        QList<PortBinding> ports;
         {
             std::lock_guard lock(run.mutex);
-            withPorts = run.records.value(k.hostname);
+            ports = run.records.value(k.hostname).ports;
         }
-        if (auto ok = m_store->updateKernel(withPorts); !ok)
-            qCWarning(lcProvision)
-                << "recording ports of" << k.hostname << ":" << ok.error().toString();
+        run.statuses->setPorts(kernelId, ports, QDateTime::currentDateTimeUtc());
     }
     if (run.aborted())
         return {};
@@ -1633,32 +1650,20 @@ void Provisioner::setKernelStatus(Run &run, const QString &hostname, KernelStatu
 {
     if (run.lockLost())
         return;
-    QString kernelId;
-    {
-        std::lock_guard lock(run.mutex);
-        kernelId = run.records.value(hostname).id;
-    }
-    auto updated = m_store->updateKernelStatus(run.spec.plan.sessionId, kernelId, status, reason);
+    const QDateTime now = QDateTime::currentDateTimeUtc();
     KernelRecord record;
     {
         std::lock_guard lock(run.mutex);
         KernelRecord &r = run.records[hostname];
-        if (updated) {
-            // Keep fields this run set but has not written yet.
-            const QString containerId = r.containerId;
-            const QList<PortBinding> ports = r.ports;
-            r = *updated;
-            if (r.containerId.isEmpty())
-                r.containerId = containerId;
-            if (!ports.isEmpty())
-                r.ports = ports;
-        } else {
-            qCWarning(lcProvision)
-                << "recording" << hostname << toString(status) << ":" << updated.error().toString();
-            r.status = status;
-        }
+        r.status = status;
+        r.history.append({toString(status), now, reason});
+        r.updatedAt = now;
         record = r;
     }
+    const QString kernelId = record.id;
+    // Written with the next batch: a status is an observation, and one that lags by a batch
+    // after a crash is observed again by the controller.
+    run.statuses->setStatus(kernelId, status, reason, now);
     qCDebug(lcProvision) << run.spec.plan.sessionId.left(8) << hostname << toString(status)
                          << reason;
     if (m_progress)
@@ -1670,6 +1675,8 @@ Result<void> Provisioner::setSessionStatus(Run &run, SessionStatus status, const
 {
     if (run.lockLost())
         return fail(run.lock->lostError());
+    // The kernels' statuses first: the store never shows a session ahead of its kernels.
+    run.flushStatuses();
     SessionRecord s;
     {
         std::lock_guard lock(run.mutex);

@@ -200,9 +200,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
              reason.isEmpty() ? QStringLiteral("restart of all %1 kernels").arg(kernels->size())
                               : reason);
     setSessionStatus(*session, SessionStatus::Restarting, reason);
-    for (const KernelRecord &k : std::as_const(*kernels)) {
-        setKernelStatus(sessionId, k, KernelStatus::Restarting, reason);
-    }
+    setKernelStatuses(sessionId, *kernels, KernelStatus::Restarting, reason);
 
     if (session->mode == ClusterMode::MultiNode) {
         // On an attachable overlay, stopping and starting the same container can leave a stale
@@ -373,11 +371,12 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
     const bool wasFinal = isFinal(s.status);
     if (!wasFinal) {
         setSessionStatus(s, SessionStatus::Terminating, reason);
+        QList<KernelRecord> live;
         for (const KernelRecord &k : std::as_const(records)) {
-            if (!isFinal(k.status)) {
-                setKernelStatus(sessionId, k, KernelStatus::Terminating, reason);
-            }
+            if (!isFinal(k.status))
+                live.append(k);
         }
+        setKernelStatuses(sessionId, live, KernelStatus::Terminating, reason);
     }
 
     Provisioner remover(m_store, m_registry);
@@ -390,11 +389,12 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
     {
         // Kernels whose host is done are TERMINATED now; the others stay TERMINATING (and so
         // does the session) until their host answers and the controller removes what is left.
+        QList<KernelRecord> done;
         for (const KernelRecord &k : std::as_const(records)) {
-            if (!isFinal(k.status) && !unfinished.contains(k.host)) {
-                setKernelStatus(sessionId, k, KernelStatus::Terminated, reason);
-            }
+            if (!isFinal(k.status) && !unfinished.contains(k.host))
+                done.append(k);
         }
+        setKernelStatuses(sessionId, done, KernelStatus::Terminated, reason);
     }
     if (!removed) {
         if (auto fresh = m_store->session(sessionId); fresh)
@@ -535,6 +535,26 @@ void SessionController::setKernelStatus(const QString &sessionId, const KernelRe
         qCWarning(lcProvision).noquote()
             << "recording" << kernel.hostname << toString(status) << ":" << ok.error().toString();
     Q_EMIT kernelStatusChanged(sessionId, kernel.id, kernel.hostname, toString(status));
+}
+
+void SessionController::setKernelStatuses(const QString &sessionId,
+                                          const QList<KernelRecord> &kernels, KernelStatus status,
+                                          const QString &reason)
+{
+    if (kernels.isEmpty())
+        return;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    QList<KernelProgress> progress;
+    progress.reserve(kernels.size());
+    for (const KernelRecord &k : kernels)
+        progress.append({{sessionId, k.id}, {{toString(status), now, reason}}, {}, {}, now});
+    // One transaction for the whole session: one per kernel was most of a large terminate's cost.
+    auto ok = m_store->recordKernelProgress(progress);
+    if (!ok)
+        qCWarning(lcProvision).noquote() << "recording" << kernels.size() << "kernels"
+                                         << toString(status) << ":" << ok.error().toString();
+    for (const KernelRecord &k : kernels)
+        Q_EMIT kernelStatusChanged(sessionId, k.id, k.hostname, toString(status));
 }
 
 void SessionController::logEvent(const QString &sessionId, const QString &kernelId,
