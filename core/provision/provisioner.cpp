@@ -79,6 +79,43 @@ QJsonObject launchOptionsJson(const LaunchRequest &request, const QJsonObject &s
     };
 }
 
+// "KEY=value" entries of container env. A plan's session-wide values (BACKEND_CLUSTER_HOSTS and
+// each role's list: about 11 bytes per kernel of the session) are one shared string in every
+// kernel; joined once per launch and shared by every container spec instead of once per kernel,
+// 10,000 kernels no longer allocate and fill gigabytes of identical strings.
+class EnvStrings
+{
+public:
+    QString joined(const QString &key, const QString &value)
+    {
+        if (value.size() < kShareFrom)
+            return key + QLatin1Char('=') + value;
+        std::lock_guard lock(m_mutex);
+        // By the value's data: the entry keeps it alive, so its address names its content.
+        const auto id = std::pair(key, value.constData());
+        if (const auto it = m_joined.constFind(id);
+            it != m_joined.cend() && it->value.size() == value.size())
+            return it->joined;
+        const Entry e{value, key + QLatin1Char('=') + value};
+        m_joined.insert(id, e);
+        return e.joined;
+    }
+
+private:
+    static constexpr qsizetype kShareFrom = 1024;
+    struct Entry
+    {
+        QString value;
+        QString joined;
+    };
+    std::mutex m_mutex;
+    QHash<std::pair<QString, const QChar *>, Entry> m_joined;
+};
+
+Docker::ContainerSpec containerSpecWith(const KernelSpec &k, const QString &network,
+                                        const QString &storeId, const QString &hostAddress,
+                                        EnvStrings *shared);
+
 } // namespace
 
 // One provisioning run of one session: shared by the kernel threads.
@@ -97,6 +134,7 @@ struct Provisioner::Run
     // written: its new holder finishes the session.
     const SessionLock *lock = nullptr;
     bool lockLost() const { return lock && lock->isLost(); }
+    EnvStrings env; // shared by the container specs of this run's kernels
     // Kernel statuses, container ids and ports go to the store in batches (see
     // KernelStatusBatcher): flushed at the end of each phase and before any session status.
     std::unique_ptr<KernelStatusBatcher> statuses;
@@ -1103,12 +1141,22 @@ Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const Q
                                                     const QString &storeId,
                                                     const QString &hostAddress)
 {
+    return containerSpecWith(k, network, storeId, hostAddress, nullptr);
+}
+
+namespace {
+
+Docker::ContainerSpec containerSpecWith(const KernelSpec &k, const QString &network,
+                                        const QString &storeId, const QString &hostAddress,
+                                        EnvStrings *shared)
+{
     Docker::ContainerSpec c;
     c.name = k.containerName;
     c.image = k.imageToRun();
     c.hostname = k.hostname;
     for (auto it = k.env.cbegin(); it != k.env.cend(); ++it)
-        c.env.append(it.key() + QLatin1Char('=') + it.value());
+        c.env.append(shared ? shared->joined(it.key(), it.value())
+                            : it.key() + QLatin1Char('=') + it.value());
     c.labels = k.labels;
     if (!storeId.isEmpty())
         c.labels.insert(ProvisionLabels::store(), storeId);
@@ -1150,6 +1198,8 @@ Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const Q
     c.endpoints.insert(network, endpoint);
     return c;
 }
+
+} // namespace
 
 Result<QString> Provisioner::bindableAddressOf(const HostRecord &host)
 {
@@ -1244,7 +1294,7 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
     QString id;
     bool adopted = false;
     const Docker::ContainerSpec spec =
-        containerSpecFor(k, run.spec.plan.networkName, run.storeId, hostAddress);
+        containerSpecWith(k, run.spec.plan.networkName, run.storeId, hostAddress, &run.env);
     setKernelStatus(run, k.hostname, KernelStatus::Creating);
     auto created = client->createContainer(spec, run.call());
     if (!created && created.error().kind == Error::Kind::Conflict) {
