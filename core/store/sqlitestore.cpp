@@ -1042,6 +1042,18 @@ Result<HostRecord> SqliteStore::host(const QString &name) const
 
 // ---- sessions
 
+QByteArray SqliteStore::launchOptionsText(const QJsonObject &options)
+{
+    // A session's options hold its spec (about 1 KiB per kernel) and stay the same through its
+    // status changes: encoded once, not at every write (a copy of the same object compares in
+    // O(1)).
+    if (options != m_launchOptions || m_launchOptionsText.isNull()) {
+        m_launchOptions = options;
+        m_launchOptionsText = RecordJson::compact(options);
+    }
+    return m_launchOptionsText;
+}
+
 Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
 {
     const QByteArray sql =
@@ -1058,7 +1070,7 @@ Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
         .bind(2, r.name)
         .bind(3, r.templateName)
         .bind(4, r.templateSnapshot)
-        .bind(5, RecordJson::compact(r.launchOptions))
+        .bind(5, launchOptionsText(r.launchOptions))
         .bind(6, RecordJson::sessionModeToText(r.mode))
         .bind(7, toString(r.desired))
         .bind(8, toString(r.status))

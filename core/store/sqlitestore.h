@@ -154,6 +154,7 @@ private:
     Result<void> insertKernel(const KernelRecord &kernel);
     Result<void> writeKernel(const KernelRecord &kernel);
     Result<void> writeSession(const SessionRecord &session, bool insert);
+    QByteArray launchOptionsText(const QJsonObject &options); // under m_mutex
     Result<std::optional<KernelRecord>> readKernel(const QString &sessionId,
                                                    const QString &kernelId) const;
     Result<QList<KernelRecord>> readKernels(const char *sql, const QString &arg) const;
@@ -170,6 +171,8 @@ private:
     QTimer *m_timer = nullptr;
     mutable bool m_busy = false;    // the last sqlite error was SQLITE_BUSY / SQLITE_LOCKED
     std::shared_ptr<Fence> m_fence; // guarded by m_mutex
+    QJsonObject m_launchOptions;    // the last session options encoded, guarded by m_mutex
+    QByteArray m_launchOptionsText; // … and their text
 };
 
 } // namespace ClusterDeck
