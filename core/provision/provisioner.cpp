@@ -350,14 +350,18 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
                  unused.isEmpty()
                      ? QString()
                      : QStringLiteral(" (not used: %1)").arg(unused.join(QStringLiteral("; ")))));
+    QList<KernelProgress> scheduled;
+    scheduled.reserve(kernels.size());
     for (KernelRecord &r : kernels) {
         r.status = KernelStatus::Scheduled;
         r.history.append(
             {toString(KernelStatus::Scheduled), now, QStringLiteral("on host ") + r.host});
         if (m_progress)
             m_progress(r);
+        scheduled.append({{r.sessionId, r.id}, {r.history.last()}, {}, {}, now, {}});
     }
-    if (auto ok = m_store->updateKernels(kernels); !ok)
+    // Only the new history entry: the records were written whole a moment ago.
+    if (auto ok = m_store->recordKernelProgress(scheduled); !ok)
         return fail(ok.error());
     return spec;
 }

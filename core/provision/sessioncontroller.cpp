@@ -361,9 +361,15 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
     SessionRecord s = *session;
     s.desired = DesiredState::Terminated;
     QList<KernelRecord> records = *kernels;
-    for (KernelRecord &k : records)
+    QList<KernelProgress> desired;
+    desired.reserve(records.size());
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    for (KernelRecord &k : records) {
         k.desired = DesiredState::Terminated;
-    if (auto ok = m_store->updateKernels(records, s); !ok)
+        desired.append({{sessionId, k.id}, {}, {}, {}, now, DesiredState::Terminated});
+    }
+    // Only the desired state of each kernel, with the session, in one transaction.
+    if (auto ok = m_store->recordKernelProgress(desired, s); !ok)
         return fail(ok.error());
     logEvent(sessionId, {}, QStringLiteral("terminate"),
              reason.isEmpty() ? QStringLiteral("terminate all %1 kernels").arg(records.size())
@@ -547,7 +553,7 @@ void SessionController::setKernelStatuses(const QString &sessionId,
     QList<KernelProgress> progress;
     progress.reserve(kernels.size());
     for (const KernelRecord &k : kernels)
-        progress.append({{sessionId, k.id}, {{toString(status), now, reason}}, {}, {}, now});
+        progress.append({{sessionId, k.id}, {{toString(status), now, reason}}, {}, {}, now, {}});
     // One transaction for the whole session: one per kernel was most of a large terminate's cost.
     auto ok = m_store->recordKernelProgress(progress);
     if (!ok)

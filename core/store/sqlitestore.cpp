@@ -1610,7 +1610,8 @@ Result<QList<KernelRecord>> SqliteStore::modifyKernels(const QList<KernelRef> &r
     return changed;
 }
 
-Result<void> SqliteStore::recordKernelProgress(const QList<KernelProgress> &progress)
+Result<void> SqliteStore::recordKernelProgress(const QList<KernelProgress> &progress,
+                                               const std::optional<SessionRecord> &session)
 {
     // One UPDATE per kernel that appends to the stored history as text (json() checks it)
     // instead of reading, decoding and encoding the whole record: most of a large launch's
@@ -1628,7 +1629,8 @@ Result<void> SqliteStore::recordKernelProgress(const QList<KernelProgress> &prog
                             "length(json(history)) - 1) || CASE WHEN json_array_length(history) = "
                             "0 THEN '' ELSE ',' END || ?4 || ']') END, container_id = "
                             "COALESCE(?5, container_id), ports = COALESCE(?6, ports), updated_at "
-                            "= ?7 WHERE id = ?1 AND session_id = ?2");
+                            "= ?7, desired = COALESCE(?8, desired) WHERE id = ?1 AND session_id "
+                            "= ?2");
                 s.bind(1, p.kernel.kernelId).bind(2, p.kernel.sessionId);
                 if (!p.changes.isEmpty())
                     s.bind(3, p.changes.last().status).bind(4, entries);
@@ -1637,6 +1639,8 @@ Result<void> SqliteStore::recordKernelProgress(const QList<KernelProgress> &prog
                 if (p.ports)
                     s.bind(6, RecordJson::compact(RecordJson::portsToJson(*p.ports)));
                 s.bind(7, RecordJson::dateToText(p.updatedAt));
+                if (p.desired)
+                    s.bind(8, toString(*p.desired));
                 if (const int rc = s.step(); rc != SQLITE_DONE)
                     return fail(sqlError(rc, QStringLiteral("recording the progress of kernel %1")
                                                  .arg(p.kernel.kernelId)));
@@ -1647,6 +1651,8 @@ Result<void> SqliteStore::recordKernelProgress(const QList<KernelProgress> &prog
                     !ok)
                     return ok;
             }
+            if (session)
+                return writeSession(*session, false);
             return {};
         });
 }

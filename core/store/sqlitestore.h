@@ -87,7 +87,8 @@ public:
 
     Result<QList<KernelRecord>> modifyKernels(const QList<KernelRef> &kernels,
                                               const KernelChange &change) override;
-    Result<void> recordKernelProgress(const QList<KernelProgress> &progress) override;
+    Result<void> recordKernelProgress(const QList<KernelProgress> &progress,
+                                      const std::optional<SessionRecord> &session = {}) override;
     Result<std::unique_ptr<Leadership>> campaign(const LeaderRecord &candidate,
                                                  std::chrono::milliseconds wait,
                                                  std::chrono::seconds ttl) override;

@@ -48,7 +48,8 @@ void SessionLock::markLost(const QString &sessionId, const QString &why)
         callback(error);
 }
 
-Result<void> StateStore::recordKernelProgress(const QList<KernelProgress> &progress)
+Result<void> StateStore::recordKernelProgress(const QList<KernelProgress> &progress,
+                                              const std::optional<SessionRecord> &session)
 {
     QList<KernelRef> refs;
     QHash<QString, const KernelProgress *> byId;
@@ -57,7 +58,7 @@ Result<void> StateStore::recordKernelProgress(const QList<KernelProgress> &progr
         refs.append(p.kernel);
         byId.insert(p.kernel.sessionId + u'/' + p.kernel.kernelId, &p);
     }
-    auto changed = modifyKernels(refs, [&byId](KernelRecord &k) {
+    const auto apply = [&byId](KernelRecord &k) {
         const KernelProgress *p = byId.value(k.sessionId + u'/' + k.id);
         if (!p)
             return false;
@@ -70,9 +71,24 @@ Result<void> StateStore::recordKernelProgress(const QList<KernelProgress> &progr
             k.containerId = *p->containerId;
         if (p->ports)
             k.ports = *p->ports;
+        if (p->desired)
+            k.desired = *p->desired;
         k.updatedAt = p->updatedAt;
         return true;
-    });
+    };
+    if (session) {
+        // With the session in the same transaction: updateKernels() is the one that takes both.
+        auto current = kernels(session->id);
+        if (!current)
+            return fail(current.error());
+        QList<KernelRecord> changed;
+        for (KernelRecord &k : *current) {
+            if (apply(k))
+                changed.append(std::move(k));
+        }
+        return updateKernels(changed, session);
+    }
+    auto changed = modifyKernels(refs, apply);
     if (!changed)
         return fail(changed.error());
     return {};

@@ -471,6 +471,20 @@ void TestStoreContract::kernelProgressBatch()
     want2.updatedAt = at(6);
     QCOMPARE(*m_store->kernel(s.id, kernels[2].id), want2);
     QCOMPARE(m_store->kernels(s.id)->size(), 3);
+
+    // The desired state, with the session in the same transaction.
+    SessionRecord ended = s;
+    ended.desired = DesiredState::Terminated;
+    KernelProgress stop;
+    stop.kernel = {s.id, kernels[1].id};
+    stop.desired = DesiredState::Terminated;
+    stop.updatedAt = at(8);
+    CHECK_OK(m_store->recordKernelProgress({stop}, ended));
+    want1.desired = DesiredState::Terminated;
+    want1.updatedAt = at(8);
+    QCOMPARE(*m_store->kernel(s.id, kernels[1].id), want1);
+    QCOMPARE(*m_store->kernel(s.id, kernels[2].id), want2);
+    QCOMPARE(*m_store->session(s.id), ended);
 }
 
 void TestStoreContract::createSessionIsAtomic()
