@@ -1266,9 +1266,17 @@ Result<SessionRecord> SqliteStore::session(const QString &sessionId) const
                     .constData());
     s.bind(1, sessionId);
     const int rc = s.step();
-    if (rc == SQLITE_ROW)
-        return sessionFromRow(s,
-                              QStringLiteral("state store %1, session %2").arg(m_path, sessionId));
+    if (rc == SQLITE_ROW) {
+        auto r =
+            sessionFromRow(s, QStringLiteral("state store %1, session %2").arg(m_path, sessionId));
+        if (r) {
+            // Read, changed and written back (a terminate, a policy): its options, unchanged,
+            // need no encoding then.
+            m_launchOptions = r->launchOptions;
+            m_launchOptionsText = s.bytes(4);
+        }
+        return r;
+    }
     if (rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("reading session %1").arg(sessionId)));
     return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(sessionId),

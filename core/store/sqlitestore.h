@@ -172,8 +172,9 @@ private:
     QTimer *m_timer = nullptr;
     mutable bool m_busy = false;    // the last sqlite error was SQLITE_BUSY / SQLITE_LOCKED
     std::shared_ptr<Fence> m_fence; // guarded by m_mutex
-    QJsonObject m_launchOptions;    // the last session options encoded, guarded by m_mutex
-    QByteArray m_launchOptionsText; // … and their text
+    // The last session options read or encoded, and their text; guarded by m_mutex.
+    mutable QJsonObject m_launchOptions;
+    mutable QByteArray m_launchOptionsText;
 };
 
 } // namespace ClusterDeck
