@@ -8,6 +8,7 @@
 #include "host/hostregistry.h"
 #include "hostcapacities.h"
 #include "hostwatchdog.h"
+#include "kernelstatusbatcher.h"
 #include "plan/planresolver.h"
 #include "plan/presets.h"
 #include "plan/useraccounts.h"
@@ -78,6 +79,43 @@ QJsonObject launchOptionsJson(const LaunchRequest &request, const QJsonObject &s
     };
 }
 
+// "KEY=value" entries of container env. A plan's session-wide values (BACKEND_CLUSTER_HOSTS and
+// each role's list: about 11 bytes per kernel of the session) are one shared string in every
+// kernel; joined once per launch and shared by every container spec instead of once per kernel,
+// 10,000 kernels no longer allocate and fill gigabytes of identical strings.
+class EnvStrings
+{
+public:
+    QString joined(const QString &key, const QString &value)
+    {
+        if (value.size() < kShareFrom)
+            return key + QLatin1Char('=') + value;
+        std::lock_guard lock(m_mutex);
+        // By the value's data: the entry keeps it alive, so its address names its content.
+        const auto id = std::pair(key, value.constData());
+        if (const auto it = m_joined.constFind(id);
+            it != m_joined.cend() && it->value.size() == value.size())
+            return it->joined;
+        const Entry e{value, key + QLatin1Char('=') + value};
+        m_joined.insert(id, e);
+        return e.joined;
+    }
+
+private:
+    static constexpr qsizetype kShareFrom = 1024;
+    struct Entry
+    {
+        QString value;
+        QString joined;
+    };
+    std::mutex m_mutex;
+    QHash<std::pair<QString, const QChar *>, Entry> m_joined;
+};
+
+Docker::ContainerSpec containerSpecWith(const KernelSpec &k, const QString &network,
+                                        const QString &storeId, const QString &hostAddress,
+                                        EnvStrings *shared);
+
 } // namespace
 
 // One provisioning run of one session: shared by the kernel threads.
@@ -96,6 +134,17 @@ struct Provisioner::Run
     // written: its new holder finishes the session.
     const SessionLock *lock = nullptr;
     bool lockLost() const { return lock && lock->isLost(); }
+    EnvStrings env; // shared by the container specs of this run's kernels
+    // Kernel statuses, container ids and ports go to the store in batches (see
+    // KernelStatusBatcher): flushed at the end of each phase and before any session status.
+    std::unique_ptr<KernelStatusBatcher> statuses;
+    void flushStatuses()
+    {
+        if (auto ok = statuses->flush(); !ok)
+            qCWarning(lcProvision).noquote()
+                << "recording kernel statuses (retried with the next batch):"
+                << ok.error().toString();
+    }
 
     // Per host, for the rollback: cancelled when the host stops answering or the rollback is
     // abandoned. Made before any thread starts, never changed afterwards.
@@ -280,12 +329,16 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
                  unused.isEmpty()
                      ? QString()
                      : QStringLiteral(" (not used: %1)").arg(unused.join(QStringLiteral("; ")))));
+    QList<KernelProgress> scheduled;
+    scheduled.reserve(kernels.size());
     for (KernelRecord &r : kernels) {
         r.changeStatus(KernelStatus::Scheduled, now, QStringLiteral("on host ") + r.host);
         if (m_progress)
             m_progress(r);
+        scheduled.append({{r.sessionId, r.id}, {r.history.last()}, {}, {}, now, {}});
     }
-    if (auto ok = m_store->updateKernels(kernels); !ok)
+    // Only the new history entry: the records were written whole a moment ago.
+    if (auto ok = m_store->recordKernelProgress(scheduled); !ok)
         return fail(ok.error());
     return spec;
 }
@@ -407,6 +460,9 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     if (lock)
         run.ops = Http::CancelToken::anyOf(Http::CancelToken(), lock->lostToken());
     run.timeout = m_callTimeout;
+    run.statuses = std::make_unique<KernelStatusBatcher>(m_store, spec.plan.sessionId);
+    if (lock)
+        run.statuses->setStopToken(lock->lostToken());
     auto session = m_store->session(spec.plan.sessionId);
     if (!session)
         return fail(session.error());
@@ -491,6 +547,7 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
     run.timeout = m_callTimeout;
     if (run.spec.plan.kernels.isEmpty())
         return {};
+    run.statuses = std::make_unique<KernelStatusBatcher>(m_store, spec.plan.sessionId);
     auto session = m_store->session(spec.plan.sessionId);
     if (!session)
         return fail(session.error());
@@ -525,6 +582,7 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
     });
     for (const KernelSpec &k : run.spec.plan.kernels)
         setKernelStatus(run, k.hostname, KernelStatus::Preparing);
+    run.flushStatuses();
     if (auto ok = prepareHosts(run); !ok)
         run.failWith(ok.error());
     if (!run.aborted()) {
@@ -534,6 +592,7 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
                 run.failWith(ok.error(), k.hostname);
         });
     }
+    run.flushStatuses();
     if (!run.aborted() && !run.userCancel.isCancelled()) {
         if (auto ok = settle(run); !ok)
             qCInfo(lcProvision) << "settle:" << ok.error().toString();
@@ -577,6 +636,7 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
                         k.hostname == run.failedHostname
                             ? cause.toString()
                             : QStringLiteral("rolled back: ") + cause.toString());
+    run.flushStatuses();
     return fail(cause);
 }
 
@@ -597,6 +657,7 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
             if (current != KernelStatus::Running)
                 setKernelStatus(run, k.hostname, KernelStatus::Preparing);
         }
+        run.flushStatuses();
         if (auto ok = prepareHosts(run); !ok)
             run.failWith(ok.error());
     }
@@ -628,6 +689,7 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
             },
             m_perHostLimit, run.ops);
     }
+    run.flushStatuses();
 
     if (!run.aborted() && !run.userCancel.isCancelled()) {
         if (auto ok = settle(run); !ok)
@@ -1060,12 +1122,22 @@ Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const Q
                                                     const QString &storeId,
                                                     const QString &hostAddress)
 {
+    return containerSpecWith(k, network, storeId, hostAddress, nullptr);
+}
+
+namespace {
+
+Docker::ContainerSpec containerSpecWith(const KernelSpec &k, const QString &network,
+                                        const QString &storeId, const QString &hostAddress,
+                                        EnvStrings *shared)
+{
     Docker::ContainerSpec c;
     c.name = k.containerName;
     c.image = k.imageToRun();
     c.hostname = k.hostname;
     for (auto it = k.env.cbegin(); it != k.env.cend(); ++it)
-        c.env.append(it.key() + QLatin1Char('=') + it.value());
+        c.env.append(shared ? shared->joined(it.key(), it.value())
+                            : it.key() + QLatin1Char('=') + it.value());
     c.labels = k.labels;
     if (!storeId.isEmpty())
         c.labels.insert(ProvisionLabels::store(), storeId);
@@ -1107,6 +1179,8 @@ Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const Q
     c.endpoints.insert(network, endpoint);
     return c;
 }
+
+} // namespace
 
 KernelRecord Provisioner::recordFor(const KernelSpec &k, const QString &sessionId,
                                     const QString &host, KernelStatus status, const QString &reason,
@@ -1225,7 +1299,7 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
     QString id;
     bool adopted = false;
     const Docker::ContainerSpec spec =
-        containerSpecFor(k, run.spec.plan.networkName, run.storeId, hostAddress);
+        containerSpecWith(k, run.spec.plan.networkName, run.storeId, hostAddress, &run.env);
     setKernelStatus(run, k.hostname, KernelStatus::Creating);
     auto created = client->createContainer(spec, run.call());
     if (!created && created.error().kind == Error::Kind::Conflict) {
@@ -1257,16 +1331,15 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
             return fail(where(QStringLiteral("creating"), created.error()));
         id = created->id;
     }
-    KernelRecord withContainer;
+    QString kernelId;
     {
         std::lock_guard lock(run.mutex);
         KernelRecord &r = run.records[k.hostname];
         r.containerId = id;
-        withContainer = r;
+        kernelId = r.id;
     }
-    if (auto ok = m_store->updateKernel(withContainer); !ok)
-        qCWarning(lcProvision) << "recording container of" << k.hostname << ":"
-                               << ok.error().toString();
+    // With the next batch: the container is found by its labels until then.
+    run.statuses->setContainerId(kernelId, id, QDateTime::currentDateTimeUtc());
     if (run.aborted())
         return {};
 
@@ -1311,14 +1384,12 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         }
     }
     if (!k.ports.isEmpty()) {
-        KernelRecord withPorts;
+        QList<PortBinding> ports;
         {
             std::lock_guard lock(run.mutex);
-            withPorts = run.records.value(k.hostname);
+            ports = run.records.value(k.hostname).ports;
         }
-        if (auto ok = m_store->updateKernel(withPorts); !ok)
-            qCWarning(lcProvision)
-                << "recording ports of" << k.hostname << ":" << ok.error().toString();
+        run.statuses->setPorts(kernelId, ports, QDateTime::currentDateTimeUtc());
     }
     if (run.aborted())
         return {};
@@ -1634,32 +1705,18 @@ void Provisioner::setKernelStatus(Run &run, const QString &hostname, KernelStatu
 {
     if (run.lockLost())
         return;
-    QString kernelId;
-    {
-        std::lock_guard lock(run.mutex);
-        kernelId = run.records.value(hostname).id;
-    }
-    auto updated = m_store->updateKernelStatus(run.spec.plan.sessionId, kernelId, status, reason);
+    const QDateTime now = QDateTime::currentDateTimeUtc();
     KernelRecord record;
     {
         std::lock_guard lock(run.mutex);
         KernelRecord &r = run.records[hostname];
-        if (updated) {
-            // Keep fields this run set but has not written yet.
-            const QString containerId = r.containerId;
-            const QList<PortBinding> ports = r.ports;
-            r = *updated;
-            if (r.containerId.isEmpty())
-                r.containerId = containerId;
-            if (!ports.isEmpty())
-                r.ports = ports;
-        } else {
-            qCWarning(lcProvision)
-                << "recording" << hostname << toString(status) << ":" << updated.error().toString();
-            r.status = status;
-        }
+        r.changeStatus(status, now, reason);
         record = r;
     }
+    const QString kernelId = record.id;
+    // Written with the next batch: a status is an observation, and one that lags by a batch
+    // after a crash is observed again by the controller.
+    run.statuses->setStatus(kernelId, status, reason, now);
     qCDebug(lcProvision) << run.spec.plan.sessionId.left(8) << hostname << toString(status)
                          << reason;
     if (m_progress)
@@ -1670,6 +1727,8 @@ Result<void> Provisioner::setSessionStatus(Run &run, SessionStatus status, const
 {
     if (run.lockLost())
         return fail(run.lock->lostError());
+    // The kernels' statuses first: the store never shows a session ahead of its kernels.
+    run.flushStatuses();
     SessionRecord s;
     {
         std::lock_guard lock(run.mutex);

@@ -199,9 +199,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
              reason.isEmpty() ? QStringLiteral("restart of all %1 kernels").arg(kernels->size())
                               : reason);
     setSessionStatus(*session, SessionStatus::Restarting, reason);
-    for (const KernelRecord &k : std::as_const(*kernels)) {
-        setKernelStatus(sessionId, k, KernelStatus::Restarting, reason);
-    }
+    setKernelStatuses(sessionId, *kernels, KernelStatus::Restarting, reason);
 
     if (session->mode == ClusterMode::MultiNode) {
         // On an attachable overlay, stopping and starting the same container can leave a stale
@@ -362,9 +360,15 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
     SessionRecord s = *session;
     s.desired = DesiredState::Terminated;
     QList<KernelRecord> records = *kernels;
-    for (KernelRecord &k : records)
+    QList<KernelProgress> desired;
+    desired.reserve(records.size());
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    for (KernelRecord &k : records) {
         k.desired = DesiredState::Terminated;
-    if (auto ok = m_store->updateKernels(records, s); !ok)
+        desired.append({{sessionId, k.id}, {}, {}, {}, now, DesiredState::Terminated});
+    }
+    // Only the desired state of each kernel, with the session, in one transaction.
+    if (auto ok = m_store->recordKernelProgress(desired, s); !ok)
         return fail(ok.error());
     logEvent(sessionId, {}, QStringLiteral("terminate"),
              reason.isEmpty() ? QStringLiteral("terminate all %1 kernels").arg(records.size())
@@ -372,11 +376,12 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
     const bool wasFinal = isFinal(s.status);
     if (!wasFinal) {
         setSessionStatus(s, SessionStatus::Terminating, reason);
+        QList<KernelRecord> live;
         for (const KernelRecord &k : std::as_const(records)) {
-            if (!isFinal(k.status)) {
-                setKernelStatus(sessionId, k, KernelStatus::Terminating, reason);
-            }
+            if (!isFinal(k.status))
+                live.append(k);
         }
+        setKernelStatuses(sessionId, live, KernelStatus::Terminating, reason);
     }
 
     Provisioner remover(m_store, m_registry);
@@ -389,11 +394,12 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
     {
         // Kernels whose host is done are TERMINATED now; the others stay TERMINATING (and so
         // does the session) until their host answers and the controller removes what is left.
+        QList<KernelRecord> done;
         for (const KernelRecord &k : std::as_const(records)) {
-            if (!isFinal(k.status) && !unfinished.contains(k.host)) {
-                setKernelStatus(sessionId, k, KernelStatus::Terminated, reason);
-            }
+            if (!isFinal(k.status) && !unfinished.contains(k.host))
+                done.append(k);
         }
+        setKernelStatuses(sessionId, done, KernelStatus::Terminated, reason);
     }
     if (!removed) {
         if (auto fresh = m_store->session(sessionId); fresh)
@@ -531,6 +537,24 @@ void SessionController::setKernelStatus(const QString &sessionId, const KernelRe
     if (auto ok = m_store->updateKernelStatus(sessionId, kernel.id, status, reason); !ok)
         qCWarning(lcProvision).noquote()
             << "recording" << kernel.hostname << toString(status) << ":" << ok.error().toString();
+}
+
+void SessionController::setKernelStatuses(const QString &sessionId,
+                                          const QList<KernelRecord> &kernels, KernelStatus status,
+                                          const QString &reason)
+{
+    if (kernels.isEmpty())
+        return;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    QList<KernelProgress> progress;
+    progress.reserve(kernels.size());
+    for (const KernelRecord &k : kernels)
+        progress.append({{sessionId, k.id}, {{toString(status), now, reason}}, {}, {}, now, {}});
+    // One transaction for the whole session: one per kernel was most of a large terminate's cost.
+    auto ok = m_store->recordKernelProgress(progress);
+    if (!ok)
+        qCWarning(lcProvision).noquote() << "recording" << kernels.size() << "kernels"
+                                         << toString(status) << ":" << ok.error().toString();
 }
 
 void SessionController::logEvent(const QString &sessionId, const QString &kernelId,

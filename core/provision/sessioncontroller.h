@@ -73,6 +73,9 @@ private:
     // Records a kernel's status (a failed write is logged) and announces it.
     void setKernelStatus(const QString &sessionId, const KernelRecord &kernel, KernelStatus status,
                          const QString &reason);
+    // The same for several kernels, in one transaction.
+    void setKernelStatuses(const QString &sessionId, const QList<KernelRecord> &kernels,
+                           KernelStatus status, const QString &reason);
     void logEvent(const QString &sessionId, const QString &kernelId, const QString &action,
                   const QString &detail);
 

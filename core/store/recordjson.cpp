@@ -5,6 +5,8 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 
+#include <cstdio>
+
 namespace ClusterDeck::RecordJson {
 
 namespace {
@@ -27,7 +29,19 @@ ClusterMode sessionModeFromText(const QString &text)
 
 QString dateToText(const QDateTime &at)
 {
-    return at.isValid() ? at.toUTC().toString(Qt::ISODateWithMs) : QString();
+    if (!at.isValid())
+        return QString();
+    // Every status change of every kernel writes dates: formatted here, not by toString()'s
+    // general format machinery (a third of a large launch's history encoding), to the same text.
+    const QDateTime utc = at.toUTC();
+    const QDate d = utc.date();
+    const QTime t = utc.time();
+    if (d.year() < 1 || d.year() > 9999)
+        return utc.toString(Qt::ISODateWithMs);
+    char text[96];
+    std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", d.year(), d.month(),
+                  d.day(), t.hour(), t.minute(), t.second(), t.msec());
+    return QString::fromLatin1(text);
 }
 
 QDateTime dateFromText(const QString &text)

@@ -247,7 +247,73 @@ qint64 nowMs()
     return QDateTime::currentMSecsSinceEpoch();
 }
 
-// One prepared statement, finalised on destruction. Binds are 1-based like SQLite's.
+} // namespace
+
+// The prepared statements of one connection, kept for its lifetime: preparing costs more than
+// running most of ours (a status write spent a third of its time in sqlite3_prepare). Used under
+// the store's mutex only, like the connection itself.
+class SqliteStatementCache
+{
+public:
+    explicit SqliteStatementCache(sqlite3 *db)
+        : m_db(db)
+    {}
+    ~SqliteStatementCache()
+    {
+        for (const Entry &e : std::as_const(m_entries))
+            sqlite3_finalize(e.stmt);
+    }
+    SqliteStatementCache(const SqliteStatementCache &) = delete;
+    SqliteStatementCache &operator=(const SqliteStatementCache &) = delete;
+
+    // The statement of `sql`, reset and unbound; *cached tells whether it must go back with
+    // giveBack() (true) or be finalised (false: the cached one is in use by an outer caller).
+    sqlite3_stmt *take(const char *sql, int *rc, bool *cached)
+    {
+        const QByteArray key = QByteArray::fromRawData(sql, qsizetype(std::strlen(sql)));
+        auto it = m_entries.find(key);
+        if (it != m_entries.end() && !it->inUse) {
+            it->inUse = true;
+            *rc = SQLITE_OK;
+            *cached = true;
+            return it->stmt;
+        }
+        sqlite3_stmt *stmt = nullptr;
+        *cached = it == m_entries.end();
+        *rc = sqlite3_prepare_v3(m_db, sql, -1, *cached ? SQLITE_PREPARE_PERSISTENT : 0, &stmt,
+                                 nullptr);
+        if (*rc != SQLITE_OK || !stmt)
+            *cached = false; // a failed prepare is not kept: the next call reports it again
+        else if (*cached)
+            m_entries.insert(QByteArray(sql), {stmt, true}); // a deep copy of the key
+        return stmt;
+    }
+    void giveBack(sqlite3_stmt *stmt)
+    {
+        // Reset at once: a statement left mid-step would hold a read snapshot open.
+        sqlite3_reset(stmt);
+        sqlite3_clear_bindings(stmt);
+        const char *sql = sqlite3_sql(stmt);
+        auto it = m_entries.find(QByteArray::fromRawData(sql, qsizetype(std::strlen(sql))));
+        if (it != m_entries.end() && it->stmt == stmt)
+            it->inUse = false;
+    }
+
+private:
+    struct Entry
+    {
+        sqlite3_stmt *stmt = nullptr;
+        bool inUse = false;
+    };
+    sqlite3 *m_db;
+    QHash<QByteArray, Entry> m_entries; // SQL text → statement
+};
+
+namespace {
+
+// One prepared statement: from the connection's cache (given back, reset, on destruction) or,
+// before the store exists, prepared for this use alone (finalised). Binds are 1-based like
+// SQLite's.
 class Statement
 {
 public:
@@ -256,7 +322,18 @@ public:
     {
         m_rc = sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr);
     }
-    ~Statement() { sqlite3_finalize(m_stmt); }
+    Statement(SqliteStatementCache &cache, const char *sql)
+        : m_cache(&cache)
+    {
+        m_stmt = cache.take(sql, &m_rc, &m_cached);
+    }
+    ~Statement()
+    {
+        if (m_cached)
+            m_cache->giveBack(m_stmt);
+        else
+            sqlite3_finalize(m_stmt);
+    }
     Statement(const Statement &) = delete;
     Statement &operator=(const Statement &) = delete;
 
@@ -311,7 +388,9 @@ public:
     double real(int col) const { return sqlite3_column_double(m_stmt, col); }
 
 private:
-    sqlite3 *m_db;
+    sqlite3 *m_db = nullptr;
+    SqliteStatementCache *m_cache = nullptr;
+    bool m_cached = false;
     sqlite3_stmt *m_stmt = nullptr;
     int m_rc = SQLITE_OK;
 };
@@ -468,6 +547,7 @@ SqliteStore::SqliteStore(QString path, sqlite3 *db, QObject *parent)
     : StateStore(parent)
     , m_path(std::move(path))
     , m_db(db)
+    , m_statements(std::make_unique<SqliteStatementCache>(db))
 {
     m_timer = new QTimer(this);
     m_timer->setInterval(500ms);
@@ -477,6 +557,7 @@ SqliteStore::SqliteStore(QString path, sqlite3 *db, QObject *parent)
 
 SqliteStore::~SqliteStore()
 {
+    m_statements.reset(); // finalised before the connection closes
     sqlite3_close_v2(m_db);
 }
 
@@ -600,7 +681,7 @@ Result<void> SqliteStore::migrate()
             return begin;
         }
         auto body = [&]() -> Result<void> {
-            Statement get(m_db, "PRAGMA user_version");
+            Statement get(*m_statements, "PRAGMA user_version");
             if (const int rc = get.step(); rc != SQLITE_ROW)
                 return fail(sqlError(rc, QStringLiteral("reading the schema version")));
             const int version = int(get.integer(0));
@@ -622,8 +703,8 @@ Result<void> SqliteStore::migrate()
                     return ok;
             }
             if (version < 5) {
-                Statement columns(m_db, "SELECT 1 FROM pragma_table_info('locks') "
-                                        "WHERE name = 'owner_id'");
+                Statement columns(*m_statements, "SELECT 1 FROM pragma_table_info('locks') "
+                                                 "WHERE name = 'owner_id'");
                 if (columns.step() != SQLITE_ROW) {
                     if (auto ok = exec("ALTER TABLE locks ADD COLUMN owner_id TEXT",
                                        QStringLiteral("migrating the schema to 5"));
@@ -665,7 +746,7 @@ Result<void> SqliteStore::moveSecretsOut()
 {
     QList<std::pair<QString, QByteArray>> rewritten;
     {
-        Statement get(m_db, "SELECT id, launch_options FROM sessions");
+        Statement get(*m_statements, "SELECT id, launch_options FROM sessions");
         int rc;
         while ((rc = get.step()) == SQLITE_ROW) {
             auto options = RecordJson::parseObject(get.bytes(1), m_path);
@@ -683,7 +764,7 @@ Result<void> SqliteStore::moveSecretsOut()
             return fail(sqlError(rc, QStringLiteral("reading sessions to move their secrets")));
     }
     for (const auto &[id, options] : std::as_const(rewritten)) {
-        Statement put(m_db, "UPDATE sessions SET launch_options = ? WHERE id = ?");
+        Statement put(*m_statements, "UPDATE sessions SET launch_options = ? WHERE id = ?");
         put.bind(1, options).bind(2, id);
         if (const int rc = put.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("moving the secrets of session %1").arg(id)));
@@ -720,7 +801,7 @@ Result<void> SqliteStore::importStoreKey(const StoreKey &)
 Result<void> SqliteStore::ensureIdentity(int fromVersion)
 {
     auto put = [&](const char *key, const QString &value) -> Result<void> {
-        Statement s(m_db, "INSERT OR IGNORE INTO meta(key, value) VALUES(?, ?)");
+        Statement s(*m_statements, "INSERT OR IGNORE INTO meta(key, value) VALUES(?, ?)");
         s.bind(1, QString::fromLatin1(key)).bind(2, value);
         if (const int rc = s.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("writing the store id")));
@@ -736,7 +817,8 @@ Result<void> SqliteStore::ensureIdentity(int fromVersion)
     }
     m_storeId.clear();
     m_legacyLabels.clear();
-    Statement get(m_db, "SELECT key, value FROM meta WHERE key IN ('id', 'legacy_labels')");
+    Statement get(*m_statements,
+                  "SELECT key, value FROM meta WHERE key IN ('id', 'legacy_labels')");
     int rc;
     while ((rc = get.step()) == SQLITE_ROW) {
         if (get.text(0) == u"id") {
@@ -782,7 +864,7 @@ Result<void> SqliteStore::write(const QString &what, const std::function<Result<
             if (outcome) {
                 // Trim the change log now and then; readers only need the last few seconds.
                 if (++m_writes % 256 == 0) {
-                    Statement trim(m_db, "DELETE FROM changes WHERE at_ms < ?");
+                    Statement trim(*m_statements, "DELETE FROM changes WHERE at_ms < ?");
                     trim.bind(1, nowMs() - kChangeRetentionMs);
                     trim.step();
                 }
@@ -806,7 +888,7 @@ Result<void> SqliteStore::write(const QString &what, const std::function<Result<
 
 Result<void> SqliteStore::logChange(const QString &kind, const QString &a, const QString &b)
 {
-    Statement s(m_db, "INSERT INTO changes(kind, a, b, at_ms) VALUES(?, ?, ?, ?)");
+    Statement s(*m_statements, "INSERT INTO changes(kind, a, b, at_ms) VALUES(?, ?, ?, ?)");
     s.bind(1, kind).bind(2, a).bind(3, b).bind(4, nowMs());
     if (const int rc = s.step(); rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("recording the change")));
@@ -828,7 +910,8 @@ void SqliteStore::pollChanges()
     QList<Change> changes;
     {
         std::lock_guard lock(m_mutex);
-        Statement s(m_db, "SELECT seq, kind, a, b FROM changes WHERE seq > ? ORDER BY seq");
+        Statement s(*m_statements,
+                    "SELECT seq, kind, a, b FROM changes WHERE seq > ? ORDER BY seq");
         s.bind(1, m_lastChange);
         while (s.step() == SQLITE_ROW) {
             changes.append({s.integer(0), s.text(1), s.text(2), s.text(3)});
@@ -874,8 +957,9 @@ Result<void> SqliteStore::putHost(const HostRecord &h)
     if (h.name.isEmpty())
         return fail(Error::Kind::Invalid, QString(), QStringLiteral("a host needs a name"));
     return write(QStringLiteral("saving host %1").arg(h.name), [&]() -> Result<void> {
-        Statement s(m_db, "INSERT OR REPLACE INTO hosts(name, endpoint, tls_ca, tls_cert, tls_key, "
-                          "public_address, labels, added_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+        Statement s(*m_statements,
+                    "INSERT OR REPLACE INTO hosts(name, endpoint, tls_ca, tls_cert, tls_key, "
+                    "public_address, labels, added_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
         s.bind(1, h.name)
             .bind(2, h.endpoint.isNull() ? QStringLiteral("") : h.endpoint)
             .bind(3, h.tlsCa)
@@ -893,7 +977,7 @@ Result<void> SqliteStore::putHost(const HostRecord &h)
 Result<void> SqliteStore::removeHost(const QString &name)
 {
     return write(QStringLiteral("removing host %1").arg(name), [&]() -> Result<void> {
-        Statement s(m_db, "DELETE FROM hosts WHERE name = ?");
+        Statement s(*m_statements, "DELETE FROM hosts WHERE name = ?");
         s.bind(1, name);
         if (const int rc = s.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("removing host %1").arg(name)));
@@ -928,7 +1012,7 @@ constexpr char kHostSelect[] = "SELECT name, endpoint, tls_ca, tls_cert, tls_key
 Result<QList<HostRecord>> SqliteStore::hosts() const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(m_db, QByteArray(QByteArray(kHostSelect) + " ORDER BY name").constData());
+    Statement s(*m_statements, QByteArray(QByteArray(kHostSelect) + " ORDER BY name").constData());
     QList<HostRecord> list;
     int rc;
     while ((rc = s.step()) == SQLITE_ROW) {
@@ -945,7 +1029,7 @@ Result<QList<HostRecord>> SqliteStore::hosts() const
 Result<HostRecord> SqliteStore::host(const QString &name) const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(m_db, QByteArray(QByteArray(kHostSelect) + " WHERE name = ?").constData());
+    Statement s(*m_statements, QByteArray(QByteArray(kHostSelect) + " WHERE name = ?").constData());
     s.bind(1, name);
     const int rc = s.step();
     if (rc == SQLITE_ROW)
@@ -958,6 +1042,18 @@ Result<HostRecord> SqliteStore::host(const QString &name) const
 
 // ---- sessions
 
+QByteArray SqliteStore::launchOptionsText(const QJsonObject &options)
+{
+    // A session's options hold its spec (about 1 KiB per kernel) and stay the same through its
+    // status changes: encoded once, not at every write (a copy of the same object compares in
+    // O(1)).
+    if (options != m_launchOptions || m_launchOptionsText.isNull()) {
+        m_launchOptions = options;
+        m_launchOptionsText = RecordJson::compact(options);
+    }
+    return m_launchOptionsText;
+}
+
 Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
 {
     const QByteArray sql =
@@ -969,12 +1065,12 @@ Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
                             "last_error = ?10, network_name = ?11, network_id = "
                             "?12, network_host = ?13, restart_count = ?14, "
                             "created_at = ?15, updated_at = ?16, finished_at = ?17 WHERE id = ?1");
-    Statement s(m_db, sql.constData());
+    Statement s(*m_statements, sql.constData());
     s.bind(1, r.id)
         .bind(2, r.name)
         .bind(3, r.templateName)
         .bind(4, r.templateSnapshot)
-        .bind(5, RecordJson::compact(r.launchOptions))
+        .bind(5, launchOptionsText(r.launchOptions))
         .bind(6, RecordJson::sessionModeToText(r.mode))
         .bind(7, toString(r.desired))
         .bind(8, toString(r.status))
@@ -1026,7 +1122,7 @@ static void bindKernel(Statement &s, const KernelRecord &k)
 
 Result<void> SqliteStore::insertKernel(const KernelRecord &k)
 {
-    Statement s(m_db,
+    Statement s(*m_statements,
                 QByteArray(QByteArray("INSERT INTO kernels(") + kKernelColumns +
                            ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                     .constData());
@@ -1043,15 +1139,16 @@ Result<void> SqliteStore::insertKernel(const KernelRecord &k)
 
 Result<void> SqliteStore::writeKernel(const KernelRecord &k)
 {
-    Statement s(m_db, "UPDATE kernels SET role = ?3, role_idx = ?4, local_rank = ?5, "
-                      "is_primary = ?6, hostname = ?7, host = ?8, container_name = ?9, "
-                      "container_id = ?10, status = ?11, desired = ?12, history = ?13, "
-                      "ports = ?14, cpus = ?15, memory_bytes = ?16, created_at = ?17, "
-                      "updated_at = ?18, "
-                      // The controller's newer observation survives a writer's older copy.
-                      "observed = CASE WHEN COALESCE(json_extract(observed, '$.at'), '') > "
-                      "COALESCE(json_extract(?19, '$.at'), '') THEN observed ELSE ?19 END "
-                      "WHERE id = ?1 AND session_id = ?2");
+    Statement s(*m_statements,
+                "UPDATE kernels SET role = ?3, role_idx = ?4, local_rank = ?5, "
+                "is_primary = ?6, hostname = ?7, host = ?8, container_name = ?9, "
+                "container_id = ?10, status = ?11, desired = ?12, history = ?13, "
+                "ports = ?14, cpus = ?15, memory_bytes = ?16, created_at = ?17, "
+                "updated_at = ?18, "
+                // The controller's newer observation survives a writer's older copy.
+                "observed = CASE WHEN COALESCE(json_extract(observed, '$.at'), '') > "
+                "COALESCE(json_extract(?19, '$.at'), '') THEN observed ELSE ?19 END "
+                "WHERE id = ?1 AND session_id = ?2");
     bindKernel(s, k);
     if (const int rc = s.step(); rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("saving kernel %1").arg(k.id)));
@@ -1092,18 +1189,18 @@ Result<void> SqliteStore::updateSession(const SessionRecord &session)
 Result<void> SqliteStore::removeSession(const QString &sessionId)
 {
     return write(QStringLiteral("removing session %1").arg(sessionId), [&]() -> Result<void> {
-        Statement kernels(m_db, "DELETE FROM kernels WHERE session_id = ?");
+        Statement kernels(*m_statements, "DELETE FROM kernels WHERE session_id = ?");
         kernels.bind(1, sessionId);
         if (const int rc = kernels.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("removing the kernels of %1").arg(sessionId)));
-        Statement s(m_db, "DELETE FROM sessions WHERE id = ?");
+        Statement s(*m_statements, "DELETE FROM sessions WHERE id = ?");
         s.bind(1, sessionId);
         if (const int rc = s.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("removing session %1").arg(sessionId)));
         if (sqlite3_changes(m_db) == 0)
             return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(sessionId),
                         QStringLiteral("no such session"));
-        Statement lock(m_db, "DELETE FROM locks WHERE session_id = ? AND expires_ms < ?");
+        Statement lock(*m_statements, "DELETE FROM locks WHERE session_id = ? AND expires_ms < ?");
         lock.bind(1, sessionId).bind(2, nowMs());
         lock.step();
         return logChange(QStringLiteral("session-removed"), sessionId);
@@ -1124,7 +1221,7 @@ Result<void> SqliteStore::resizeSession(const SessionRecord &session,
         if (auto ok = writeSession(session, false); !ok)
             return ok;
         for (const QString &id : removedIds) {
-            Statement d(m_db, "DELETE FROM kernels WHERE session_id = ? AND id = ?");
+            Statement d(*m_statements, "DELETE FROM kernels WHERE session_id = ? AND id = ?");
             d.bind(1, session.id).bind(2, id);
             if (const int rc = d.step(); rc != SQLITE_DONE)
                 return fail(sqlError(rc, QStringLiteral("removing kernel %1").arg(id)));
@@ -1142,9 +1239,9 @@ Result<void> SqliteStore::resizeSession(const SessionRecord &session,
 Result<SessionListing> SqliteStore::listSessions() const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(m_db, QByteArray(QByteArray("SELECT ") + kSessionColumns +
-                                 " FROM sessions ORDER BY created_at, id")
-                          .constData());
+    Statement s(*m_statements, QByteArray(QByteArray("SELECT ") + kSessionColumns +
+                                          " FROM sessions ORDER BY created_at, id")
+                                   .constData());
     SessionListing listing;
     int rc;
     while ((rc = s.step()) == SQLITE_ROW) {
@@ -1164,14 +1261,22 @@ Result<SessionListing> SqliteStore::listSessions() const
 Result<SessionRecord> SqliteStore::session(const QString &sessionId) const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(m_db,
+    Statement s(*m_statements,
                 QByteArray(QByteArray("SELECT ") + kSessionColumns + " FROM sessions WHERE id = ?")
                     .constData());
     s.bind(1, sessionId);
     const int rc = s.step();
-    if (rc == SQLITE_ROW)
-        return sessionFromRow(s,
-                              QStringLiteral("state store %1, session %2").arg(m_path, sessionId));
+    if (rc == SQLITE_ROW) {
+        auto r =
+            sessionFromRow(s, QStringLiteral("state store %1, session %2").arg(m_path, sessionId));
+        if (r) {
+            // Read, changed and written back (a terminate, a policy): its options, unchanged,
+            // need no encoding then.
+            m_launchOptions = r->launchOptions;
+            m_launchOptionsText = s.bytes(4);
+        }
+        return r;
+    }
     if (rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("reading session %1").arg(sessionId)));
     return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(sessionId),
@@ -1226,9 +1331,9 @@ Result<std::optional<KernelRecord>> SqliteStore::readKernel(const QString &sessi
                                                             const QString &kernelId) const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(m_db, QByteArray(QByteArray("SELECT ") + kKernelColumns +
-                                 " FROM kernels WHERE id = ? AND session_id = ?")
-                          .constData());
+    Statement s(*m_statements, QByteArray(QByteArray("SELECT ") + kKernelColumns +
+                                          " FROM kernels WHERE id = ? AND session_id = ?")
+                                   .constData());
     s.bind(1, kernelId).bind(2, sessionId);
     const int rc = s.step();
     if (rc == SQLITE_ROW) {
@@ -1257,7 +1362,7 @@ Result<KernelRecord> SqliteStore::kernel(const QString &sessionId, const QString
 Result<QList<KernelRecord>> SqliteStore::readKernels(const char *sql, const QString &arg) const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(m_db, sql);
+    Statement s(*m_statements, sql);
     if (!arg.isNull())
         s.bind(1, arg);
     QList<KernelRecord> list;
@@ -1293,8 +1398,9 @@ Result<qint64> SqliteStore::appendEvent(const EventRecord &e)
 {
     qint64 seq = 0;
     auto ok = write(QStringLiteral("appending an event"), [&]() -> Result<void> {
-        Statement s(m_db, "INSERT INTO events(at, actor, session_id, kernel_id, action, detail) "
-                          "VALUES(?, ?, ?, ?, ?, ?)");
+        Statement s(*m_statements,
+                    "INSERT INTO events(at, actor, session_id, kernel_id, action, detail) "
+                    "VALUES(?, ?, ?, ?, ?, ?)");
         s.bind(1, RecordJson::dateToText(e.at.isValid() ? e.at : QDateTime::currentDateTimeUtc()))
             .bind(2, e.actor)
             .bind(3, e.sessionId)
@@ -1314,8 +1420,9 @@ Result<qint64> SqliteStore::appendEvent(const EventRecord &e)
 Result<QList<EventRecord>> SqliteStore::events(qint64 afterSeq, int limit) const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(m_db, "SELECT seq, at, actor, session_id, kernel_id, action, detail FROM events "
-                      "WHERE seq > ? ORDER BY seq LIMIT ?");
+    Statement s(*m_statements,
+                "SELECT seq, at, actor, session_id, kernel_id, action, detail FROM events "
+                "WHERE seq > ? ORDER BY seq LIMIT ?");
     s.bind(1, afterSeq).bind(2, limit > 0 ? limit : -1);
     QList<EventRecord> list;
     int rc;
@@ -1338,8 +1445,8 @@ Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token
     QString endedOwner; // the owner of a row taken over because its process ended
     auto ok = write(QStringLiteral("locking session %1").arg(sessionId), [&]() -> Result<void> {
         endedOwner.clear();
-        Statement get(m_db, "SELECT owner, since, owner_id, expires_ms, token FROM locks "
-                            "WHERE session_id = ?");
+        Statement get(*m_statements, "SELECT owner, since, owner_id, expires_ms, token FROM locks "
+                                     "WHERE session_id = ?");
         get.bind(1, sessionId);
         const int rc = get.step();
         if (rc == SQLITE_ROW) {
@@ -1364,8 +1471,9 @@ Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token
         } else if (rc != SQLITE_DONE) {
             return fail(sqlError(rc, QStringLiteral("reading the lock of %1").arg(sessionId)));
         }
-        Statement put(m_db, "INSERT OR REPLACE INTO locks(session_id, owner, token, pid, hostname, "
-                            "since, expires_ms, owner_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+        Statement put(*m_statements,
+                      "INSERT OR REPLACE INTO locks(session_id, owner, token, pid, hostname, "
+                      "since, expires_ms, owner_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
         put.bind(1, sessionId)
             .bind(2, ourOwner())
             .bind(3, token)
@@ -1377,7 +1485,7 @@ Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token
         if (const int prc = put.step(); prc != SQLITE_DONE)
             return fail(sqlError(prc, QStringLiteral("locking session %1").arg(sessionId)));
         if (!endedOwner.isEmpty()) {
-            Statement left(m_db, "SELECT 1 FROM locks WHERE owner_id = ?");
+            Statement left(*m_statements, "SELECT 1 FROM locks WHERE owner_id = ?");
             left.bind(1, endedOwner);
             if (left.step() == SQLITE_DONE)
                 forgetOwner(m_path, endedOwner);
@@ -1404,7 +1512,7 @@ void SqliteStore::unlock(const QString &sessionId, const QString &token)
     auto ok = write(
         QStringLiteral("unlocking session %1").arg(sessionId),
         [&]() -> Result<void> {
-            Statement s(m_db, "DELETE FROM locks WHERE session_id = ? AND token = ?");
+            Statement s(*m_statements, "DELETE FROM locks WHERE session_id = ? AND token = ?");
             s.bind(1, sessionId).bind(2, token);
             if (const int rc = s.step(); rc != SQLITE_DONE)
                 return fail(sqlError(rc, QStringLiteral("unlocking session %1").arg(sessionId)));
@@ -1424,8 +1532,9 @@ SqliteStore::Renewal SqliteStore::renewLock(const QString &sessionId, const QStr
         [&]() -> Result<void> {
             // Only our own row, and only while it has not expired: once expired, another
             // process may have judged it stale, so it is lost even if nobody took it yet.
-            Statement s(m_db, "UPDATE locks SET expires_ms = ? WHERE session_id = ? AND token = ? "
-                              "AND expires_ms >= ?");
+            Statement s(*m_statements,
+                        "UPDATE locks SET expires_ms = ? WHERE session_id = ? AND token = ? "
+                        "AND expires_ms >= ?");
             const qint64 now = nowMs();
             s.bind(1, now + ttlMs).bind(2, sessionId).bind(3, token).bind(4, now);
             if (const int rc = s.step(); rc != SQLITE_DONE)
@@ -1433,7 +1542,7 @@ SqliteStore::Renewal SqliteStore::renewLock(const QString &sessionId, const QStr
             if (sqlite3_changes(m_db) == 1)
                 return {};
             outcome = Renewal::Lost;
-            Statement get(m_db, "SELECT owner, token FROM locks WHERE session_id = ?");
+            Statement get(*m_statements, "SELECT owner, token FROM locks WHERE session_id = ?");
             get.bind(1, sessionId);
             if (get.step() != SQLITE_ROW)
                 *why = QStringLiteral("its row is gone");
@@ -1506,6 +1615,53 @@ Result<QList<KernelRecord>> SqliteStore::modifyKernels(const QList<KernelRef> &r
     return changed;
 }
 
+Result<void> SqliteStore::recordKernelProgress(const QList<KernelProgress> &progress,
+                                               const std::optional<SessionRecord> &session)
+{
+    // One UPDATE per kernel that appends to the stored history as text (json() checks it)
+    // instead of reading, decoding and encoding the whole record: most of a large launch's
+    // store time was that.
+    return write(
+        QStringLiteral("recording the progress of %1 kernels").arg(progress.size()),
+        [&]() -> Result<void> {
+            for (const KernelProgress &p : progress) {
+                // "{…},{…}": the new entries without their array's brackets.
+                const QByteArray entries =
+                    RecordJson::compact(RecordJson::historyToJson(p.changes)).chopped(1).mid(1);
+                Statement s(*m_statements,
+                            "UPDATE kernels SET status = COALESCE(?3, status), history = CASE WHEN "
+                            "?4 IS NULL THEN history ELSE json(substr(json(history), 1, "
+                            "length(json(history)) - 1) || CASE WHEN json_array_length(history) = "
+                            "0 THEN '' ELSE ',' END || ?4 || ']') END, container_id = "
+                            "COALESCE(?5, container_id), ports = COALESCE(?6, ports), updated_at "
+                            "= ?7, desired = COALESCE(?8, desired) WHERE id = ?1 AND session_id "
+                            "= ?2");
+                s.bind(1, p.kernel.kernelId).bind(2, p.kernel.sessionId);
+                if (!p.changes.isEmpty())
+                    s.bind(3, p.changes.last().status).bind(4, entries);
+                if (p.containerId)
+                    s.bind(5, p.containerId->isNull() ? QStringLiteral("") : *p.containerId);
+                if (p.ports)
+                    s.bind(6, RecordJson::compact(RecordJson::portsToJson(*p.ports)));
+                s.bind(7, RecordJson::dateToText(p.updatedAt));
+                if (p.desired)
+                    s.bind(8, toString(*p.desired));
+                if (const int rc = s.step(); rc != SQLITE_DONE)
+                    return fail(sqlError(rc, QStringLiteral("recording the progress of kernel %1")
+                                                 .arg(p.kernel.kernelId)));
+                if (sqlite3_changes(m_db) == 0)
+                    continue; // no such kernel (any more)
+                if (auto ok =
+                        logChange(QStringLiteral("kernel"), p.kernel.sessionId, p.kernel.kernelId);
+                    !ok)
+                    return ok;
+            }
+            if (session)
+                return writeSession(*session, false);
+            return {};
+        });
+}
+
 // ---- the controller's leadership
 
 // Held while alive: a thread renews the row's expiry every third of the TTL; a renewal that
@@ -1562,7 +1718,7 @@ private:
 
 Result<void> SqliteStore::checkFence(const Fence &fence)
 {
-    Statement s(m_db, "SELECT owner, term, expires_ms FROM leader WHERE id = 1");
+    Statement s(*m_statements, "SELECT owner, term, expires_ms FROM leader WHERE id = 1");
     const int rc = s.step();
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("checking the controller's leadership")));
@@ -1587,8 +1743,9 @@ bool SqliteStore::renewLeadership(const std::shared_ptr<Fence> &fence, std::chro
     auto ok = write(
         QStringLiteral("renewing the controller's leadership"),
         [&]() -> Result<void> {
-            Statement s(m_db, "UPDATE leader SET expires_ms = ? WHERE id = 1 AND owner = ? AND "
-                              "term = ? AND expires_ms > ?");
+            Statement s(*m_statements,
+                        "UPDATE leader SET expires_ms = ? WHERE id = 1 AND owner = ? AND "
+                        "term = ? AND expires_ms > ?");
             s.bind(1, nowMs() + qint64(ttl.count()) * 1000)
                 .bind(2, fence->owner)
                 .bind(3, fence->term)
@@ -1627,8 +1784,9 @@ void SqliteStore::resign(const std::shared_ptr<Fence> &fence)
     auto ok = write(
         QStringLiteral("resigning the controller's leadership"),
         [&]() -> Result<void> {
-            Statement s(m_db, "UPDATE leader SET expires_ms = 0 WHERE id = 1 AND owner = ? AND "
-                              "term = ?");
+            Statement s(*m_statements,
+                        "UPDATE leader SET expires_ms = 0 WHERE id = 1 AND owner = ? AND "
+                        "term = ?");
             s.bind(1, fence->owner).bind(2, fence->term);
             if (const int rc = s.step(); rc != SQLITE_DONE)
                 return fail(sqlError(rc, QStringLiteral("resigning")));
@@ -1654,8 +1812,8 @@ Result<std::unique_ptr<Leadership>> SqliteStore::campaign(const LeaderRecord &ca
             QStringLiteral("campaigning for the controller's leadership"),
             [&]() -> Result<void> {
                 holder.reset();
-                Statement get(m_db, "SELECT owner, record, term, expires_ms FROM leader "
-                                    "WHERE id = 1");
+                Statement get(*m_statements, "SELECT owner, record, term, expires_ms FROM leader "
+                                             "WHERE id = 1");
                 const int rc = get.step();
                 if (rc != SQLITE_ROW && rc != SQLITE_DONE)
                     return fail(sqlError(rc, QStringLiteral("reading the leader")));
@@ -1671,8 +1829,9 @@ Result<std::unique_ptr<Leadership>> SqliteStore::campaign(const LeaderRecord &ca
                 }
                 won.term = term + 1;
                 won.since = QDateTime::currentDateTimeUtc();
-                Statement put(m_db, "INSERT OR REPLACE INTO leader(id, owner, record, term, "
-                                    "expires_ms) VALUES(1, ?, ?, ?, ?)");
+                Statement put(*m_statements,
+                              "INSERT OR REPLACE INTO leader(id, owner, record, term, "
+                              "expires_ms) VALUES(1, ?, ?, ?, ?)");
                 put.bind(1, won.ownerId)
                     .bind(2, RecordJson::compact(RecordJson::toJson(won)))
                     .bind(3, won.term)
@@ -1712,7 +1871,7 @@ Result<std::unique_ptr<Leadership>> SqliteStore::campaign(const LeaderRecord &ca
 Result<std::optional<LeaderRecord>> SqliteStore::leader() const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(m_db, "SELECT record, term, expires_ms FROM leader WHERE id = 1");
+    Statement s(*m_statements, "SELECT record, term, expires_ms FROM leader WHERE id = 1");
     const int rc = s.step();
     if (rc == SQLITE_DONE)
         return std::optional<LeaderRecord>();
@@ -1733,7 +1892,7 @@ Result<std::optional<LeaderRecord>> SqliteStore::leader() const
 Result<void> SqliteStore::putControllerStatus(const ControllerStatus &status)
 {
     return write(QStringLiteral("saving the controller's status"), [&]() -> Result<void> {
-        Statement s(m_db, "UPDATE controller SET status = ? WHERE id = 1");
+        Statement s(*m_statements, "UPDATE controller SET status = ? WHERE id = 1");
         s.bind(1, RecordJson::compact(RecordJson::toJson(status)));
         if (const int rc = s.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("saving the controller's status")));
@@ -1744,7 +1903,7 @@ Result<void> SqliteStore::putControllerStatus(const ControllerStatus &status)
 Result<std::optional<ControllerStatus>> SqliteStore::controllerStatus() const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(m_db, "SELECT status FROM controller WHERE id = 1");
+    Statement s(*m_statements, "SELECT status FROM controller WHERE id = 1");
     const int rc = s.step();
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("reading the controller's status")));
@@ -1761,10 +1920,10 @@ Result<qint64> SqliteStore::requestControllerPass()
 {
     qint64 requests = 0;
     auto ok = write(QStringLiteral("asking the controller for a pass"), [&]() -> Result<void> {
-        Statement s(m_db, "UPDATE controller SET requests = requests + 1 WHERE id = 1");
+        Statement s(*m_statements, "UPDATE controller SET requests = requests + 1 WHERE id = 1");
         if (const int rc = s.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("asking the controller for a pass")));
-        Statement get(m_db, "SELECT requests FROM controller WHERE id = 1");
+        Statement get(*m_statements, "SELECT requests FROM controller WHERE id = 1");
         if (get.step() == SQLITE_ROW)
             requests = get.integer(0);
         return logChange(QStringLiteral("controller-request"), QString::number(requests));
@@ -1777,7 +1936,7 @@ Result<qint64> SqliteStore::requestControllerPass()
 Result<qint64> SqliteStore::controllerPassRequests() const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(m_db, "SELECT requests FROM controller WHERE id = 1");
+    Statement s(*m_statements, "SELECT requests FROM controller WHERE id = 1");
     const int rc = s.step();
     if (rc == SQLITE_ROW)
         return s.integer(0);

@@ -15,6 +15,8 @@ class QTimer;
 
 namespace ClusterDeck {
 
+class SqliteStatementCache;
+
 // The embedded default backend: one SQLite file in WAL mode, shared safely by several processes
 // (the GUI and CLI runs of one machine). Every change is one IMMEDIATE transaction that waits
 // (busy timeout, then retries) rather than failing with "database is locked"; every change also
@@ -85,6 +87,8 @@ public:
 
     Result<QList<KernelRecord>> modifyKernels(const QList<KernelRef> &kernels,
                                               const KernelChange &change) override;
+    Result<void> recordKernelProgress(const QList<KernelProgress> &progress,
+                                      const std::optional<SessionRecord> &session = {}) override;
     Result<std::unique_ptr<Leadership>> campaign(const LeaderRecord &candidate,
                                                  std::chrono::milliseconds wait,
                                                  std::chrono::seconds ttl) override;
@@ -151,6 +155,7 @@ private:
     Result<void> insertKernel(const KernelRecord &kernel);
     Result<void> writeKernel(const KernelRecord &kernel);
     Result<void> writeSession(const SessionRecord &session, bool insert);
+    QByteArray launchOptionsText(const QJsonObject &options); // under m_mutex
     Result<std::optional<KernelRecord>> readKernel(const QString &sessionId,
                                                    const QString &kernelId) const;
     Result<QList<KernelRecord>> readKernels(const char *sql, const QString &arg) const;
@@ -159,6 +164,7 @@ private:
     QString m_storeId;
     QStringList m_legacyLabels;
     sqlite3 *m_db = nullptr;
+    std::unique_ptr<SqliteStatementCache> m_statements; // guarded by m_mutex, like m_db
     mutable std::recursive_mutex m_mutex;
     qint64 m_lastChange = 0;
     qint64 m_dataVersion = -1;
@@ -166,6 +172,9 @@ private:
     QTimer *m_timer = nullptr;
     mutable bool m_busy = false;    // the last sqlite error was SQLITE_BUSY / SQLITE_LOCKED
     std::shared_ptr<Fence> m_fence; // guarded by m_mutex
+    // The last session options read or encoded, and their text; guarded by m_mutex.
+    mutable QJsonObject m_launchOptions;
+    mutable QByteArray m_launchOptionsText;
 };
 
 } // namespace ClusterDeck

@@ -60,6 +60,17 @@ public:
     virtual Http::CancelToken lostToken() const = 0;
 };
 
+// What an operation learned of one kernel since it last wrote it (see recordKernelProgress).
+struct KernelProgress
+{
+    KernelRef kernel;
+    QList<StatusChange> changes; // each appended to the history; the last one's is the status
+    std::optional<QString> containerId;
+    std::optional<QList<PortBinding>> ports;
+    QDateTime updatedAt;
+    std::optional<DesiredState> desired;
+};
+
 // Where ClusterDeck remembers hosts, sessions (desired + actual), kernels and its event log.
 // Two backends (sqlite:, etcd:) pass one contract suite. Every mutating call is one transaction:
 // it either fully happens or not at all. Notifications arrive as Qt signals on the receiver's
@@ -125,6 +136,13 @@ public:
     using KernelChange = std::function<bool(KernelRecord &kernel)>;
     virtual Result<QList<KernelRecord>> modifyKernels(const QList<KernelRef> &kernels,
                                                       const KernelChange &change) = 0;
+    // The progress of several kernels (statuses, containers, ports, desired state) in one
+    // transaction, with `session` (whose kernels they must then be) if given; every other field
+    // stays as stored (others' observations). Kernels that do not exist are skipped. By default
+    // a modifyKernels() (with a session: a read, then updateKernels()); a backend may append to
+    // the history without decoding it.
+    virtual Result<void> recordKernelProgress(const QList<KernelProgress> &progress,
+                                              const std::optional<SessionRecord> &session = {});
 
     // Secrets of one session (name → content: SSH private keys …), kept once per session in its
     // launch_options["secrets"] (see SessionSecrets). SQLite keeps them as they are, in its 0600

@@ -182,6 +182,7 @@ private Q_SLOTS:
     void hostsCrud();
     void sessionsAndKernelsCrud();
     void kernelStatusHistory();
+    void kernelProgressBatch();
     void createSessionIsAtomic();
     void updateKernelsIsAtomic();
     void resizeSession();
@@ -419,6 +420,71 @@ void TestStoreContract::kernelStatusHistory()
     QCOMPARE(*m_store->kernel(s.id, kernels[0].id), kernels[0]);
     QCOMPARE(m_store->updateKernelStatus(s.id, newId(), KernelStatus::Running).error().kind,
              Error::Kind::NotFound);
+}
+
+void TestStoreContract::kernelProgressBatch()
+{
+    const SessionRecord s = makeSession();
+    QList<KernelRecord> kernels = makeKernels(s.id, 3);
+    kernels[2].history.clear(); // appending to an empty history
+    CHECK_OK(m_store->createSession(s, kernels));
+    // Another writer's change in between: kept.
+    KernelRecord desired = kernels[0];
+    desired.desired = DesiredState::Terminated;
+    CHECK_OK(m_store->updateKernel(desired));
+
+    KernelProgress first;
+    first.kernel = {s.id, kernels[0].id};
+    first.changes = {{QStringLiteral("CREATING"), at(4), {}},
+                     {QStringLiteral("RUNNING"), at(5), QStringLiteral("started")}};
+    first.containerId = QStringLiteral("c0ffee");
+    first.ports = QList<PortBinding>{{QStringLiteral("ssh"), QStringLiteral("tcp"), 22, 40022, {}}};
+    first.updatedAt = at(5);
+    KernelProgress second;
+    second.kernel = {s.id, kernels[2].id};
+    second.changes = {{QStringLiteral("ERROR"), at(6), QStringLiteral("exited")}};
+    second.updatedAt = at(6);
+    KernelProgress containerOnly;
+    containerOnly.kernel = {s.id, kernels[1].id};
+    containerOnly.containerId = QStringLiteral("beef");
+    containerOnly.updatedAt = at(7);
+    KernelProgress missing; // skipped
+    missing.kernel = {s.id, newId()};
+    missing.changes = {{QStringLiteral("RUNNING"), at(5), {}}};
+    missing.updatedAt = at(5);
+    CHECK_OK(m_store->recordKernelProgress({first, second, containerOnly, missing}));
+
+    KernelRecord want0 = desired;
+    want0.status = KernelStatus::Running;
+    want0.history += first.changes;
+    want0.containerId = QStringLiteral("c0ffee");
+    want0.ports = *first.ports;
+    want0.updatedAt = at(5);
+    QCOMPARE(*m_store->kernel(s.id, kernels[0].id), want0);
+    KernelRecord want1 = kernels[1];
+    want1.containerId = QStringLiteral("beef");
+    want1.updatedAt = at(7);
+    QCOMPARE(*m_store->kernel(s.id, kernels[1].id), want1);
+    KernelRecord want2 = kernels[2];
+    want2.status = KernelStatus::Error;
+    want2.history = second.changes;
+    want2.updatedAt = at(6);
+    QCOMPARE(*m_store->kernel(s.id, kernels[2].id), want2);
+    QCOMPARE(m_store->kernels(s.id)->size(), 3);
+
+    // The desired state, with the session in the same transaction.
+    SessionRecord ended = s;
+    ended.desired = DesiredState::Terminated;
+    KernelProgress stop;
+    stop.kernel = {s.id, kernels[1].id};
+    stop.desired = DesiredState::Terminated;
+    stop.updatedAt = at(8);
+    CHECK_OK(m_store->recordKernelProgress({stop}, ended));
+    want1.desired = DesiredState::Terminated;
+    want1.updatedAt = at(8);
+    QCOMPARE(*m_store->kernel(s.id, kernels[1].id), want1);
+    QCOMPARE(*m_store->kernel(s.id, kernels[2].id), want2);
+    QCOMPARE(*m_store->session(s.id), ended);
 }
 
 void TestStoreContract::createSessionIsAtomic()
