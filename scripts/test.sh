@@ -37,11 +37,23 @@ tsan_run() {
     local logs=$TSAN_BUILD_DIR/tsan-logs rc=0 reports
     rm -rf "$logs" && mkdir -p "$logs"
     step "ctest (ThreadSanitizer): $tsan_tests"
-    TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 log_path=$logs/tsan" \
+    TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 die_after_fork=0 suppressions=$SRC_DIR/tests/tsan.supp log_path=$logs/tsan" \
         ctest --test-dir "$TSAN_BUILD_DIR" --output-on-failure --timeout 1200 -R "^($tsan_tests)\$" "$@" ||
         rc=$?
+    # The canary: a race on purpose must still be reported under these options.
+    local canary=$TSAN_BUILD_DIR/tsan_canary canary_reports
+    c++ -std=c++23 -g -O1 -fsanitize=thread -fPIC "$SRC_DIR/tests/tsan_canary.cpp" -o "$canary" \
+        $(pkg-config --cflags --libs Qt6Core)
+    TSAN_OPTIONS="halt_on_error=0 suppressions=$SRC_DIR/tests/tsan.supp log_path=$logs/canary" \
+        "$canary" || true
+    canary_reports=$(cat "$logs"/canary.* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer' || true)
+    if ((canary_reports == 0)); then
+        echo "error: ThreadSanitizer did not report the canary's race: the suppressions hide too much" >&2
+        rc=1
+    fi
     reports=$(cat "$logs"/tsan.* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer' || true)
-    printf '\nThreadSanitizer: %s report(s) over %s (logs in %s)\n' "$reports" "$tsan_tests" "$logs"
+    printf '\nThreadSanitizer: %s report(s) over %s; the canary race: %s report(s) (logs in %s)\n' \
+        "$reports" "$tsan_tests" "$canary_reports" "$logs"
     if ((reports > 0)); then
         cat "$logs"/tsan.* | grep -A12 '^WARNING: ThreadSanitizer' | head -200
         rc=1
