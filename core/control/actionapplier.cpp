@@ -621,6 +621,15 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
     if (!mayAct(&why))
         return fail(Error::Kind::Cancelled, QString(), why);
 
+    // The session as the store has it now, changed by `change` and written back.
+    const auto updateSession =
+        [this, &session](const std::function<void(SessionRecord &)> &change) -> Result<void> {
+        auto fresh = m_store->session(session.id);
+        if (!fresh)
+            return fail(fresh.error());
+        change(*fresh);
+        return m_store->updateSession(*fresh);
+    };
     SessionController sessions(m_store, m_registry);
     sessions.setActor(m_actor);
     sessions.setStopTimeout(m_stopTimeout);
@@ -659,37 +668,31 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
         });
         if (!stopped)
             return fail(stopped.error());
-        auto fresh = m_store->session(session.id);
-        if (!fresh)
-            return fail(fresh.error());
-        SessionRecord s = *fresh;
-        s.finishedAt = QDateTime::currentDateTimeUtc();
-        s.changeStatus(SessionStatus::Completed, s.finishedAt, d.reason);
-        if (auto ok = m_store->updateSession(s); !ok)
+        if (auto ok = updateSession([&](SessionRecord &s) {
+                s.finishedAt = QDateTime::currentDateTimeUtc();
+                s.changeStatus(SessionStatus::Completed, s.finishedAt, d.reason);
+            });
+            !ok)
             return fail(ok.error());
         logEvent(session.id, {}, QStringLiteral("completed"), d.reason);
         break;
     }
     case Outcome::Ignore: {
-        auto fresh = m_store->session(session.id);
-        if (!fresh)
-            return fail(fresh.error());
-        SessionRecord s = *fresh;
-        s.lastError = detail;
-        s.changeStatus(SessionStatus::Degraded, QDateTime::currentDateTimeUtc(), detail);
-        if (auto ok = m_store->updateSession(s); !ok)
+        if (auto ok = updateSession([&](SessionRecord &s) {
+                s.lastError = detail;
+                s.changeStatus(SessionStatus::Degraded, QDateTime::currentDateTimeUtc(), detail);
+            });
+            !ok)
             return fail(ok.error());
         logEvent(session.id, exit.kernelId, QStringLiteral("policy"), d.reason);
         break;
     }
     case Outcome::RestartSession: {
-        auto fresh = m_store->session(session.id);
-        if (!fresh)
-            return fail(fresh.error());
-        SessionRecord s = *fresh;
-        s.restartCount += 1;
-        s.lastError = detail;
-        if (auto ok = m_store->updateSession(s); !ok)
+        if (auto ok = updateSession([&](SessionRecord &s) {
+                s.restartCount += 1;
+                s.lastError = detail;
+            });
+            !ok)
             return fail(ok.error());
         logEvent(session.id, exit.kernelId, QStringLiteral("policy"), d.reason);
         if (auto ok = sessions.restartLocked(session.id, d.reason); !ok) {
