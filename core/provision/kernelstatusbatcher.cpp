@@ -58,40 +58,34 @@ KernelStatusBatcher::Pending &KernelStatusBatcher::pendingFor(const QString &ker
     return *it;
 }
 
-void KernelStatusBatcher::setStatus(const QString &kernelId, KernelStatus status,
-                                    const QString &reason, const QDateTime &at)
+void KernelStatusBatcher::note(const QString &kernelId, const QDateTime &at,
+                               const std::function<void(Pending &)> &change)
 {
     {
         std::lock_guard lock(m_mutex);
         Pending &p = pendingFor(kernelId);
-        p.changes.append({status, at, reason});
+        change(p);
         p.updatedAt = at;
     }
     m_wake.notify_one();
+}
+
+void KernelStatusBatcher::setStatus(const QString &kernelId, KernelStatus status,
+                                    const QString &reason, const QDateTime &at)
+{
+    note(kernelId, at, [&](Pending &p) { p.changes.append({status, at, reason}); });
 }
 
 void KernelStatusBatcher::setContainerId(const QString &kernelId, const QString &containerId,
                                          const QDateTime &at)
 {
-    {
-        std::lock_guard lock(m_mutex);
-        Pending &p = pendingFor(kernelId);
-        p.containerId = containerId;
-        p.updatedAt = at;
-    }
-    m_wake.notify_one();
+    note(kernelId, at, [&](Pending &p) { p.containerId = containerId; });
 }
 
 void KernelStatusBatcher::setPorts(const QString &kernelId, const QList<PortBinding> &ports,
                                    const QDateTime &at)
 {
-    {
-        std::lock_guard lock(m_mutex);
-        Pending &p = pendingFor(kernelId);
-        p.ports = ports;
-        p.updatedAt = at;
-    }
-    m_wake.notify_one();
+    note(kernelId, at, [&](Pending &p) { p.ports = ports; });
 }
 
 Result<void> KernelStatusBatcher::flush()

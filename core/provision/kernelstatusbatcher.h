@@ -4,12 +4,14 @@
 #include "http/httptypes.h"
 #include "store/records.h"
 
+
 #include <QDateTime>
 #include <QHash>
 #include <QStringList>
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -63,6 +65,9 @@ private:
         QDateTime updatedAt;
     };
     Pending &pendingFor(const QString &kernelId); // under m_mutex
+    // Applies `change` to the kernel's pending entry under the lock and wakes the writer.
+    void note(const QString &kernelId, const QDateTime &at,
+              const std::function<void(Pending &)> &change);
     void requeue(QHash<QString, Pending> batch, const QStringList &order);
 
     StateStore *m_store;
