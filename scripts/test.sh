@@ -109,8 +109,24 @@ fi
 step "ctest"
 t=$SECONDS
 rc=0
+# The per-request HTTP lines are many thousands per lab test: they would bury a failure's own
+# lines in the output (CLUSTERDECK_TEST_LOG_RULES overrides, e.g. "clusterdeck.*.debug=true").
+export QT_LOGGING_RULES=${CLUSTERDECK_TEST_LOG_RULES:-clusterdeck.http.debug=false}
 ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600 "$@" || rc=$?
 t_ctest=$((SECONDS - t))
+# What failed, in a few lines per test, printed again at the very end where a reader of a long
+# log looks first: QtTest's FAIL!/Loc: lines, the chaos suite's violations, a timeout.
+failure_summary() {
+    awk '/^[0-9]+\/[0-9]+ Test: / { name = $3; n = 0; buf = "" }
+         /FAIL!|Loc: \[|VIOLATION|violation|leftover|Timeout|error:/ {
+             if (n++ < 12) buf = buf "    " substr($0, 1, 300) "\n" }
+         /^Test Failed/ { printf "  %s\n%s", name, buf; buf = "" }' \
+        "$BUILD_DIR/Testing/Temporary/LastTest.log" 2>/dev/null || true
+}
+summary=
+if [[ $rc != 0 ]]; then
+    summary=$(failure_summary)
+fi
 
 t_tsan=0
 if [[ -n $tsan_pid ]]; then
@@ -125,6 +141,10 @@ if [[ -n $tsan_pid ]]; then
     t_tsan=$((SECONDS - t))
 fi
 
+if [[ -n $summary ]]; then
+    printf '\n=== what failed in ctest (full output above and in %s)\n%s\n' \
+        "$BUILD_DIR/Testing/Temporary/LastTest.log" "$summary"
+fi
 printf '\ntimings: setup %ss, build %ss, lab up %ss, ctest %ss, tsan after ctest %ss, total %ss\n' \
     "$t_setup" "$t_build" "$t_lab" "$t_ctest" "$t_tsan" "$((SECONDS - t0))"
 exit $rc
