@@ -109,9 +109,6 @@ fi
 step "ctest"
 t=$SECONDS
 rc=0
-# The per-request HTTP lines are many thousands per lab test: they would bury a failure's own
-# lines in the output (CLUSTERDECK_TEST_LOG_RULES overrides, e.g. "clusterdeck.*.debug=true").
-export QT_LOGGING_RULES=${CLUSTERDECK_TEST_LOG_RULES:-clusterdeck.http.debug=false}
 ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600 "$@" || rc=$?
 t_ctest=$((SECONDS - t))
 # What failed, in a few lines per test, printed again at the very end where a reader of a long
