@@ -263,6 +263,7 @@ Result<NetworkInfo> networkInfo(const QJsonObject &o)
     n.labels = strMap(o.value(QLatin1String("Labels")));
     n.options = strMap(o.value(QLatin1String("Options")));
     n.ipam = ipamConfigs(o.value(QLatin1String("IPAM")).toObject().value(QLatin1String("Config")));
+    n.instantiatedHere = o.contains(QLatin1String("Peers"));
     const QJsonObject containers = o.value(QLatin1String("Containers")).toObject();
     for (auto it = containers.begin(); it != containers.end(); ++it) {
         const QJsonObject c = it.value().toObject();

@@ -416,6 +416,19 @@ struct NetworkInfo
     QMap<QString, QString> options;
     QList<IpamConfig> ipam;
     QMap<QString, NetworkContainer> containers; // container id → endpoint
+    // A swarm overlay as the node answering sees it: true while the node holds an instance of
+    // it (its "Peers" are listed), false for the manager's cluster-wide view or a bridge.
+    bool instantiatedHere = false;
+    // Endpoints of containers on the answering node, without the swarm's load balancer
+    // endpoint ("lb-<network>") that an overlay instance has of its own.
+    bool hasContainerEndpoints() const
+    {
+        for (auto it = containers.cbegin(); it != containers.cend(); ++it) {
+            if (!it.key().startsWith(QLatin1String("lb-")))
+                return true;
+        }
+        return false;
+    }
 };
 
 struct VolumeSpec

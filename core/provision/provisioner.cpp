@@ -20,6 +20,7 @@
 #include "template/templatevalues.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QSet>
 #include <QUuid>
@@ -130,6 +131,7 @@ struct Provisioner::Run
     Http::CancelToken ops; // cancelled on the first failure or on the user's cancel
     std::chrono::milliseconds timeout{60000};
     bool partial = false; // adding kernels to a running session: its network and spec stay
+    bool networkReused = false; // the session's network was there already (restart, completion)
     // The session lock the caller holds (may be null). Once it is lost nothing more is done or
     // written: its new holder finishes the session.
     const SessionLock *lock = nullptr;
@@ -917,8 +919,11 @@ Result<void> Provisioner::prepareHosts(Run &run)
         }
     }
     tasks.append({placement.networkHost, [&run]() -> Result<void> {
-                      if (run.partial) // scale: the session's network is there
+                      if (run.partial) { // scale: the session's network is there
+                          std::lock_guard lock(run.mutex);
+                          run.networkReused = true;
                           return {};
+                      }
                       const ClusterPlan &plan = run.spec.plan;
                       const QString host = run.spec.placement.networkHost;
                       const auto &client = run.clients.value(host);
@@ -939,8 +944,11 @@ Result<void> Provisioner::prepareHosts(Run &run)
                           if (existing &&
                               existing->labels.value(ProvisionLabels::session()) ==
                                   plan.sessionId &&
-                              existing->labels.value(ProvisionLabels::store()) == run.storeId)
+                              existing->labels.value(ProvisionLabels::store()) == run.storeId) {
                               id = existing->id;
+                              std::lock_guard lock(run.mutex);
+                              run.networkReused = true;
+                          }
                       }
                       if (!id)
                           return fail(id.error().withContext(
@@ -969,7 +977,56 @@ Result<void> Provisioner::prepareHosts(Run &run)
         m_perHostLimit, run.ops);
     if (error)
         return fail(*error);
+    if (run.networkReused && run.spec.placement.mode == ClusterMode::MultiNode)
+        waitForNetworkTeardown(run);
     return {};
+}
+
+// A restart, the completion of an interrupted launch or a scale right after a scale-down reuse
+// the session's overlay just after containers on it were removed. A node drops its instance of
+// the network a moment after its last container left, asynchronously; a container started on
+// that node meanwhile attaches to the instance being dropped, fails ("network … not found") and
+// leaves the swarm an attachment task that no Engine API call removes: the network is "in use by
+// task" for good (moby/moby#31068; seen in the chaos suite's kill9-controller trials). So before
+// the first start, wait (bounded) until no host holds an instance without containers.
+void Provisioner::waitForNetworkTeardown(Run &run)
+{
+    QStringList hosts;
+    for (auto it = run.spec.placement.hostOf.cbegin(); it != run.spec.placement.hostOf.cend(); ++it)
+        if (!hosts.contains(it.value()))
+            hosts.append(it.value());
+    using Clock = std::chrono::steady_clock;
+    const auto until = Clock::now() + std::min<std::chrono::milliseconds>(run.timeout, 15s);
+    Concurrent::forEachPerHost(
+        int(hosts.size()), [&](int i) { return hosts.at(i); },
+        [&](int i) {
+            const QString &host = hosts.at(i);
+            const auto client = run.clients.value(host);
+            if (!client)
+                return;
+            QElapsedTimer waited;
+            waited.start();
+            for (;;) {
+                // Not found: this node has no instance (a worker without containers on it).
+                // Another error: the starts that follow report the host properly.
+                auto info = client->inspectNetwork(run.spec.plan.networkName, run.call());
+                if (!info || !info->instantiatedHere || info->hasContainerEndpoints())
+                    break;
+                if (Clock::now() >= until || run.aborted()) {
+                    qCWarning(lcProvision).noquote()
+                        << "host" << host << "still holds an unused instance of network"
+                        << run.spec.plan.networkName << "after" << waited.elapsed()
+                        << "ms; starting anyway";
+                    break;
+                }
+                std::this_thread::sleep_for(100ms);
+            }
+            if (waited.elapsed() >= 100)
+                qCInfo(lcProvision).noquote()
+                    << "host" << host << "dropped its instance of network"
+                    << run.spec.plan.networkName << "in" << waited.elapsed() << "ms";
+        },
+        m_perHostLimit, run.ops);
 }
 
 Result<void> Provisioner::pullImages(Run &run)

@@ -175,6 +175,7 @@ private:
     void recordRollback(Run &run, const QString &reason);
     Result<void> prepareHosts(Run &run);
     Result<void> pullImages(Run &run);
+    void waitForNetworkTeardown(Run &run);
     Result<void> createKernel(Run &run, const KernelSpec &kernel);
     Result<void> settle(Run &run);
     void setKernelStatus(Run &run, const QString &hostname, KernelStatus status,

@@ -6,6 +6,7 @@
 #include <QCryptographicHash>
 #include <QDateTime>
 
+#include <algorithm>
 #include <thread>
 
 namespace ClusterDeck::TestSupport {
@@ -409,6 +410,17 @@ Result<void> FakeDockerHost::startContainer(const QString &id,
     Container &c = m_containers[key];
     if (c.state == QLatin1String("running"))
         return {}; // 304
+    QStringList networks = c.spec.endpoints.keys();
+    networks.append(c.spec.networkMode);
+    for (const QString &name : std::as_const(networks)) {
+        const QString net = resolveNetwork(name);
+        if (!net.isEmpty() && m_tearingDown.contains(net)) {
+            ++m_stuckAttachments;
+            return fail(Error::make(Error::Kind::NotFound, displayName(),
+                                    QStringLiteral("network %1 not found (HTTP 404)").arg(net),
+                                    404));
+        }
+    }
     c.state = QStringLiteral("running");
     c.exitCode = 0;
     c.startedAt = nowText();
@@ -502,6 +514,23 @@ Result<void> FakeDockerHost::removeContainer(const QString &id,
     m_containers.remove(key);
     m_containerNames.remove(c.spec.name);
     emitEvent(QStringLiteral("destroy"), c);
+    if (const int n = m_teardownInspects.load(); n > 0) {
+        QStringList networks = c.spec.endpoints.keys();
+        networks.append(c.spec.networkMode);
+        for (const QString &name : std::as_const(networks)) {
+            const QString net = resolveNetwork(name);
+            if (net.isEmpty())
+                continue;
+            const Network &network = m_networks[net];
+            const bool others = std::any_of(
+                m_containers.cbegin(), m_containers.cend(), [&](const Container &o) {
+                    return o.spec.endpoints.contains(network.spec.name) ||
+                           o.spec.networkMode == network.spec.name;
+                });
+            if (!others)
+                m_tearingDown.insert(net, n);
+        }
+    }
     return {};
 }
 
@@ -678,6 +707,12 @@ Result<Docker::NetworkInfo> FakeDockerHost::inspectNetwork(const QString &idOrNa
     info.labels = n.spec.labels;
     info.options = n.spec.options;
     info.ipam = n.spec.ipam;
+    if (auto it = m_tearingDown.find(key); it != m_tearingDown.end()) {
+        info.instantiatedHere = true; // and no containers: the instance is being dropped
+        if (--it.value() == 0)
+            m_tearingDown.erase(it);
+        return info;
+    }
     for (const Container &c : std::as_const(m_containers)) {
         if (c.spec.endpoints.contains(n.spec.name) || c.spec.networkMode == n.spec.name)
             info.containers.insert(c.id, Docker::NetworkContainer{c.spec.name, {}, {}, {}});
@@ -903,6 +938,12 @@ QStringList FakeDockerHost::volumeNames() const
     QStringList out = m_volumes.keys();
     out.sort();
     return out;
+}
+
+int FakeDockerHost::stuckAttachments() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_stuckAttachments;
 }
 
 int FakeDockerHost::calls(const QString &call) const

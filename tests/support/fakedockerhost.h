@@ -64,6 +64,13 @@ public:
     // Makes the host a member (or manager) of a swarm: info() says so, and containers may join
     // networks made on another member (overlay networks span the swarm).
     void joinSwarm(const QString &clusterId, bool manager);
+    // A swarm node drops its instance of an overlay a moment after the last container on it
+    // left: with n > 0, after such a removal the next n inspections of the network on this host
+    // still see an instance without containers, and a container started meanwhile fails with
+    // "network … not found", leaving a stuck attachment (counted by stuckAttachments()), as
+    // Docker's does.
+    void setNetworkTeardownInspects(int n) { m_teardownInspects.store(n); }
+    int stuckAttachments() const;
 
     // Simulates the kernel's process ending: the container exits with `code` and a `die` event
     // goes to the streams listening.
@@ -186,6 +193,7 @@ private:
     std::atomic_bool m_down{false};
     std::atomic_bool m_hanging{false};
     std::atomic_bool m_allImages{true};
+    std::atomic_int m_teardownInspects{0};
     mutable std::atomic<qint64> m_simulatedNs{0};
 
     mutable std::mutex m_mutex; // guards everything below
@@ -198,6 +206,8 @@ private:
     mutable QHash<QString, QString> m_containerNames;     // name → id
     mutable QHash<QString, Network> m_networks;           // id → network
     mutable QHash<QString, Docker::VolumeInfo> m_volumes; // name → volume
+    mutable QHash<QString, int> m_tearingDown;            // network id → inspections left
+    mutable int m_stuckAttachments = 0;
     mutable QSet<QString> m_images;
     QString m_swarmCluster;
     bool m_swarmManager = false;

@@ -54,6 +54,8 @@ private Q_SLOTS:
     void largeContainerList();
     void createdContainer();
     void networks();
+    void overlayInstanceOnThisNode_data();
+    void overlayInstanceOnThisNode();
     void volumes();
     void swarm();
     void nodes();
@@ -355,6 +357,37 @@ void TestDockerJson::networks()
     const auto created = Json::decodeCreatedNetworkId(R"({"Id":"5f1c","Warning":""})");
     QVERIFY(created);
     QCOMPARE(*created, QStringLiteral("5f1c"));
+}
+
+void TestDockerJson::overlayInstanceOnThisNode_data()
+{
+    // Shapes of GET /networks/{id} on Docker 20.10 swarm nodes (the lab's), trimmed.
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<bool>("instantiated");
+    QTest::addColumn<bool>("containers");
+    const QByteArray lb = R"("lb-pnw":{"Name":"pnw-endpoint","EndpointID":"baab"})";
+    const QByteArray kernel = R"("2ea643f7":{"Name":"angry_allen","EndpointID":"2ca4"})";
+    QTest::newRow("worker with a container on it")
+        << QByteArray(R"({"Id":"x1","Scope":"swarm","Containers":{)" + kernel + "," + lb +
+                      R"(},"Peers":[{"Name":"h2","IP":"192.168.213.12"}]})")
+        << true << true;
+    QTest::newRow("node dropping its instance: only the load balancer left")
+        << QByteArray(R"({"Id":"x1","Scope":"swarm","Containers":{)" + lb +
+                      R"(},"Peers":[{"Name":"h1","IP":"192.168.213.11"}]})")
+        << true << false;
+    QTest::newRow("manager's cluster view, no instance")
+        << QByteArray(R"({"Id":"x1","Scope":"swarm","Containers":null})") << false << false;
+}
+
+void TestDockerJson::overlayInstanceOnThisNode()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(bool, instantiated);
+    QFETCH(bool, containers);
+    const auto n = Json::decodeNetworkInfo(json);
+    QVERIFY2(n, why(n));
+    QCOMPARE(n->instantiatedHere, instantiated);
+    QCOMPARE(n->hasContainerEndpoints(), containers);
 }
 
 void TestDockerJson::volumes()

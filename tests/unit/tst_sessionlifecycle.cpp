@@ -15,6 +15,7 @@
 #include "store/storefactory.h"
 #include "template/templateloader.h"
 
+#include <algorithm>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -80,6 +81,8 @@ private Q_SLOTS:
     void launchWithHostDown();
     void storedSpecRoundTrips();
     void restart();
+    void restartWaitsForNetworkTeardown_data();
+    void restartWaitsForNetworkTeardown();
     void terminate();
     void exitPolicy_data();
     void exitPolicy();
@@ -362,6 +365,50 @@ void TestSessionLifecycle::restart()
         QCOMPARE(c->restarts, 1);
     }
     QCOMPARE(countOf(s->id), 4);
+}
+
+void TestSessionLifecycle::restartWaitsForNetworkTeardown_data()
+{
+    QTest::addColumn<int>("teardownInspects");
+    QTest::newRow("dropped at once") << 0;
+    QTest::newRow("dropped after 3 inspections") << 3;
+    QTest::newRow("dropped after 12 inspections") << 12;
+}
+
+// A multi-node restart removes every container and starts new ones on the same overlay: a start
+// on a node still dropping its instance of the network would fail and leave a stuck swarm
+// attachment. The provisioner waits until no node holds an instance without containers.
+void TestSessionLifecycle::restartWaitsForNetworkTeardown()
+{
+    QFETCH(int, teardownInspects);
+    auto s = launch(QStringLiteral("rsn"), QStringLiteral("multi-node"), 5);
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    const QString networkHost = m_store->session(s->id)->networkHost;
+    const auto manager = m_fleet->host(networkHost);
+    auto kernels = m_store->kernels(s->id);
+    QVERIFY(kernels);
+    QVERIFY2(std::any_of(kernels->cbegin(), kernels->cend(),
+                         [&](const KernelRecord &k) { return k.host == networkHost; }),
+             "no kernel on the network's host: the case would not test the wait");
+    manager->setNetworkTeardownInspects(teardownInspects);
+    const int inspectsBefore = manager->calls(QStringLiteral("inspectNetwork"));
+
+    SessionController sessions(m_store.get(), m_registry.get());
+    sessions.setStopTimeout(1);
+    auto restarted = sessions.restart(s->id, QStringLiteral("test"));
+    QVERIFY2(restarted, qPrintable(restarted ? QString() : restarted.error().toString()));
+    QCOMPARE(toString(restarted->status), toString(SessionStatus::Running));
+    QCOMPARE(manager->stuckAttachments(), 0);
+    // The adopted network is inspected once, then once more per inspection of the teardown.
+    QVERIFY2(manager->calls(QStringLiteral("inspectNetwork")) - inspectsBefore >=
+                 teardownInspects + 1,
+             qPrintable(QString::number(manager->calls(QStringLiteral("inspectNetwork")) -
+                                        inspectsBefore)));
+    kernels = m_store->kernels(s->id);
+    QVERIFY(kernels);
+    for (const KernelRecord &k : std::as_const(*kernels))
+        QCOMPARE(toString(k.status), toString(KernelStatus::Running));
+    QCOMPARE(countOf(s->id), 6);
 }
 
 void TestSessionLifecycle::terminate()
