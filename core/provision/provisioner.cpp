@@ -120,6 +120,16 @@ Docker::ContainerSpec containerSpecWith(const KernelSpec &k, const QString &netw
 } // namespace
 
 // One provisioning run of one session: shared by the kernel threads.
+namespace {
+
+bool isAttachmentTimeout(const Error &e)
+{
+    return e.httpStatus == 500 && e.message.contains(QLatin1String("attaching to network failed")) &&
+           e.message.contains(QLatin1String("deadline exceeded"));
+}
+
+} // namespace
+
 struct Provisioner::Run
 {
     SessionSpec spec;
@@ -1419,8 +1429,20 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         }
         if (run.aborted())
             return {};
-        if (auto ok = client->startContainer(id, run.call()); !ok)
-            return fail(where(QStringLiteral("starting"), ok.error()));
+        // A busy swarm manager can miss the daemon's own deadline for an overlay attachment
+        // ("attaching to network failed … context deadline exceeded", HTTP 500); the daemon has
+        // undone that attachment, and a second start usually attaches.
+        auto started = client->startContainer(id, run.call());
+        for (int retry = 1; !started && isAttachmentTimeout(started.error()) && retry <= 2 &&
+                            !run.aborted();
+             ++retry) {
+            qCInfo(lcProvision).noquote() << "starting" << k.hostname << "on host" << host
+                                          << "again:" << started.error().message;
+            std::this_thread::sleep_for(std::chrono::seconds(retry));
+            started = client->startContainer(id, run.call());
+        }
+        if (!started)
+            return fail(where(QStringLiteral("starting"), started.error()));
     }
 
     // Read back what Docker chose (host ports).

@@ -79,6 +79,8 @@ private Q_SLOTS:
     void launchFailureRollsBack_data();
     void launchFailureRollsBack();
     void launchWithHostDown();
+    void startRetriesAnAttachmentTimeout_data();
+    void startRetriesAnAttachmentTimeout();
     void storedSpecRoundTrips();
     void restart();
     void restartWaitsForNetworkTeardown_data();
@@ -365,6 +367,41 @@ void TestSessionLifecycle::restart()
         QCOMPARE(c->restarts, 1);
     }
     QCOMPARE(countOf(s->id), 4);
+}
+
+void TestSessionLifecycle::startRetriesAnAttachmentTimeout_data()
+{
+    QTest::addColumn<int>("timeouts"); // starts in a row on h1 that miss the attachment deadline
+    QTest::addColumn<bool>("runs");
+    QTest::newRow("one timeout: the second start attaches") << 1 << true;
+    QTest::newRow("two timeouts: the third start attaches") << 2 << true;
+    QTest::newRow("three timeouts: the launch fails and rolls back") << 3 << false;
+}
+
+// "attaching to network failed … context deadline exceeded" is a busy swarm manager, not a bad
+// request: the start is tried up to three times.
+void TestSessionLifecycle::startRetriesAnAttachmentTimeout()
+{
+    QFETCH(int, timeouts);
+    QFETCH(bool, runs);
+    const Error timeout = Error::make(
+        Error::Kind::Http, QStringLiteral("host h1 (fake)"),
+        QStringLiteral("attaching to network failed, make sure your network options are correct "
+                       "and check manager logs: context deadline exceeded"),
+        500);
+    for (int i = 0; i < timeouts; ++i)
+        m_fleet->host(QStringLiteral("h1"))->addFault({QStringLiteral("startContainer"), 1, timeout});
+    auto s = launch(QStringLiteral("att"), QStringLiteral("multi-node"), 2);
+    QCOMPARE(bool(s), runs);
+    if (runs) {
+        QCOMPARE(countOf(s->id), 3);
+        QCOMPARE(toString(m_store->session(s->id)->status), toString(SessionStatus::Running));
+    } else {
+        QVERIFY2(s.error().toString().contains(QStringLiteral("deadline exceeded")),
+                 qPrintable(s.error().toString()));
+        for (const auto &h : m_fleet->hosts())
+            QCOMPARE(h->containerCount(), 0);
+    }
 }
 
 void TestSessionLifecycle::restartWaitsForNetworkTeardown_data()
