@@ -19,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <csignal>
@@ -89,12 +90,17 @@ struct OwnerFiles
         QByteArray path;
     };
     QHash<QString, File> byDir;
+    // A release whose DELETE failed (a full disk) left a row of ours behind: our file must stay
+    // (unlocked once we exit), or that row would wait for its TTL instead of being taken over
+    // as the row of an ended process.
+    std::atomic_bool rowsLeftBehind{false};
     ~OwnerFiles()
     {
         for (const File &f : std::as_const(byDir)) {
             if (f.fd < 0)
                 continue;
-            ::unlink(f.path.constData());
+            if (!rowsLeftBehind.load())
+                ::unlink(f.path.constData());
             ::close(f.fd);
         }
     }
@@ -1519,8 +1525,10 @@ void SqliteStore::unlock(const QString &sessionId, const QString &token)
             return {};
         },
         Fencing::Skip);
-    if (!ok)
+    if (!ok) {
+        g_ownerFiles.rowsLeftBehind.store(true);
         qCWarning(lcStore) << "could not release the lock:" << ok.error().toString();
+    }
 }
 
 SqliteStore::Renewal SqliteStore::renewLock(const QString &sessionId, const QString &token,
