@@ -510,6 +510,29 @@ ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
     auto session = m_store->session(a.sessionId);
     if (!session)
         return {false, session.error().toString()};
+    if (session->status == SessionStatus::Restarting && session->mode == ClusterMode::MultiNode) {
+        // An interrupted whole-session restart is done again from its start: the stops and
+        // removals of the process that was killed may still run in the daemons, and a kernel
+        // started on a node that one of them empties meanwhile leaves a swarm attachment that no
+        // API call removes (see Provisioner::waitForNetworkTeardown). restartLocked removes
+        // every container of the session first, each removal awaited, then provisions.
+        SessionController sessions(m_store, m_registry);
+        sessions.setActor(m_actor);
+        sessions.setStopTimeout(m_stopTimeout);
+        sessions.setCancel(m_cancel);
+        sessions.setHeldLock(m_heldLock);
+        auto restarted =
+            sessions.restartLocked(a.sessionId, QStringLiteral("completing an interrupted restart"));
+        if (!restarted) {
+            logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
+                     QStringLiteral("could not complete the restart: ") +
+                         restarted.error().toString());
+            return {false, restarted.error().toString()};
+        }
+        logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
+                 QStringLiteral("completed the interrupted %1").arg(a.why));
+        return {true, QStringLiteral("restarted anew")};
+    }
     auto spec = Provisioner::specOf(*session, *m_store);
     if (!spec)
         return {false, spec.error().toString()};

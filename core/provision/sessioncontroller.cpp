@@ -33,8 +33,15 @@ QString publicAddressOf(const HostRecord &host)
 Result<QString> ownedContainer(Docker::DockerHost &client, const KernelRecord &k,
                                const StoreIdentity &self, const Docker::CallOptions &call)
 {
-    const QString target = k.containerId.isEmpty() ? k.containerName : k.containerId;
+    QString target = k.containerId.isEmpty() ? k.containerName : k.containerId;
     auto info = client.inspectContainer(target, call);
+    // The recorded container is gone, but an interrupted restart may have made the kernel's
+    // next one already (its id not recorded yet): it carries the same name.
+    if (!info && info.error().kind == Error::Kind::NotFound && target != k.containerName &&
+        !k.containerName.isEmpty()) {
+        target = k.containerName;
+        info = client.inspectContainer(target, call);
+    }
     if (!info)
         return fail(info.error());
     if (info->labels.value(ProvisionLabels::session()) != k.sessionId ||

@@ -16,6 +16,7 @@
 #include "template/templateloader.h"
 
 #include <algorithm>
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -85,6 +86,7 @@ private Q_SLOTS:
     void restart();
     void restartWaitsForNetworkTeardown_data();
     void restartWaitsForNetworkTeardown();
+    void interruptedRestartIsDoneAnew();
     void terminate();
     void exitPolicy_data();
     void exitPolicy();
@@ -445,6 +447,50 @@ void TestSessionLifecycle::restartWaitsForNetworkTeardown()
     QVERIFY(kernels);
     for (const KernelRecord &k : std::as_const(*kernels))
         QCOMPARE(toString(k.status), toString(KernelStatus::Running));
+    QCOMPARE(countOf(s->id), 6);
+}
+
+// A controller killed in the middle of a whole-session restart leaves the session RESTARTING,
+// with containers of the old generation still there (their stops may still run in the daemons).
+// The next controller does the restart again from its start: every old container removed, the
+// overlay's teardown awaited, then new containers; none started during the teardown.
+void TestSessionLifecycle::interruptedRestartIsDoneAnew()
+{
+    auto s = launch(QStringLiteral("irs"), QStringLiteral("multi-node"), 5);
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    auto before = m_store->kernels(s->id);
+    QVERIFY(before);
+    QSet<QString> oldIds;
+    for (const KernelRecord &k : std::as_const(*before))
+        oldIds.insert(k.containerId);
+    auto session = m_store->session(s->id);
+    QVERIFY(session);
+    session->changeStatus(SessionStatus::Restarting, QDateTime::currentDateTimeUtc(),
+                          QStringLiteral("a restart, then kill -9"));
+    QVERIFY(m_store->updateSession(*session));
+    const auto manager = m_fleet->host(session->networkHost);
+    manager->setNetworkTeardownInspects(5);
+
+    ActionApplier applier(m_store.get(), m_registry.get(), m_store->identity(),
+                          QStringLiteral("tst_sessionlifecycle"));
+    applier.setStopTimeout(1);
+    ReconcilePlan plan;
+    plan.actions.append({ReconcileAction::Kind::CompleteSession, s->id, QString(), QString(),
+                         QString(), s->name, std::nullopt, QStringLiteral("a restart")});
+    auto hosts = m_registry->list();
+    QVERIFY(hosts);
+    const ReconcileReport report = applier.apply(plan, *hosts);
+    QVERIFY2(!report.applied.isEmpty() && report.applied.constFirst().done,
+             qPrintable(report.applied.isEmpty() ? report.warnings.join(QStringLiteral("; "))
+                                                 : report.applied.constFirst().outcome));
+    QCOMPARE(toString(m_store->session(s->id)->status), toString(SessionStatus::Running));
+    QCOMPARE(manager->stuckAttachments(), 0);
+    auto after = m_store->kernels(s->id);
+    QVERIFY(after);
+    for (const KernelRecord &k : std::as_const(*after)) {
+        QCOMPARE(toString(k.status), toString(KernelStatus::Running));
+        QVERIFY2(!oldIds.contains(k.containerId), qPrintable(k.hostname + u" kept its container"));
+    }
     QCOMPARE(countOf(s->id), 6);
 }
 
