@@ -521,8 +521,8 @@ ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
         sessions.setStopTimeout(m_stopTimeout);
         sessions.setCancel(m_cancel);
         sessions.setHeldLock(m_heldLock);
-        auto restarted =
-            sessions.restartLocked(a.sessionId, QStringLiteral("completing an interrupted restart"));
+        auto restarted = sessions.restartLocked(
+            a.sessionId, QStringLiteral("completing an interrupted restart"));
         if (!restarted) {
             logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
                      QStringLiteral("could not complete the restart: ") +

@@ -15,7 +15,6 @@
 #include "store/storefactory.h"
 #include "template/templateloader.h"
 
-#include <algorithm>
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -23,6 +22,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
+#include <algorithm>
 
 using namespace ClusterDeck;
 using namespace ClusterDeck::TestSupport;
