@@ -99,15 +99,15 @@ void HostWatchdog::watch(const QString &host, std::shared_ptr<Docker::DockerHost
             ++missed;
             last = pong.error();
             if (missed >= m_settings.misses) {
-                const Error why = Error::make(
-                    Error::Kind::Timeout, QStringLiteral("host %1").arg(host),
-                    QStringLiteral("host %1 stopped answering: %2 pings in a row got no reply "
-                                   "within %3 s (for %4 s; last: %5)")
-                        .arg(host)
-                        .arg(missed)
-                        .arg(double(m_settings.timeout.count()) / 1000.0)
-                        .arg(double(silentFor.elapsed()) / 1000.0, 0, 'f', 1)
-                        .arg(last.message));
+                // The context names the host: "host h3: stopped answering: …".
+                const Error why =
+                    Error::make(Error::Kind::Timeout, QStringLiteral("host %1").arg(host),
+                                QStringLiteral("stopped answering: %1 pings in a row got no reply "
+                                               "within %2 s (for %3 s; last: %4)")
+                                    .arg(missed)
+                                    .arg(double(m_settings.timeout.count()) / 1000.0)
+                                    .arg(double(silentFor.elapsed()) / 1000.0, 0, 'f', 1)
+                                    .arg(last.message));
                 qCInfo(lcProvision).noquote() << why.toString();
                 {
                     std::lock_guard lock(m_mutex);

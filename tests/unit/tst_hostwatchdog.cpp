@@ -76,7 +76,10 @@ void TestHostWatchdog::silentAndGoneHostsAreHung()
     QVERIFY2(t.elapsed() < 2500, qPrintable(QString::number(t.elapsed())));
     QCOMPARE(calls.load(), 2);
     for (const auto &[host, why] : watchdog.hung()) {
-        QVERIFY(why.message.startsWith(QStringLiteral("host %1 stopped answering").arg(host)));
+        QVERIFY2(why.message.startsWith(QStringLiteral("stopped answering: ")),
+                 qPrintable(why.message));
+        QVERIFY2(why.toString().startsWith(QStringLiteral("host %1: stopped answering").arg(host)),
+                 qPrintable(why.toString()));
         QCOMPARE(why.where, QStringLiteral("host ") + host);
     }
     // stop() does not wait for a ping to a silent host to time out.
