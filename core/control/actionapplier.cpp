@@ -505,6 +505,15 @@ ActionApplier::Outcome ActionApplier::markKernel(const QString &sessionId, const
     return {true, toString(status)};
 }
 
+// Session control on behalf of the controller: its actor, stop timeout, cancel and held lock.
+void ActionApplier::configure(SessionController &sessions) const
+{
+    sessions.setActor(m_actor);
+    sessions.setStopTimeout(m_stopTimeout);
+    sessions.setCancel(m_cancel);
+    sessions.setHeldLock(m_heldLock);
+}
+
 ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
 {
     auto session = m_store->session(a.sessionId);
@@ -517,10 +526,7 @@ ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
         // API call removes (see Provisioner::waitForNetworkTeardown). restartLocked removes
         // every container of the session first, each removal awaited, then provisions.
         SessionController sessions(m_store, m_registry);
-        sessions.setActor(m_actor);
-        sessions.setStopTimeout(m_stopTimeout);
-        sessions.setCancel(m_cancel);
-        sessions.setHeldLock(m_heldLock);
+        configure(sessions);
         auto restarted = sessions.restartLocked(
             a.sessionId, QStringLiteral("completing an interrupted restart"));
         if (!restarted) {
@@ -654,10 +660,7 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
         return m_store->updateSession(*fresh);
     };
     SessionController sessions(m_store, m_registry);
-    sessions.setActor(m_actor);
-    sessions.setStopTimeout(m_stopTimeout);
-    sessions.setCancel(m_cancel);
-    sessions.setHeldLock(m_heldLock);
+    configure(sessions);
     switch (d.outcome) {
     case Outcome::Expected:
     case Outcome::KernelSucceeded:

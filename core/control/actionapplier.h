@@ -16,6 +16,7 @@
 namespace ClusterDeck {
 
 class HostRegistry;
+class SessionController;
 class SessionLock;
 class StateStore;
 
@@ -87,6 +88,7 @@ private:
     Outcome markKernel(const QString &sessionId, const QString &kernelId, KernelStatus status,
                        const QString &why);
     Outcome completeSession(const ReconcileAction &action);
+    void configure(SessionController &sessions) const;
     QString lastLines(const QString &host, const QString &containerId) const;
     bool mayAct(QString *why) const;
     void logEvent(const QString &sessionId, const QString &kernelId, const QString &action,

@@ -117,19 +117,17 @@ Docker::ContainerSpec containerSpecWith(const KernelSpec &k, const QString &netw
                                         const QString &storeId, const QString &hostAddress,
                                         EnvStrings *shared);
 
-} // namespace
-
-// One provisioning run of one session: shared by the kernel threads.
-namespace {
-
+// A busy swarm manager missed the daemon's deadline for an overlay attachment.
 bool isAttachmentTimeout(const Error &e)
 {
-    return e.httpStatus == 500 && e.message.contains(QLatin1String("attaching to network failed")) &&
+    return e.httpStatus == 500 &&
+           e.message.contains(QLatin1String("attaching to network failed")) &&
            e.message.contains(QLatin1String("deadline exceeded"));
 }
 
 } // namespace
 
+// One provisioning run of one session: shared by the kernel threads.
 struct Provisioner::Run
 {
     SessionSpec spec;
@@ -140,7 +138,7 @@ struct Provisioner::Run
     Http::CancelToken userCancel;
     Http::CancelToken ops; // cancelled on the first failure or on the user's cancel
     std::chrono::milliseconds timeout{60000};
-    bool partial = false; // adding kernels to a running session: its network and spec stay
+    bool partial = false;       // adding kernels to a running session: its network and spec stay
     bool networkReused = false; // the session's network was there already (restart, completion)
     // The session lock the caller holds (may be null). Once it is lost nothing more is done or
     // written: its new holder finishes the session.
@@ -1001,10 +999,8 @@ Result<void> Provisioner::prepareHosts(Run &run)
 // the first start, wait (bounded) until no host holds an instance without containers.
 void Provisioner::waitForNetworkTeardown(Run &run)
 {
-    QStringList hosts;
-    for (auto it = run.spec.placement.hostOf.cbegin(); it != run.spec.placement.hostOf.cend(); ++it)
-        if (!hosts.contains(it.value()))
-            hosts.append(it.value());
+    QStringList hosts = run.spec.placement.hostOf.values();
+    hosts.removeDuplicates();
     using Clock = std::chrono::steady_clock;
     const auto until = Clock::now() + std::min<std::chrono::milliseconds>(run.timeout, 15s);
     Concurrent::forEachPerHost(
@@ -1433,8 +1429,8 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         // ("attaching to network failed … context deadline exceeded", HTTP 500); the daemon has
         // undone that attachment, and a second start usually attaches.
         auto started = client->startContainer(id, run.call());
-        for (int retry = 1; !started && isAttachmentTimeout(started.error()) && retry <= 2 &&
-                            !run.aborted();
+        for (int retry = 1;
+             !started && isAttachmentTimeout(started.error()) && retry <= 2 && !run.aborted();
              ++retry) {
             qCInfo(lcProvision).noquote() << "starting" << k.hostname << "on host" << host
                                           << "again:" << started.error().message;
