@@ -33,6 +33,19 @@ bool labelsMatch(const Docker::Labels &labels, const QStringList &wanted)
     return true;
 }
 
+// The networks a container joins: its endpoints and its network mode.
+QStringList networksOf(const Docker::ContainerSpec &spec)
+{
+    QStringList networks = spec.endpoints.keys();
+    networks.append(spec.networkMode);
+    return networks;
+}
+
+bool joins(const Docker::ContainerSpec &spec, const QString &network)
+{
+    return spec.endpoints.contains(network) || spec.networkMode == network;
+}
+
 QString imageIdOf(const QString &image)
 {
     return QStringLiteral("sha256:") +
@@ -205,8 +218,8 @@ Docker::ContainerInfo FakeDockerHost::infoOf(const Container &c) const
     info.name = c.spec.name;
     info.image = c.spec.image;
     info.imageId = imageIdOf(c.spec.image);
-    info.created = QDateTime::fromMSecsSinceEpoch(c.createdNs / 1000000, Qt::UTC)
-                       .toString(Qt::ISODateWithMs);
+    info.created =
+        QDateTime::fromMSecsSinceEpoch(c.createdNs / 1000000, Qt::UTC).toString(Qt::ISODateWithMs);
     info.state.status = c.state;
     info.state.running = c.state == QLatin1String("running");
     info.state.exitCode = c.exitCode;
@@ -410,9 +423,7 @@ Result<void> FakeDockerHost::startContainer(const QString &id,
     Container &c = m_containers[key];
     if (c.state == QLatin1String("running"))
         return {}; // 304
-    QStringList networks = c.spec.endpoints.keys();
-    networks.append(c.spec.networkMode);
-    for (const QString &name : std::as_const(networks)) {
+    for (const QString &name : networksOf(c.spec)) {
         const QString net = resolveNetwork(name);
         if (!net.isEmpty() && m_tearingDown.contains(net)) {
             ++m_stuckAttachments;
@@ -515,18 +526,14 @@ Result<void> FakeDockerHost::removeContainer(const QString &id,
     m_containerNames.remove(c.spec.name);
     emitEvent(QStringLiteral("destroy"), c);
     if (const int n = m_teardownInspects.load(); n > 0) {
-        QStringList networks = c.spec.endpoints.keys();
-        networks.append(c.spec.networkMode);
-        for (const QString &name : std::as_const(networks)) {
+        for (const QString &name : networksOf(c.spec)) {
             const QString net = resolveNetwork(name);
             if (net.isEmpty())
                 continue;
             const Network &network = m_networks[net];
-            const bool others = std::any_of(
-                m_containers.cbegin(), m_containers.cend(), [&](const Container &o) {
-                    return o.spec.endpoints.contains(network.spec.name) ||
-                           o.spec.networkMode == network.spec.name;
-                });
+            const bool others =
+                std::any_of(m_containers.cbegin(), m_containers.cend(),
+                            [&](const Container &o) { return joins(o.spec, network.spec.name); });
             if (!others)
                 m_tearingDown.insert(net, n);
         }
@@ -714,7 +721,7 @@ Result<Docker::NetworkInfo> FakeDockerHost::inspectNetwork(const QString &idOrNa
         return info;
     }
     for (const Container &c : std::as_const(m_containers)) {
-        if (c.spec.endpoints.contains(n.spec.name) || c.spec.networkMode == n.spec.name)
+        if (joins(c.spec, n.spec.name))
             info.containers.insert(c.id, Docker::NetworkContainer{c.spec.name, {}, {}, {}});
     }
     return info;
