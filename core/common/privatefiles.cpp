@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -87,10 +88,36 @@ Result<void> PrivateFiles::restrictFile(const QString &file)
 Result<void> PrivateFiles::ensureFile(const QString &file)
 {
     const QByteArray path = QFile::encodeName(file);
-    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    struct stat st
+    {
+    };
+    if (::stat(path.constData(), &st) == 0)
+        return restrictFile(file);
+    // Never a descriptor on `file` itself: it may be a SQLite database this process has open, and
+    // closing any descriptor of a file drops every POSIX lock the process holds on it
+    // (sqlite.org/howtocorrupt.html §2.2). The empty file is made under a name of its own and
+    // linked into place; link() refuses a name that exists, so a file made meanwhile stays as is.
+    static std::atomic<unsigned> serial{0};
+    const QByteArray temp = path + ".new-" + QByteArray::number(qint64(::getpid())) + '-' +
+                            QByteArray::number(serial.fetch_add(1));
+    const QString where = QStringLiteral("file %1").arg(file);
+    ::unlink(temp.constData()); // left by a killed process that had our pid
+    const int fd = ::open(temp.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
-        return fail(Error::Kind::Io, QStringLiteral("file %1").arg(file), errnoText());
+        return fail(Error::Kind::Io, where, errnoText());
     ::close(fd);
+    const int linked = ::link(temp.constData(), path.constData());
+    const int linkErrno = errno;
+    ::unlink(temp.constData());
+    if (linked != 0 && linkErrno != EEXIST) {
+        // A file system without hard links: create the name itself, exclusively. A new inode
+        // carries no lock of ours, so closing this descriptor drops none.
+        const int own = ::open(path.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (own < 0 && errno != EEXIST)
+            return fail(Error::Kind::Io, where, errnoText());
+        if (own >= 0)
+            ::close(own);
+    }
     return restrictFile(file);
 }
 

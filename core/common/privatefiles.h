@@ -20,7 +20,8 @@ public:
     // Sets mode 0600 on `file` when it exists and is looser (a missing file is fine).
     static Result<void> restrictFile(const QString &file);
     // Creates `file` empty with mode 0600 when it is missing (so nothing else creates it with
-    // the umask's mode first); repairs the mode of an existing one.
+    // the umask's mode first); repairs the mode of an existing one. Never opens `file` itself
+    // (safe for a SQLite database this process holds open: see the .cpp).
     static Result<void> ensureFile(const QString &file);
     // Writes `data` to `file` (0600) through a temporary file and a rename; the folder is made
     // private too (ensureDirectory) when `privateFolder` (not for a path the user chose).

@@ -6,6 +6,8 @@
 // The binary also serves as the second process of the multi-process tests:
 //   tst_storecontract --child status URL SESSION KERNEL COUNT TAG
 //   tst_storecontract --child lock URL SESSION WAIT_MS HOLD_MS
+//   tst_storecontract --child openwriteclose URL COUNT TAG
+//   tst_storecontract --child dump URL
 
 #include "etcd/etcdclient.h"
 #include "store/etcdstore.h"
@@ -13,6 +15,7 @@
 #include "store/storefactory.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QProcess>
@@ -30,6 +33,7 @@
 #include <csignal>
 #include <cstdio>
 #include <mutex>
+#include <unistd.h>
 
 using namespace ClusterDeck;
 using namespace std::chrono_literals;
@@ -167,6 +171,62 @@ int childLock(const QStringList &args)
     return 0;
 }
 
+int childOpenWriteClose(const QStringList &args)
+{
+    // openwriteclose URL COUNT TAG: what a CLI command does, COUNT times over.
+    const int count = args.value(2).toInt();
+    for (int i = 0; i < count; ++i) {
+        auto store = openStore(args.value(1));
+        if (!store) {
+            std::fprintf(stderr, "open %d: %s\n", i, qPrintable(store.error().toString()));
+            return 2;
+        }
+        EventRecord e;
+        e.actor = args.value(3);
+        e.action = QStringLiteral("cli-write");
+        e.detail = QString::number(i);
+        if (auto seq = (*store)->appendEvent(e); !seq) {
+            std::fprintf(stderr, "event %d: %s\n", i, qPrintable(seq.error().toString()));
+            return 1;
+        }
+        QThread::msleep(20);
+    }
+    return 0;
+}
+
+int childDump(const QStringList &args)
+{
+    // dump URL: every host name, every event as actor/detail, then SQLite's integrity check.
+    auto store = openStore(args.value(1));
+    if (!store) {
+        std::fprintf(stderr, "open: %s\n", qPrintable(store.error().toString()));
+        return 2;
+    }
+    auto hosts = (*store)->hosts();
+    auto events = (*store)->events(0, 100000);
+    if (!hosts || !events) {
+        std::fprintf(stderr, "read failed\n");
+        return 1;
+    }
+    for (const HostRecord &h : *hosts)
+        std::printf("host %s\n", qPrintable(h.name));
+    for (const EventRecord &e : *events)
+        std::printf("event %s/%s\n", qPrintable(e.actor), qPrintable(e.detail));
+    store->reset();
+    sqlite3 *db = nullptr;
+    const QByteArray path = QUrl(args.value(1)).path().toUtf8();
+    if (sqlite3_open_v2(path.constData(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+        return 3;
+    sqlite3_stmt *check = nullptr;
+    sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &check, nullptr);
+    while (sqlite3_step(check) == SQLITE_ROW)
+        std::printf("integrity %s\n",
+                    reinterpret_cast<const char *>(sqlite3_column_text(check, 0)));
+    sqlite3_finalize(check);
+    sqlite3_close(db);
+    return 0;
+}
+
 } // namespace
 
 class TestStoreContract : public QObject
@@ -190,6 +250,7 @@ private Q_SLOTS:
     void notificationsOwnChanges();
     void notificationsFromOtherConnection();
     void concurrentWritersTwoProcesses();
+    void twoConnectionsKeepTheirWritesWhileCliProcessesComeAndGo();
     void lockInProcess();
     void lockRowLeftByAFailedRelease();
     void lockRowOfAnEndedProcessWhoseReleaseFailed();
@@ -725,6 +786,77 @@ void TestStoreContract::concurrentWritersTwoProcesses()
         seqs.insert(e.seq);
     QCOMPARE(seqs.size(), 2 * perProcess);
     m_store = std::move(store);
+}
+
+// Issue 24 A: the console holds two connections (its views', its embedded controller's) while CLI
+// processes open, write and close the same file. Nothing written through either connection may be
+// lost: before the fix, opening the second connection closed a descriptor of the database file,
+// which dropped the process's locks; the next CLI process then believed it was the last
+// connection, checkpointed and deleted the WAL, and this process's writes went to a deleted file.
+void TestStoreContract::twoConnectionsKeepTheirWritesWhileCliProcessesComeAndGo()
+{
+    if (m_backend != u"sqlite")
+        QSKIP("POSIX locks of a SQLite file: nothing of the kind on etcd");
+    CHECK_OK(m_store->putHost(makeHost(QStringLiteral("first-0"), QStringLiteral("unix:///a"))));
+    auto second = openOrFail();
+    QVERIFY(second);
+    CHECK_OK(second->putHost(makeHost(QStringLiteral("second-0"), QStringLiteral("unix:///b"))));
+
+    const int cliWrites = 15;
+    QProcess *cli = startChild({QStringLiteral("openwriteclose"), m_url, QString::number(cliWrites),
+                                QStringLiteral("cli")});
+    QVERIFY(cli->waitForStarted());
+    int written = 1;
+    // Written while the CLI process comes and goes, and after it has gone.
+    while (cli->state() != QProcess::NotRunning) {
+        CHECK_OK(m_store->putHost(
+            makeHost(QStringLiteral("first-%1").arg(written), QStringLiteral("unix:///a"))));
+        CHECK_OK(second->putHost(
+            makeHost(QStringLiteral("second-%1").arg(written), QStringLiteral("unix:///b"))));
+        ++written;
+        cli->waitForFinished(15);
+    }
+    QVERIFY2(cli->exitStatus() == QProcess::NormalExit && cli->exitCode() == 0,
+             qPrintable(QString::fromUtf8(cli->readAllStandardError())));
+    for (int i = 0; i < 5; ++i, ++written) {
+        CHECK_OK(m_store->putHost(
+            makeHost(QStringLiteral("first-%1").arg(written), QStringLiteral("unix:///a"))));
+        CHECK_OK(second->putHost(
+            makeHost(QStringLiteral("second-%1").arg(written), QStringLiteral("unix:///b"))));
+    }
+
+    // A third process reads every write of both connections and of the CLI process.
+    QProcess *reader = startChild({QStringLiteral("dump"), m_url});
+    QVERIFY(reader->waitForFinished(60000));
+    QVERIFY2(reader->exitStatus() == QProcess::NormalExit && reader->exitCode() == 0,
+             qPrintable(QString::fromUtf8(reader->readAllStandardError())));
+    const QStringList lines =
+        QString::fromUtf8(reader->readAllStandardOutput()).split(u'\n', Qt::SkipEmptyParts);
+    QStringList missing;
+    for (int i = 0; i < written; ++i) {
+        for (const QString &h : {QStringLiteral("host first-%1"), QStringLiteral("host second-%1")})
+            if (!lines.contains(h.arg(i)))
+                missing.append(h.arg(i));
+    }
+    for (int i = 0; i < cliWrites; ++i)
+        if (!lines.contains(QStringLiteral("event cli/%1").arg(i)))
+            missing.append(QStringLiteral("event cli/%1").arg(i));
+    qInfo("%d writes by each of two connections, %d by CLI processes; %lld missing in a third "
+          "process",
+          written, cliWrites, qlonglong(missing.size()));
+    QVERIFY2(missing.isEmpty(), qPrintable(missing.join(u", ")));
+    QVERIFY2(lines.contains(QStringLiteral("integrity ok")), qPrintable(lines.join(u'\n')));
+
+    // And this process holds no descriptor of a deleted -wal or -shm.
+    const QString path = QUrl(m_url).path();
+    for (const QString &fd : QDir(QStringLiteral("/proc/self/fd")).entryList(QDir::System)) {
+        char buffer[4096];
+        const ssize_t n = ::readlink(QFile::encodeName(QStringLiteral("/proc/self/fd/") + fd),
+                                     buffer, sizeof buffer - 1);
+        const QString target = QString::fromLocal8Bit(buffer, n > 0 ? n : 0);
+        QVERIFY2(!(target.startsWith(path) && target.endsWith(QLatin1String("(deleted)"))),
+                 qPrintable(target));
+    }
 }
 
 void TestStoreContract::lockInProcess()
@@ -1288,6 +1420,10 @@ int main(int argc, char **argv)
             return childStatus(args);
         if (args.value(0) == u"lock")
             return childLock(args);
+        if (args.value(0) == u"openwriteclose")
+            return childOpenWriteClose(args);
+        if (args.value(0) == u"dump")
+            return childDump(args);
         std::fprintf(stderr, "unknown child mode\n");
         return 2;
     }
