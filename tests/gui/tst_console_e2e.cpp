@@ -3,6 +3,7 @@
 // menu, see it go; and Cancel in the dialog mid-launch rolls everything back. Fails (does not skip)
 // when the lab is missing.
 
+#include "../labcli.h"
 #include "console/consolecontroller.h"
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
@@ -20,6 +21,9 @@
 #include "store/sqlitestore.h"
 
 #include <QAction>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -46,6 +50,12 @@ private Q_SLOTS:
     void cleanupTestCase();
 
 private:
+    // `clusterdeckctl show SESSION --json` in a process of its own, as an admin's script runs it
+    // beside the console.
+    QJsonObject showFromAnotherProcess(const QString &sessionId) const;
+    // Every running container of `sessionId` on the lab's hosts: kernel hostname → container id.
+    QMap<QString, QString> runningContainers(const QString &sessionId) const;
+
     QTemporaryDir m_dir;
     std::unique_ptr<ConsoleController> m_controller;
     QString m_sessionId;
@@ -81,6 +91,37 @@ void TestConsoleE2E::initTestCase()
                             m_dir.filePath(QStringLiteral("state.db")));
     QTRY_VERIFY_WITH_TIMEOUT(statuses.size() > 0, 60000);
     QCOMPARE(m_controller->reachableHosts(), int(hosts.size()));
+}
+
+QJsonObject TestConsoleE2E::showFromAnotherProcess(const QString &sessionId) const
+{
+    const Proc p =
+        runProcess(QStringLiteral(CLUSTERDECKCTL),
+                   {QStringLiteral("--store"),
+                    QStringLiteral("sqlite://") + m_dir.filePath(QStringLiteral("state.db")),
+                    QStringLiteral("show"), sessionId, QStringLiteral("--json")},
+                   60000);
+    if (p.exitCode != 0)
+        qWarning("clusterdeckctl show: %s", p.err.constData());
+    return QJsonDocument::fromJson(p.out).object();
+}
+
+QMap<QString, QString> TestConsoleE2E::runningContainers(const QString &sessionId) const
+{
+    QMap<QString, QString> byHostname;
+    const LabHosts lab = LabHosts::fromEnvironment();
+    for (const QString &h : lab.names()) {
+        const Proc ps = lab.docker(
+            h, {QStringLiteral("ps"), QStringLiteral("--no-trunc"), QStringLiteral("--filter"),
+                QStringLiteral("label=io.clusterdeck.session=") + sessionId,
+                QStringLiteral("--format"),
+                QStringLiteral("{{.Label \"io.clusterdeck.hostname\"}} {{.ID}}")});
+        for (const QString &line : QString::fromUtf8(ps.out).split(u'\n', Qt::SkipEmptyParts)) {
+            const QStringList parts = line.split(u' ');
+            byHostname.insert(parts.value(0), parts.value(1));
+        }
+    }
+    return byHostname;
 }
 
 void TestConsoleE2E::launchSeeRunningTerminateSeeItGo()
@@ -139,6 +180,14 @@ void TestConsoleE2E::launchSeeRunningTerminateSeeItGo()
         QCOMPARE(model->index(i, SessionTreeModel::StatusColumn, workersRow).data().toString(),
                  QStringLiteral("RUNNING"));
 
+    // A second process (an admin's script) reads what the console wrote, and closes the store
+    // again while the console holds it open.
+    {
+        const QJsonObject shown = showFromAnotherProcess(m_sessionId);
+        QCOMPARE(shown.value(QStringLiteral("status")).toString(), QStringLiteral("RUNNING"));
+        QCOMPARE(shown.value(QStringLiteral("kernels")).toArray().size(), 4);
+    }
+
     // The console's embedded controller leads, and says so.
     auto *controllerLabel = window.findChild<QLabel *>(QStringLiteral("controllerLabel"));
     QVERIFY(controllerLabel);
@@ -188,6 +237,22 @@ void TestConsoleE2E::launchSeeRunningTerminateSeeItGo()
         QTRY_COMPARE_WITH_TIMEOUT(
             model->index(i, SessionTreeModel::StatusColumn, workersRow).data().toString(),
             QStringLiteral("RUNNING"), 10000);
+
+    // What the console's controller did is in the store for every other process (issue 24 A:
+    // its writes once went to a WAL that a CLI process had deleted): the restart counted and
+    // every kernel's container id the one that runs on the hosts.
+    {
+        const QJsonObject shown = showFromAnotherProcess(m_sessionId);
+        QCOMPARE(shown.value(QStringLiteral("status")).toString(), QStringLiteral("RUNNING"));
+        QVERIFY2(shown.value(QStringLiteral("restart_count")).toInt() >= 1,
+                 QJsonDocument(shown).toJson().constData());
+        const QMap<QString, QString> running = runningContainers(m_sessionId);
+        QCOMPARE(running.size(), 4);
+        for (const QJsonValue &k : shown.value(QStringLiteral("kernels")).toArray()) {
+            const QString hostname = k[QStringLiteral("hostname")].toString();
+            QCOMPARE(k[QStringLiteral("container_id")].toString(), running.value(hostname));
+        }
+    }
 
     // The Hosts tab shows live usage next to the allocated figures, for the hosts that run
     // the session's kernels; the sessions view, hidden meanwhile, streams nothing.
