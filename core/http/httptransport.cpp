@@ -3,9 +3,13 @@
 #include "common/logging.h"
 
 #include <QByteArray>
+#include <QFile>
 #include <QUrl>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
 
 namespace ClusterDeck::Http {
 
@@ -145,6 +149,51 @@ void HttpTransport::applyEndpoint(CURL *curl) const
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, m_config.verifyPeer ? 2L : 0L);
 }
 
+Error HttpTransport::transferError(int curlCode, const char *errorBuffer, const QByteArray &method,
+                                   const QString &path) const
+{
+    const auto code = CURLcode(curlCode);
+    const QString detail = errorBuffer && errorBuffer[0]
+                               ? QString::fromLocal8Bit(errorBuffer)
+                               : QString::fromLatin1(curl_easy_strerror(code));
+    const QString call = QString::fromLatin1(method) + u' ' + path;
+    switch (code) {
+    case CURLE_ABORTED_BY_CALLBACK:
+        return Error::make(Error::Kind::Cancelled, displayName(),
+                           QStringLiteral("request cancelled"));
+    case CURLE_OPERATION_TIMEDOUT:
+        return Error::make(Error::Kind::Timeout, displayName(),
+                           QStringLiteral("%1 timed out: %2").arg(call, detail));
+    case CURLE_COULDNT_CONNECT:
+        if (!m_config.unixSocketPath.isEmpty()) {
+            // curl reports a unix socket it cannot reach as "localhost port 80": say what is
+            // wrong with the socket instead (stat only: nothing is opened).
+            struct stat st
+            {
+            };
+            const QByteArray socket = QFile::encodeName(m_config.unixSocketPath);
+            QString why;
+            if (::stat(socket.constData(), &st) != 0)
+                why =
+                    QStringLiteral("the socket %1 does not exist (%2): is the daemon running?")
+                        .arg(m_config.unixSocketPath, QString::fromLocal8Bit(std::strerror(errno)));
+            else if (!S_ISSOCK(st.st_mode))
+                why = QStringLiteral("%1 is not a socket").arg(m_config.unixSocketPath);
+            else
+                why = QStringLiteral("nothing accepts connections on the socket %1 (connection "
+                                     "refused): is the daemon running?")
+                          .arg(m_config.unixSocketPath);
+            return Error::make(Error::Kind::Transport, displayName(),
+                               QStringLiteral("%1: cannot connect: %2").arg(call, why));
+        }
+        break;
+    default:
+        break;
+    }
+    return Error::make(Error::Kind::Transport, displayName(),
+                       QStringLiteral("%1 failed: %2").arg(call, detail));
+}
+
 Result<HttpResponse> HttpTransport::perform(const HttpRequest &request) const
 {
     if (request.cancel.isCancelled())
@@ -210,23 +259,8 @@ Result<HttpResponse> HttpTransport::perform(const HttpRequest &request) const
                 .arg(QString::fromLatin1(method), request.path, sizeText(request.maxBodyBytes)));
 
     if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && state.sinkStopped)) {
-        const QString detail = errorBuffer[0] ? QString::fromLocal8Bit(errorBuffer)
-                                              : QString::fromLatin1(curl_easy_strerror(code));
-        Error::Kind kind = Error::Kind::Transport;
-        QString message;
-        if (code == CURLE_ABORTED_BY_CALLBACK) {
-            kind = Error::Kind::Cancelled;
-            message = QStringLiteral("request cancelled");
-        } else if (code == CURLE_OPERATION_TIMEDOUT) {
-            kind = Error::Kind::Timeout;
-            message = QStringLiteral("%1 %2 timed out: %3")
-                          .arg(QString::fromLatin1(method), request.path, detail);
-        } else {
-            message = QStringLiteral("%1 %2 failed: %3")
-                          .arg(QString::fromLatin1(method), request.path, detail);
-        }
         // A handle whose transfer failed may hold a broken connection: do not pool it.
-        return fail(kind, displayName(), message);
+        return fail(transferError(code, errorBuffer, method, request.path));
     }
     release(std::move(handle));
     return response;
@@ -255,15 +289,8 @@ Result<UpgradedResponse> HttpTransport::openRaw(const HttpRequest &request) cons
 
     const QByteArray method = request.method.toUpper();
     qCDebug(lcHttp).noquote() << method << request.path << "(upgrade) via" << displayName();
-    if (const CURLcode code = curl_easy_perform(curl); code != CURLE_OK) {
-        const QString detail = errorBuffer[0] ? QString::fromLocal8Bit(errorBuffer)
-                                              : QString::fromLatin1(curl_easy_strerror(code));
-        return fail(code == CURLE_OPERATION_TIMEDOUT ? Error::Kind::Timeout
-                                                     : Error::Kind::Transport,
-                    displayName(),
-                    QStringLiteral("%1 %2 failed: %3")
-                        .arg(QString::fromLatin1(method), request.path, detail));
-    }
+    if (const CURLcode code = curl_easy_perform(curl); code != CURLE_OK)
+        return fail(transferError(code, errorBuffer, method, request.path));
     curl_socket_t socket = CURL_SOCKET_BAD;
     curl_easy_getinfo(curl, CURLINFO_ACTIVESOCKET, &socket);
     if (socket == CURL_SOCKET_BAD)

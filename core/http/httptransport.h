@@ -39,6 +39,10 @@ public:
 
 private:
     void applyEndpoint(CURL *curl) const;
+    // The one place a failed transfer becomes an Error: cancelled, timed out, or a transport
+    // failure that says what is wrong with the endpoint (a missing unix socket, say).
+    Error transferError(int curlCode, const char *errorBuffer, const QByteArray &method,
+                        const QString &path) const;
     CurlHandle acquire() const;
     void release(CurlHandle handle) const;
 
