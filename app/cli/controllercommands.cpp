@@ -2,6 +2,7 @@
 
 #include "args.h"
 #include "commandsupport.h"
+#include "common/inerttext.h"
 #include "control/controller.h"
 #include "control/reconcilereport.h"
 #include "host/hostregistry.h"
@@ -298,7 +299,7 @@ int watchCommand(Context &context, const QStringList &args)
                          e.sessionId.isEmpty() ? QString()
                                                : QStringLiteral(" %1").arg(sessionName.value(
                                                      e.sessionId, e.sessionId.left(8))),
-                         e.detail));
+                         InertText::of(e.detail)));
         }
     });
     QObject::connect(store, &StateStore::controllerChanged, &guard, [&] {

@@ -3,6 +3,7 @@
 #include "args.h"
 #include "columns.h"
 #include "commandsupport.h"
+#include "common/inerttext.h"
 #include "docker/dockerclient.h"
 #include "docker/dockereventstream.h"
 #include "host/hostregistry.h"
@@ -109,7 +110,7 @@ void printSession(QTextStream &out, const SessionRecord &s, QList<KernelRecord> 
         << "created   " << s.createdAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
         << '\n';
     if (!s.lastError.isEmpty())
-        out << "error     " << s.lastError << '\n';
+        out << "error     " << InertText::of(s.lastError) << '\n';
     out << '\n';
     printKernelTree(out, s, kernels);
 }

@@ -1,5 +1,7 @@
 #include "eventsmodel.h"
 
+#include "common/inerttext.h"
+
 #include <QLocale>
 
 #include <algorithm>
@@ -66,7 +68,7 @@ QVariant EventsModel::data(const QModelIndex &index, int role) const
         return {};
     const EventRecord &e = m_events.at(index.row());
     if (role == Qt::ToolTipRole && index.column() == DetailColumn)
-        return e.detail;
+        return InertText::of(e.detail);
     if (role == Qt::UserRole)
         return e.seq;
     if (role != Qt::DisplayRole)
@@ -85,7 +87,7 @@ QVariant EventsModel::data(const QModelIndex &index, int role) const
     case ActionColumn:
         return e.action;
     case DetailColumn:
-        return e.detail;
+        return InertText::of(e.detail);
     case ActorColumn:
         return e.actor;
     }

@@ -1,6 +1,7 @@
 #include "hostsview.h"
 
 #include "addhostdialog.h"
+#include "common/inerttext.h"
 #include "console/consolecontroller.h"
 #include "host/hostregistry.h"
 #include "host/swarmsetup.h"
@@ -200,7 +201,7 @@ void HostsView::setUpNetworking()
                 const SwarmSetup::Entry &e = result->entries.at(i);
                 table->setItem(i, 0, new QTableWidgetItem(e.host));
                 table->setItem(i, 1, new QTableWidgetItem(SwarmSetup::actionName(e.action)));
-                table->setItem(i, 2, new QTableWidgetItem(e.detail));
+                table->setItem(i, 2, new QTableWidgetItem(InertText::of(e.detail)));
             }
             table->resizeColumnsToContents();
             auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);

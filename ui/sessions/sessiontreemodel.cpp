@@ -1,5 +1,7 @@
 #include "sessiontreemodel.h"
 
+#include "common/inerttext.h"
+
 #include <QLocale>
 
 #include <QColor>
@@ -900,7 +902,7 @@ QVariant SessionTreeModel::sessionData(const Node *node, int column, int role) c
             if (primary)
                 tip += u'\n' + tr("Primary kernel: %1 on %2").arg(primary->hostname, primary->host);
             if (!rec.lastError.isEmpty())
-                tip += u'\n' + rec.lastError;
+                tip += u'\n' + InertText::of(rec.lastError);
             return tip;
         }
         if (column == AgeColumn && rec.createdAt.isValid())
@@ -943,7 +945,7 @@ QVariant SessionTreeModel::sessionData(const Node *node, int column, int role) c
     case CreatedAtRole:
         return rec.createdAt;
     case LastErrorRole:
-        return rec.lastError;
+        return InertText::of(rec.lastError);
     case KernelCountRole:
         return info.kernelCount;
     case LocalRankRole:
