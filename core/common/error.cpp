@@ -14,6 +14,7 @@ QString Error::kindName(Kind kind)
     case Kind::Timeout: return QStringLiteral("timeout");
     case Kind::Cancelled: return QStringLiteral("cancelled");
     case Kind::Io: return QStringLiteral("io");
+    case Kind::Unavailable: return QStringLiteral("unavailable");
     }
     return QStringLiteral("unknown");
 }

@@ -9,7 +9,19 @@ namespace ClusterDeck {
 // A failure as a value: what went wrong, where, and in words an admin can act on.
 struct Error
 {
-    enum class Kind { Transport, Http, Decode, Invalid, NotFound, Conflict, Timeout, Cancelled, Io };
+    // Unavailable: a host that does not answer now; the same work can be done once it does.
+    enum class Kind {
+        Transport,
+        Http,
+        Decode,
+        Invalid,
+        NotFound,
+        Conflict,
+        Timeout,
+        Cancelled,
+        Io,
+        Unavailable
+    };
 
     Kind kind = Kind::Invalid;
     QString where;   // "host h2 (unix:///run/docker.sock)", "templates/mpi.yaml:12:5 roles[1].max"

@@ -1,10 +1,12 @@
 #include "actionapplier.h"
 
+#include "common/inerttext.h"
 #include "common/logging.h"
 #include "docker/dockerhost.h"
 #include "host/hostregistry.h"
 #include "provision/concurrent.h"
 #include "provision/eventlog.h"
+#include "provision/hostprobe.h"
 #include "provision/provisioner.h"
 #include "provision/provisionlabels.h"
 #include "provision/sessioncontroller.h"
@@ -511,7 +513,12 @@ void ActionApplier::configure(SessionController &sessions) const
     sessions.setActor(m_actor);
     sessions.setStopTimeout(m_stopTimeout);
     sessions.setCancel(m_cancel);
+    // Losing the lease or the session's lock stops the work; it never rolls a session back.
+    sessions.setStopToken(m_cancel);
     sessions.setHeldLock(m_heldLock);
+    // A restart the controller makes waits for a host that does not answer (a reboot) instead
+    // of ending the session; every later pass tries it again.
+    sessions.setWaitForHosts(true);
 }
 
 ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
@@ -530,21 +537,47 @@ ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
         auto restarted = sessions.restartLocked(
             a.sessionId, QStringLiteral("completing an interrupted restart"));
         if (!restarted) {
-            logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
-                     QStringLiteral("could not complete the restart: ") +
-                         restarted.error().toString());
+            // A wait for a host is recorded once (restart-waits), not at every pass.
+            if (restarted.error().kind != Error::Kind::Unavailable)
+                logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
+                         QStringLiteral("could not complete the restart: ") +
+                             restarted.error().toString());
             return {false, restarted.error().toString()};
         }
         logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
                  QStringLiteral("completed the interrupted %1").arg(a.why));
         return {true, QStringLiteral("restarted anew")};
     }
+    const bool restarting = session->status == SessionStatus::Restarting;
+    if (restarting) {
+        // A restart waits for every host of the session to answer (see restartLocked).
+        auto kernels = m_store->kernels(a.sessionId);
+        if (!kernels)
+            return {false, kernels.error().toString()};
+        if (const auto down = HostProbe::unanswered(
+                m_registry, SessionController::hostsOf(*session, *kernels), 5s, m_cancel);
+            !down.isEmpty()) {
+            SessionController sessions(m_store, m_registry);
+            configure(sessions);
+            return {false, sessions.recordWaitForHosts(a.sessionId, down).toString()};
+        }
+    }
     auto spec = Provisioner::specOf(*session, *m_store);
     if (!spec)
         return {false, spec.error().toString()};
     Provisioner provisioner(m_store, m_registry);
     provisioner.setActor(m_actor);
+    provisioner.setDeferOnUnansweredHosts(restarting);
+    provisioner.setStopToken(m_cancel);
     auto done = provisioner.provision(*spec, m_cancel, m_heldLock);
+    if (!done && done.error().kind == Error::Kind::Unavailable) {
+        SessionController sessions(m_store, m_registry);
+        configure(sessions);
+        return {false,
+                sessions.recordWaitForHosts(a.sessionId, provisioner.unansweredHosts()).toString()};
+    }
+    if (!done && provisioner.stopped()) // no longer leading: stopped where it was, as it was
+        return {false, done.error().toString()};
     if (!done) {
         logEvent(a.sessionId, {}, QStringLiteral("reconcile"),
                  QStringLiteral("could not complete (rolled back): ") + done.error().toString());
@@ -575,7 +608,9 @@ QString ActionApplier::lastLines(const QString &host, const QString &containerId
     QStringList lines = QString::fromUtf8(all).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     while (lines.size() > 10)
         lines.removeFirst();
-    return lines.join(QStringLiteral(" | "));
+    // They go into the session's error and the event log: nothing in them may act on the
+    // terminal of whoever prints those.
+    return InertText::of(lines.join(QStringLiteral(" | ")));
 }
 
 Result<std::optional<ExitDecision>> ActionApplier::handleExit(const QString &sessionId,
@@ -722,7 +757,10 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
             return fail(ok.error());
         logEvent(session.id, exit.kernelId, QStringLiteral("policy"), d.reason);
         if (auto ok = sessions.restartLocked(session.id, d.reason); !ok) {
-            d.reason += QStringLiteral("; the restart failed: ") + ok.error().toString();
+            d.reason += (ok.error().kind == Error::Kind::Unavailable
+                             ? QStringLiteral("; the restart waits: ")
+                             : QStringLiteral("; the restart failed: ")) +
+                        ok.error().toString();
             logEvent(session.id, {}, QStringLiteral("policy"), d.reason);
         }
         break;

@@ -2,10 +2,11 @@
 
 #include "actionapplier.h"
 #include "common/logging.h"
-#include "docker/dockerhost.h"
 #include "docker/dockereventstream.h"
+#include "docker/dockerhost.h"
 #include "host/hostregistry.h"
 #include "provision/eventlog.h"
+#include "provision/hostprobe.h"
 #include "provision/provisionlabels.h"
 #include "store/statestore.h"
 
@@ -140,6 +141,7 @@ void Controller::lead(Leadership &leadership)
     auto seen = m_store->controllerPassRequests();
     qint64 requestsSeen = seen ? *seen : 0;
     auto nextPass = Clock::now();
+    auto nextProbe = Clock::now();
     while (!m_stopping && leadership.isHeld()) {
         std::deque<PendingExit> exits;
         bool due = Clock::now() >= nextPass;
@@ -166,6 +168,22 @@ void Controller::lead(Leadership &leadership)
             requests && *requests > requestsSeen) {
             requestsSeen = *requests;
             due = true;
+        }
+        // A host that did not answer in the last pass is asked every 2 s: the pass that follows
+        // its return restarts what waits for it at once, not at the next resync.
+        if (!due && Clock::now() >= nextProbe) {
+            QStringList silent;
+            {
+                std::lock_guard lock(m_mutex);
+                silent = m_silentHosts;
+            }
+            if (!silent.isEmpty() &&
+                HostProbe::unanswered(m_registry, silent, 2s, leadership.lostToken()).size() <
+                    silent.size()) {
+                qCInfo(lcControl) << "a host answers again: a pass now";
+                due = true;
+            }
+            nextProbe = Clock::now() + 2s;
         }
         if (due && !m_stopping && leadership.isHeld()) {
             const ReconcileReport report = pass(leadership);
@@ -214,6 +232,14 @@ ReconcileReport Controller::pass(Leadership &leadership)
             return report;
     } else {
         updateHealth(*observed);
+        QStringList silent;
+        for (auto it = observed->hosts.cbegin(); it != observed->hosts.cend(); ++it)
+            if (!it->reachable)
+                silent.append(it.key());
+        {
+            std::lock_guard lock(m_mutex);
+            m_silentHosts = silent;
+        }
         const ReconcilePlan plan =
             planReconcile(*observed, m_applier->identity(), m_applier->orphanGrace());
         report = m_applier->apply(plan, *hosts);

@@ -119,6 +119,7 @@ private:
     bool m_intakeRunning = false;
     QHash<QString, std::shared_ptr<Docker::DockerEventStream>> m_streams; // host → stream
     QMap<QString, HostHealth> m_health;
+    QStringList m_silentHosts; // did not answer in the last pass: probed until they do
     qint64 m_passes = 0;
 };
 

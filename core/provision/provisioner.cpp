@@ -7,6 +7,7 @@
 #include "eventlog.h"
 #include "host/hostregistry.h"
 #include "hostcapacities.h"
+#include "hostprobe.h"
 #include "hostwatchdog.h"
 #include "kernelstatusbatcher.h"
 #include "plan/planresolver.h"
@@ -143,7 +144,18 @@ struct Provisioner::Run
     // The session lock the caller holds (may be null). Once it is lost nothing more is done or
     // written: its new holder finishes the session.
     const SessionLock *lock = nullptr;
-    bool lockLost() const { return lock && lock->isLost(); }
+    // Cancelled with the lock's loss or the provisioner's stop token (a leader that lost its
+    // lease): the work stops where it is, with no rollback and no final status.
+    Http::CancelToken stop;
+    bool lockLost() const { return (lock && lock->isLost()) || stop.isCancelled(); }
+    Error stopError() const
+    {
+        if (lock && lock->isLost())
+            return lock->lostError();
+        return Error::make(Error::Kind::Cancelled, QString(),
+                           QStringLiteral("stopped without a rollback (this process no longer "
+                                          "leads the store); the controller finishes the session"));
+    }
     EnvStrings env; // shared by the container specs of this run's kernels
     // Kernel statuses, container ids and ports go to the store in batches (see
     // KernelStatusBatcher): flushed at the end of each phase and before any session status.
@@ -461,18 +473,19 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     if (spec.secretsUnavailable)
         return fail(spec.secretsUnavailable->withContext(
             QStringLiteral("cannot create the kernels of session %1").arg(spec.plan.sessionName)));
+    m_unanswered.clear();
     Run run;
     run.spec = spec;
     run.storeId = m_store->storeId();
     run.userCancel = cancel;
     run.lock = lock;
-    // A lost lock stops every call in flight at once, like a hung host does.
-    if (lock)
-        run.ops = Http::CancelToken::anyOf(Http::CancelToken(), lock->lostToken());
+    run.stop = lock ? Http::CancelToken::anyOf(m_stop, lock->lostToken())
+                    : Http::CancelToken::anyOf(m_stop, Http::CancelToken());
+    // A lost lock (or leadership) stops every call in flight at once, like a hung host does.
+    run.ops = Http::CancelToken::anyOf(Http::CancelToken(), run.stop);
     run.timeout = m_callTimeout;
     run.statuses = std::make_unique<KernelStatusBatcher>(m_store, spec.plan.sessionId);
-    if (lock)
-        run.statuses->setStopToken(lock->lostToken());
+    run.statuses->setStopToken(run.stop);
     auto session = m_store->session(spec.plan.sessionId);
     if (!session)
         return fail(session.error());
@@ -499,9 +512,7 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     }
 
     for (const QString &h : std::as_const(hosts))
-        run.hostStop.insert(h,
-                            lock ? Http::CancelToken::anyOf(Http::CancelToken(), lock->lostToken())
-                                 : Http::CancelToken());
+        run.hostStop.insert(h, Http::CancelToken::anyOf(Http::CancelToken(), run.stop));
 
     // The user's cancel reaches in-flight calls through `ops`; an abandoned rollback stops every
     // host's removal at once.
@@ -708,7 +719,7 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
 
     if (run.lockLost()) {
         // Another process holds the session now: no rollback, no status, no event from here.
-        const Error lost = run.lock->lostError();
+        const Error lost = run.stopError();
         qCWarning(lcProvision).noquote() << lost.toString();
         return fail(lost);
     }
@@ -773,6 +784,23 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
             firstError->toString() != hung->toString() && !firstError->where.contains(hung->where))
             lead.message += QStringLiteral("; then: ") + firstError->toString();
         cause = lead;
+    }
+    if (m_deferOnUnanswered && !cancelled) {
+        // A host that does not answer (stopped, rebooting) is waited for, not turned into the
+        // end of the session: nothing is rolled back here, the caller records the wait.
+        QStringList asked;
+        for (auto it = run.hosts.cbegin(); it != run.hosts.cend(); ++it)
+            if (!hungHosts.contains(it.key()))
+                asked.append(it.key());
+        m_unanswered = HostProbe::unanswered(m_registry, asked, std::min(m_pingTimeout, 5000ms));
+        for (const QString &h : std::as_const(hungHosts))
+            m_unanswered.insert(h, hung.value_or(cause));
+        if (!m_unanswered.isEmpty()) {
+            run.flushStatuses();
+            qCInfo(lcProvision).noquote() << "session" << plan.sessionId << "waits for"
+                                          << m_unanswered.keys() << ":" << cause.toString();
+            return fail(HostProbe::describe(m_unanswered));
+        }
     }
     const QString reason = cause.toString();
     qCInfo(lcProvision) << "rolling back session" << plan.sessionId << ":" << reason;
@@ -1801,7 +1829,7 @@ void Provisioner::setKernelStatus(Run &run, const QString &hostname, KernelStatu
 Result<void> Provisioner::setSessionStatus(Run &run, SessionStatus status, const QString &reason)
 {
     if (run.lockLost())
-        return fail(run.lock->lostError());
+        return fail(run.stopError());
     // The kernels' statuses first: the store never shows a session ahead of its kernels.
     run.flushStatuses();
     SessionRecord s;

@@ -74,6 +74,12 @@ public:
     // Cancelled: a rollback under way stops at once and leaves the rest to the controller (the
     // desired state, TERMINATED, is in the store before a rollback starts).
     void setAbandonToken(const Http::CancelToken &abandon) { m_abandon = abandon; }
+    // Cancelled: provision() stops at once and leaves the session as it is — no rollback, no
+    // final status; the controller finishes it. For the controller's own work: a leader that
+    // lost its lease stops, it never rolls a live session back. Takes precedence over the
+    // cancel given to provision() (the controller's cancel and stop are one token).
+    void setStopToken(const Http::CancelToken &stop) { m_stop = stop; }
+    bool stopped() const { return m_stop.isCancelled(); }
     // How a host that stops answering during a launch is found (see HostWatchdog).
     void setHungHostDetection(std::chrono::milliseconds pingTimeout, int misses)
     {
@@ -85,6 +91,12 @@ public:
     // lines). 0 turns the check off.
     void setSettlePeriod(std::chrono::milliseconds period) { m_settle = period; }
     std::chrono::milliseconds settlePeriod() const { return m_settle; }
+    // For a restart by the controller: when provision() fails and a host of the session does
+    // not answer, nothing is rolled back and no status is final; provision() fails with an
+    // Unavailable error and unansweredHosts() says which hosts and why (the caller records that
+    // the session waits for them, and does it again once they answer).
+    void setDeferOnUnansweredHosts(bool defer) { m_deferOnUnanswered = defer; }
+    const QMap<QString, Error> &unansweredHosts() const { return m_unanswered; }
     void setProgressCallback(ProgressCallback callback) { m_progress = std::move(callback); }
     void setActor(const QString &actor) { m_actor = actor; }
     void setPullProgressCallback(PullProgressCallback callback)
@@ -193,11 +205,14 @@ private:
     std::chrono::milliseconds m_pingTimeout{5000};
     int m_pingMisses = 2;
     Http::CancelToken m_abandon;
+    Http::CancelToken m_stop;
     std::chrono::milliseconds m_settle{2000};
     ProgressCallback m_progress;
     PullProgressCallback m_pullProgress;
     Registry::ImagePuller::CredentialLookup m_credentials;
     QString m_actor;
+    bool m_deferOnUnanswered = false;
+    QMap<QString, Error> m_unanswered;
 };
 
 } // namespace ClusterDeck

@@ -5,6 +5,7 @@
 #include "docker/dockerhost.h"
 #include "eventlog.h"
 #include "host/hostregistry.h"
+#include "hostprobe.h"
 #include "provisioner.h"
 #include "provisionlabels.h"
 #include "store/statestore.h"
@@ -202,6 +203,17 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
                 QStringLiteral("restarting %1").arg(session->name)));
         stored = std::move(*spec);
     }
+    // Every host answers, or nothing is stopped: a restart begun without one of them would
+    // end the session half-way (a rebooting host is waited for, not given up on).
+    if (const auto down =
+            HostProbe::unanswered(m_registry, hostsOf(*session, *kernels), 5s, m_cancel);
+        !down.isEmpty()) {
+        if (m_waitForHosts)
+            return fail(recordWaitForHosts(sessionId, down));
+        return fail(HostProbe::describe(down).withContext(
+            QStringLiteral("restarting %1 (nothing was stopped; try again when it answers)")
+                .arg(session->name)));
+    }
     logEvent(sessionId, {}, QStringLiteral("restart"),
              reason.isEmpty() ? QStringLiteral("restart of all %1 kernels").arg(kernels->size())
                               : reason);
@@ -247,8 +259,12 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
                     << "before its restart:" << removed.error().toString();
         });
         Provisioner provisioner(m_store, m_registry);
+        provisioner.setStopToken(m_stop);
         provisioner.setActor(m_actor.isEmpty() ? QStringLiteral("controller") : m_actor);
+        provisioner.setDeferOnUnansweredHosts(m_waitForHosts);
         auto done = provisioner.provision(*spec, m_cancel, m_heldLock);
+        if (!done && done.error().kind == Error::Kind::Unavailable)
+            return fail(recordWaitForHosts(sessionId, provisioner.unansweredHosts()));
         if (!done)
             return fail(
                 done.error().withContext(QStringLiteral("restarting %1").arg(session->name)));
@@ -325,6 +341,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         if (!spec)
             return fail(spec.error());
         Provisioner provisioner(m_store, m_registry);
+        provisioner.setStopToken(m_stop);
         provisioner.setActor(m_actor);
         // Adopts the kernels that run again and makes the others anew, all-or-nothing.
         auto done = provisioner.provision(*spec, m_cancel, m_heldLock);
@@ -526,6 +543,64 @@ Result<void> SessionController::logs(const QString &sessionId, const QString &ho
     if (firstError)
         return fail(*firstError);
     return {};
+}
+
+QStringList SessionController::hostsOf(const SessionRecord &session,
+                                       const QList<KernelRecord> &kernels)
+{
+    QStringList hosts;
+    for (const KernelRecord &k : kernels)
+        if (!k.host.isEmpty() && !hosts.contains(k.host))
+            hosts.append(k.host);
+    if (!session.networkHost.isEmpty() && !hosts.contains(session.networkHost))
+        hosts.append(session.networkHost);
+    return hosts;
+}
+
+Error SessionController::recordWaitForHosts(const QString &sessionId,
+                                            const QMap<QString, Error> &down)
+{
+    const Error unavailable = HostProbe::describe(down);
+    const QString why =
+        unavailable.toString() +
+        QStringLiteral("; the session waits and is restarted when %1")
+            .arg(down.size() == 1 ? QStringLiteral("it answers") : QStringLiteral("they answer"));
+    if (auto session = m_store->session(sessionId); session) {
+        SessionRecord s = *session;
+        if (s.status != SessionStatus::Restarting || s.lastError != why) {
+            s.lastError = why;
+            if (s.status != SessionStatus::Restarting)
+                setSessionStatus(s, SessionStatus::Restarting, why);
+            else if (auto ok = m_store->updateSession(s); !ok)
+                qCWarning(lcProvision) << "recording the wait:" << ok.error().toString();
+            logEvent(sessionId, {}, QStringLiteral("restart-waits"), why);
+        }
+    }
+    if (auto kernels = m_store->kernels(sessionId); kernels) {
+        // The others are made anew with them: RESTARTING, not what a half-done relaunch left.
+        QList<KernelRecord> others;
+        for (const KernelRecord &k : std::as_const(*kernels))
+            if (!down.contains(k.host) && k.status != KernelStatus::Restarting &&
+                !isFinal(k.status))
+                others.append(k);
+        setKernelStatuses(sessionId, others, KernelStatus::Restarting,
+                          QStringLiteral("waiting for %1").arg(unavailable.where));
+        for (auto it = down.cbegin(); it != down.cend(); ++it) {
+            QList<KernelRecord> waiting;
+            for (const KernelRecord &k : std::as_const(*kernels))
+                if (k.host == it.key() && k.status != KernelStatus::Unknown && !isFinal(k.status))
+                    waiting.append(k);
+            setKernelStatuses(
+                sessionId, waiting, KernelStatus::Unknown,
+                QStringLiteral("host %1 does not answer: %2").arg(it.key(), it->message));
+        }
+    }
+    Error e = unavailable;
+    e.message +=
+        QStringLiteral("; the session waits (RESTARTING) and the controller restarts it "
+                       "when %1")
+            .arg(down.size() == 1 ? QStringLiteral("it answers") : QStringLiteral("they answer"));
+    return e;
 }
 
 void SessionController::setSessionStatus(SessionRecord &session, SessionStatus status,

@@ -6,6 +6,8 @@
 #include "sessionspec.h"
 #include "store/records.h"
 
+#include <QMap>
+
 #include <functional>
 #include <optional>
 
@@ -39,7 +41,22 @@ public:
     // their work (the caller passes a cancel token that includes lock->lostToken()) and a
     // multi-node relaunch stops without rolling back.
     void setHeldLock(const SessionLock *lock) { m_heldLock = lock; }
+    // For the controller: cancelled when it stops leading. A relaunch under way then stops where
+    // it is, never rolled back (Provisioner::setStopToken): a live session is not ended by a
+    // leader that lost its lease.
+    void setStopToken(const Http::CancelToken &stop) { m_stop = stop; }
     void setRemovalTimeout(std::chrono::milliseconds timeout) { m_removalTimeout = timeout; }
+    // For the controller: a restart that finds a host of the session not answering (before it
+    // starts, or when its relaunch fails) waits for it — recordWaitForHosts — instead of ending
+    // the session. Without it (a command) such a restart fails before anything is stopped.
+    void setWaitForHosts(bool wait) { m_waitForHosts = wait; }
+    // Records that a session waits for the hosts `down` (host → why) before it can be restarted:
+    // RESTARTING with the reason, desired state unchanged, the kernels on those hosts UNKNOWN;
+    // a session already waiting for the same reason gets no new event. Returns the Unavailable
+    // error that says so.
+    Error recordWaitForHosts(const QString &sessionId, const QMap<QString, Error> &down);
+    // The hosts a session's kernels and its network live on.
+    static QStringList hostsOf(const SessionRecord &session, const QList<KernelRecord> &kernels);
 
     // SESSION as the CLI takes it, in this order: the exact id, the exact name (of several
     // sessions of that name, the one still wanted running), a unique prefix of the id (the short
@@ -84,8 +101,10 @@ private:
     QString m_actor;
     int m_stopTimeout = 5;
     Http::CancelToken m_cancel;
+    Http::CancelToken m_stop;
     const SessionLock *m_heldLock = nullptr;
     std::chrono::milliseconds m_removalTimeout{30000};
+    bool m_waitForHosts = false;
 };
 
 } // namespace ClusterDeck

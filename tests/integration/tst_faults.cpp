@@ -29,13 +29,13 @@ using namespace std::chrono_literals;
 
 namespace {
 
-QString clusterTemplate(const QString &name, int workers)
+QString clusterTemplate(const QString &name, int workers, const QString &extra = {})
 {
     return QStringLiteral(R"(apiVersion: clusterdeck/v1
 kind: Cluster
 name: %1
 mode: multi-node
-roles:
+%3roles:
   - name: master
     count: 1
     task:
@@ -51,7 +51,8 @@ roles:
       resources: {cpus: 0.05, memory: 16m}
 )")
         .arg(name)
-        .arg(workers);
+        .arg(workers)
+        .arg(extra);
 }
 
 QString labScript()
@@ -85,6 +86,7 @@ private Q_SLOTS:
     void hungHostFailsTheLaunch();
     void deadHostIsLeftOut();
     void unreachableHostKeepsTerminating();
+    void hostRestartUnderRunningSession();
     void interruptedLaunch_data();
     void interruptedLaunch();
 
@@ -100,10 +102,10 @@ private:
                    cli({QStringLiteral("show"), id, QStringLiteral("--json")}).out)
             .object();
     }
-    QString writeTemplate(const QString &name, int workers)
+    QString writeTemplate(const QString &name, int workers, const QString &extra = {})
     {
         const QString file = m_dir.filePath(name + QStringLiteral(".yaml"));
-        return writeTextFile(file, clusterTemplate(name, workers)) ? file : QString();
+        return writeTextFile(file, clusterTemplate(name, workers, extra)) ? file : QString();
     }
     // The id of the one session of this store, once prepare() has written it.
     QString waitForSession(int timeoutMs)
@@ -363,6 +365,80 @@ void TestFaults::unreachableHostKeepsTerminating()
     QCOMPARE(LabHosts::count(m_lab.networksOf(id)), 0);
     const Proc removed = cli({QStringLiteral("host"), QStringLiteral("rm"), QStringLiteral("h2")});
     QVERIFY2(removed.exitCode == 0, removed.err.constData());
+}
+
+void TestFaults::hostRestartUnderRunningSession()
+{
+    // Issue 24 B: a 1+4 session with restart-session (3 restarts), only a headless controller
+    // running; h2's dockerd stopped (its containers die with it) and started again 20 s later.
+    // The session waits for h2 — RESTARTING, desired running, h2's kernels UNKNOWN, the error
+    // naming h2 and why — and runs again within 60 s of h2 answering, on live containers, one
+    // per kernel. (Before: the restart failed at once, the session went to ERROR and every
+    // container was removed.)
+    const QString file = writeTemplate(QStringLiteral("reboot"), 4,
+                                       QStringLiteral("failurePolicy:\n  action: restart-session\n"
+                                                      "  maxRestarts: 3\n"));
+    QVERIFY(!file.isEmpty());
+    const Proc p = cli({QStringLiteral("launch"), file, QStringLiteral("--json")});
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    const QString id =
+        QJsonDocument::fromJson(p.out).object().value(QStringLiteral("id")).toString();
+    QVERIFY(!id.isEmpty());
+    QVERIFY2(m_lab.containersOf(id).value(QStringLiteral("h2")).size() > 0, "h2 runs a kernel");
+
+    ControllerProcess controller(QStringLiteral(CLUSTERDECKCTL));
+    controller.start(m_storeUrl, {});
+    QVERIFY2(controller.waitFor(" leads", 20000), controller.err().constData());
+
+    m_stopped.append(QStringLiteral("h2"));
+    QElapsedTimer down;
+    down.start();
+    QCOMPARE(labDockerd(QStringLiteral("stop"), QStringLiteral("h2")).exitCode, 0);
+    auto waiting = [&] {
+        auto s = m_store->session(id);
+        return s && s->status == SessionStatus::Restarting &&
+               s->lastError.startsWith(QStringLiteral("host h2: does not answer"));
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(waiting(), qPrintable(m_store->session(id)->lastError), 30000);
+    QThread::msleep(uint(std::max<qint64>(0, 20000 - down.elapsed())));
+    // Still waiting, 20 s on: never given up.
+    auto session = m_store->session(id);
+    QVERIFY(session);
+    QCOMPARE(toString(session->desired), toString(DesiredState::Running));
+    QVERIFY2(waiting(), qPrintable(toString(session->status) + u' ' + session->lastError));
+    QVERIFY2(session->lastError.contains(QStringLiteral("docker.sock does not exist")),
+             qPrintable(session->lastError));
+    auto kernels = m_store->kernels(id);
+    QVERIFY(kernels);
+    for (const KernelRecord &k : std::as_const(*kernels))
+        if (k.host == u"h2")
+            QVERIFY2(k.status == KernelStatus::Unknown || k.status == KernelStatus::Error,
+                     qPrintable(k.hostname + u' ' + toString(k.status)));
+    qInfo().noquote() << "while h2 is down:" << session->lastError;
+
+    QCOMPARE(labDockerd(QStringLiteral("start"), QStringLiteral("h2")).exitCode, 0);
+    m_stopped.removeAll(QStringLiteral("h2"));
+    QElapsedTimer up;
+    up.start();
+    QTRY_VERIFY_WITH_TIMEOUT(m_store->session(id)->status == SessionStatus::Running, 60000);
+    qInfo() << "RUNNING again" << up.elapsed() << "ms after h2 answered";
+
+    // On live containers, exactly one per kernel, each the one its record names.
+    session = m_store->session(id);
+    QVERIFY(session->restartCount >= 1);
+    const QMap<QString, QStringList> containers = m_lab.containersOf(id);
+    QCOMPARE(LabHosts::count(containers), 5);
+    kernels = m_store->kernels(id);
+    QVERIFY(kernels);
+    for (const KernelRecord &k : std::as_const(*kernels)) {
+        QCOMPARE(toString(k.status), toString(KernelStatus::Running));
+        QCOMPARE(containers.value(k.host).count(k.containerName), 1);
+        const Proc state =
+            m_lab.docker(k.host, {QStringLiteral("inspect"), QStringLiteral("-f"),
+                                  QStringLiteral("{{.Id}} {{.State.Running}}"), k.containerName});
+        QCOMPARE(QString::fromUtf8(state.out).trimmed(), k.containerId + QStringLiteral(" true"));
+    }
+    QVERIFY(controller.stop());
 }
 
 void TestFaults::interruptedLaunch_data()

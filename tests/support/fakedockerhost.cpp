@@ -115,6 +115,8 @@ Result<void> FakeDockerHost::enter(const char *call, const Docker::CallOptions &
                 continue;
             if (--f.nth == 0) {
                 injected = f.error;
+                if (f.thenDown)
+                    m_down.store(true);
                 m_faults.removeAt(i);
             }
             break;

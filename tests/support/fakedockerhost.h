@@ -34,6 +34,7 @@ public:
         QString call;
         int nth = 1;
         Error error;
+        bool thenDown = false; // the host goes down with this failure (setDown(true))
     };
     struct Container
     {
@@ -190,7 +191,7 @@ private:
     const int m_ncpu;
     const qint64 m_memTotal;
     std::atomic<qint64> m_delayUs{0};
-    std::atomic_bool m_down{false};
+    mutable std::atomic_bool m_down{false}; // mutable: a scripted fault may take the host down
     std::atomic_bool m_hanging{false};
     std::atomic_bool m_allImages{true};
     std::atomic_int m_teardownInspects{0};

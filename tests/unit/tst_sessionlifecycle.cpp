@@ -23,6 +23,7 @@
 #include <QTest>
 #include <QUuid>
 #include <algorithm>
+#include <thread>
 
 using namespace ClusterDeck;
 using namespace ClusterDeck::TestSupport;
@@ -90,6 +91,9 @@ private Q_SLOTS:
     void terminate();
     void exitPolicy_data();
     void exitPolicy();
+    void policyRestartWaitsForAHostThatDoesNotAnswer_data();
+    void policyRestartWaitsForAHostThatDoesNotAnswer();
+    void lostLeadershipNeverRollsBack();
 
 private:
     Result<SessionRecord> launch(const QString &name, const QString &mode, int workers,
@@ -99,6 +103,8 @@ private:
     QMap<QString, QStringList> containersOf(const QString &sessionId) const;
     int countOf(const QString &sessionId) const;
     std::shared_ptr<FakeDockerHost> hostOf(const KernelRecord &k) { return m_fleet->host(k.host); }
+    // One reconcile action for session `id`, applied as the controller's pass applies it.
+    ReconcileReport applyOne(ActionApplier &applier, ReconcileAction::Kind kind, const QString &id);
 
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<StateStore> m_store;
@@ -392,7 +398,8 @@ void TestSessionLifecycle::startRetriesAnAttachmentTimeout()
                        "and check manager logs: context deadline exceeded"),
         500);
     for (int i = 0; i < timeouts; ++i)
-        m_fleet->host(QStringLiteral("h1"))->addFault({QStringLiteral("startContainer"), 1, timeout});
+        m_fleet->host(QStringLiteral("h1"))
+            ->addFault({QStringLiteral("startContainer"), 1, timeout});
     auto s = launch(QStringLiteral("att"), QStringLiteral("multi-node"), 2);
     QCOMPARE(bool(s), runs);
     if (runs) {
@@ -439,10 +446,10 @@ void TestSessionLifecycle::restartWaitsForNetworkTeardown()
     QCOMPARE(toString(restarted->status), toString(SessionStatus::Running));
     QCOMPARE(manager->stuckAttachments(), 0);
     // The adopted network is inspected once, then once more per inspection of the teardown.
-    QVERIFY2(manager->calls(QStringLiteral("inspectNetwork")) - inspectsBefore >=
-                 teardownInspects + 1,
-             qPrintable(QString::number(manager->calls(QStringLiteral("inspectNetwork")) -
-                                        inspectsBefore)));
+    QVERIFY2(
+        manager->calls(QStringLiteral("inspectNetwork")) - inspectsBefore >= teardownInspects + 1,
+        qPrintable(
+            QString::number(manager->calls(QStringLiteral("inspectNetwork")) - inspectsBefore)));
     kernels = m_store->kernels(s->id);
     QVERIFY(kernels);
     for (const KernelRecord &k : std::as_const(*kernels))
@@ -601,6 +608,183 @@ void TestSessionLifecycle::exitPolicy()
     auto exited = m_store->kernel(s->id, k.id);
     if (exited && outcome == int(ExitDecision::Outcome::Ignore))
         QCOMPARE(toString(exited->status), toString(KernelStatus::Error));
+}
+
+ReconcileReport TestSessionLifecycle::applyOne(ActionApplier &applier, ReconcileAction::Kind kind,
+                                               const QString &id)
+{
+    ReconcilePlan plan;
+    plan.actions.append({kind, id, QString(), QString(), QString(), id.left(8), std::nullopt,
+                         QStringLiteral("test")});
+    auto hosts = m_registry->list();
+    return applier.apply(plan, hosts ? *hosts : QList<HostRecord>{});
+}
+
+void TestSessionLifecycle::policyRestartWaitsForAHostThatDoesNotAnswer_data()
+{
+    QTest::addColumn<bool>("downBefore");
+    QTest::newRow("down before the restart begins") << true;
+    QTest::newRow("goes down while the kernels are made anew") << false;
+}
+
+void TestSessionLifecycle::policyRestartWaitsForAHostThatDoesNotAnswer()
+{
+    // Issue 24 B: a kernel dies with its host (a reboot). The restart-session policy waits for
+    // the host — RESTARTING, desired running, its kernels UNKNOWN, the error naming it — and is
+    // done once it answers; the session never ends and nothing is left twice.
+    QFETCH(bool, downBefore);
+    auto s = launch(QStringLiteral("reboot"), QStringLiteral("multi-node"), 4,
+                    QStringLiteral("restart-session"));
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    auto kernels = m_store->kernels(s->id);
+    QVERIFY(kernels);
+    const auto it = std::find_if(kernels->cbegin(), kernels->cend(),
+                                 [&](const KernelRecord &k) { return k.host != s->networkHost; });
+    QVERIFY(it != kernels->cend());
+    const KernelRecord k = *it;
+    const auto rebooting = hostOf(k);
+    QVERIFY(rebooting->exitContainer(k.containerId, 137));
+    if (downBefore)
+        rebooting->setDown(true);
+    else
+        rebooting->addFault({QStringLiteral("createContainer"), 1,
+                             Error::make(Error::Kind::Transport, rebooting->displayName(),
+                                         QStringLiteral("connection reset by peer")),
+                             true});
+
+    ActionApplier applier(m_store.get(), m_registry.get(), m_store->identity(),
+                          QStringLiteral("tst_sessionlifecycle"));
+    applier.setStopTimeout(1);
+    KernelExit exit;
+    exit.kernelId = k.id;
+    exit.containerId = k.containerId;
+    exit.exitCode = 137;
+    exit.host = k.host;
+    auto decided = applier.handleExit(s->id, exit);
+    QVERIFY2(decided, qPrintable(decided ? QString() : decided.error().toString()));
+    QVERIFY(decided->has_value());
+    QCOMPARE(ExitDecision::name((*decided)->outcome),
+             ExitDecision::name(ExitDecision::Outcome::RestartSession));
+    QVERIFY2((*decided)->reason.contains(QStringLiteral("the restart waits: host ") + k.host),
+             qPrintable((*decided)->reason));
+
+    auto waiting = [&] {
+        auto session = m_store->session(s->id);
+        QVERIFY(session);
+        QCOMPARE(toString(session->status), toString(SessionStatus::Restarting));
+        QCOMPARE(toString(session->desired), toString(DesiredState::Running));
+        QVERIFY2(
+            session->lastError.startsWith(QStringLiteral("host %1: does not answer").arg(k.host)),
+            qPrintable(session->lastError));
+        QCOMPARE(session->restartCount, 1);
+        auto now = m_store->kernels(s->id);
+        QVERIFY(now);
+        for (const KernelRecord &r : std::as_const(*now)) {
+            if (r.host == k.host && r.id != k.id)
+                QCOMPARE(toString(r.status), toString(KernelStatus::Unknown));
+            else if (r.host != k.host)
+                QCOMPARE(toString(r.status), toString(KernelStatus::Restarting));
+        }
+    };
+    waiting();
+    if (QTest::currentTestFailed())
+        return;
+    if (downBefore) // nothing was stopped before the host was seen down
+        QCOMPARE(countOf(s->id), 5);
+
+    // Passes while the host is still down change nothing and say so once.
+    for (int pass = 0; pass < 2; ++pass) {
+        const ReconcileReport report =
+            applyOne(applier, ReconcileAction::Kind::CompleteSession, s->id);
+        QVERIFY(!report.applied.isEmpty());
+        QVERIFY(!report.applied.constFirst().done);
+        QVERIFY2(report.applied.constFirst().outcome.contains(QStringLiteral("does not answer")),
+                 qPrintable(report.applied.constFirst().outcome));
+        waiting();
+        if (QTest::currentTestFailed())
+            return;
+    }
+    auto events = m_store->events(0, 1000);
+    QVERIFY(events);
+    QCOMPARE(std::count_if(events->cbegin(), events->cend(),
+                           [](const EventRecord &e) { return e.action == u"restart-waits"; }),
+             1);
+
+    // The host answers: the next pass restarts the session, one container per kernel.
+    rebooting->setDown(false);
+    const ReconcileReport report = applyOne(applier, ReconcileAction::Kind::CompleteSession, s->id);
+    QVERIFY2(!report.applied.isEmpty() && report.applied.constFirst().done,
+             qPrintable(report.applied.isEmpty() ? report.warnings.join(u"; ")
+                                                 : report.applied.constFirst().outcome));
+    QCOMPARE(toString(m_store->session(s->id)->status), toString(SessionStatus::Running));
+    QCOMPARE(m_store->session(s->id)->restartCount, 1);
+    auto after = m_store->kernels(s->id);
+    QVERIFY(after);
+    for (const KernelRecord &r : std::as_const(*after)) {
+        QCOMPARE(toString(r.status), toString(KernelStatus::Running));
+        const auto c = hostOf(r)->container(r.containerId);
+        QVERIFY2(c && c->state == u"running", qPrintable(r.hostname));
+    }
+    QCOMPARE(countOf(s->id), 5);
+}
+
+void TestSessionLifecycle::lostLeadershipNeverRollsBack()
+{
+    // Issue 24 D.2: the controller completes an interrupted launch and loses its lease in the
+    // middle. It stops where it is: the session stays wanted, nothing is removed, no final
+    // status — the next leader finishes it. (Before: the lease's token was the launch's cancel,
+    // and the session was rolled back: desired TERMINATED, every container removed.)
+    TemplateLoader loader;
+    const QString text = templateText(QStringLiteral("lease"), QStringLiteral("multi-node"), 11);
+    auto t = loader.loadClusterFromData(text.toUtf8(), QStringLiteral("lease.yaml"));
+    QVERIFY(t);
+    LaunchRequest request;
+    request.clusterTemplate = *t;
+    request.templateSource = text;
+    Provisioner provisioner(m_store.get(), m_registry.get());
+    auto spec = provisioner.prepare(request); // stored, nothing made: an interrupted launch
+    QVERIFY2(spec, qPrintable(spec ? QString() : spec.error().toString()));
+    const QString id = spec->plan.sessionId;
+    for (const auto &h : m_fleet->hosts())
+        h->setCallDelay(20ms);
+
+    ActionApplier applier(m_store.get(), m_registry.get(), m_store->identity(),
+                          QStringLiteral("tst_sessionlifecycle"));
+    const Http::CancelToken lease;
+    applier.setCancel(lease);
+    std::thread loses([&] {
+        QElapsedTimer t;
+        t.start();
+        while (countOf(id) < 3 && t.elapsed() < 10000)
+            std::this_thread::sleep_for(1ms);
+        lease.cancel();
+    });
+    const ReconcileReport report = applyOne(applier, ReconcileAction::Kind::CompleteSession, id);
+    loses.join();
+    QVERIFY(!report.applied.isEmpty());
+    QVERIFY(!report.applied.constFirst().done);
+    qInfo().noquote() << "lease lost mid-launch:" << report.applied.constFirst().outcome;
+    auto session = m_store->session(id);
+    QVERIFY(session);
+    QCOMPARE(toString(session->desired), toString(DesiredState::Running));
+    QVERIFY2(!isFinal(session->status), qPrintable(toString(session->status)));
+    int removals = 0;
+    for (const auto &h : m_fleet->hosts())
+        removals += h->calls(QStringLiteral("removeContainer"));
+    QCOMPARE(removals, 0);
+    QVERIFY(countOf(id) >= 3);
+
+    // The next leader finishes it.
+    for (const auto &h : m_fleet->hosts())
+        h->setCallDelay(0ms);
+    ActionApplier next(m_store.get(), m_registry.get(), m_store->identity(),
+                       QStringLiteral("tst_sessionlifecycle (next leader)"));
+    const ReconcileReport finished = applyOne(next, ReconcileAction::Kind::CompleteSession, id);
+    QVERIFY2(!finished.applied.isEmpty() && finished.applied.constFirst().done,
+             qPrintable(finished.applied.isEmpty() ? finished.warnings.join(u"; ")
+                                                   : finished.applied.constFirst().outcome));
+    QCOMPARE(toString(m_store->session(id)->status), toString(SessionStatus::Running));
+    QCOMPARE(countOf(id), 12);
 }
 
 QTEST_GUILESS_MAIN(TestSessionLifecycle)
