@@ -223,6 +223,8 @@ Result<void> EtcdStore::ensureIdentity(bool newPrefix, qint64 *revision)
             if (m_storeId.isEmpty())
                 return fail(Error::Kind::Decode, where(idKey),
                             QStringLiteral("the store id is empty"));
+            if (!StoreIdentity::isWellFormed(m_storeId))
+                return fail(Error::Kind::Decode, where(idKey), StoreIdentity::malformed(m_storeId));
             auto legacy = m_client->get(legacyKey);
             if (!legacy)
                 return fail(legacy.error().withContext(QStringLiteral("reading the store id")));
@@ -418,6 +420,23 @@ Result<QJsonObject> EtcdStore::sealSecrets(const QString &sessionId,
 Result<QMap<QString, QByteArray>> EtcdStore::openSecrets(const QString &sessionId,
                                                          const QJsonObject &sealed) const
 {
+    // Plain secrets on etcd are records from before schema 2, sealed by the first console that
+    // has the store key. Once the store has a key, ClusterDeck never writes them: such a record
+    // was written by something else (anyone who can write to etcd), and its keys are not used.
+    if (!SessionSecrets::isEncrypted(sealed) &&
+        !sealed.value(QStringLiteral("values")).toObject().isEmpty()) {
+        const QByteArray keyIdKey = m_prefix + "/meta/key-id";
+        auto keyId = m_client->get(keyIdKey);
+        if (!keyId)
+            return fail(keyId.error().withContext(QStringLiteral("reading the store key's id")));
+        if (*keyId)
+            return fail(Error::Kind::Decode, QStringLiteral("session %1").arg(sessionId),
+                        QStringLiteral("its secrets are stored in plain text, which ClusterDeck "
+                                       "never writes on an etcd store with a key (%1): the "
+                                       "record was written by something else; refusing to use "
+                                       "it")
+                            .arg(where(keyIdKey)));
+    }
     return SessionSecrets::openWithStoredKey(sealed, m_storeId, sessionId);
 }
 

@@ -839,6 +839,9 @@ Result<void> SqliteStore::ensureIdentity(int fromVersion)
     if (m_storeId.isEmpty())
         return fail(Error::Kind::Decode, QStringLiteral("state store %1").arg(m_path),
                     QStringLiteral("the store has no id (table meta)"));
+    if (!StoreIdentity::isWellFormed(m_storeId))
+        return fail(Error::Kind::Decode, QStringLiteral("state store %1").arg(m_path),
+                    StoreIdentity::malformed(m_storeId));
     return {};
 }
 

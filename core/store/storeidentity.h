@@ -2,6 +2,7 @@
 
 #include <QString>
 #include <QStringList>
+#include <QUuid>
 
 namespace ClusterDeck {
 
@@ -19,6 +20,20 @@ struct StoreIdentity
         : id(std::move(storeId))
         , legacyLabels(std::move(legacy))
     {}
+
+    // A store id is a UUID in its canonical form and nothing else: it names files (the store
+    // key) and labels, so a tampered `meta/id` such as "../../x" must never be used.
+    static bool isWellFormed(const QString &storeId)
+    {
+        const QUuid uuid = QUuid::fromString(storeId);
+        return !uuid.isNull() && uuid.toString(QUuid::WithoutBraces) == storeId;
+    }
+    static QString malformed(const QString &storeId)
+    {
+        return QStringLiteral("the store id \"%1\" is not a UUID: something other than ClusterDeck "
+                              "wrote it; refusing to use the store")
+            .arg(storeId.left(80));
+    }
 
     // Does an object with store label `label`, of a session the store knows (`knownSession`) or
     // not, belong to this store? An empty id owns nothing, not even an unlabelled object.

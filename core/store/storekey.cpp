@@ -2,6 +2,7 @@
 
 #include "common/privatefiles.h"
 #include "secretbox.h"
+#include "storeidentity.h"
 
 #include <QDir>
 #include <QFile>
@@ -40,9 +41,9 @@ Result<StoreKey> StoreKey::parse(const QByteArray &text, const QString &where)
                         .arg(QString::fromUtf8(words[1])));
     StoreKey k;
     k.storeId = QString::fromUtf8(words[2]);
-    if (QUuid::fromString(k.storeId).isNull())
+    if (!StoreIdentity::isWellFormed(k.storeId))
         return fail(Error::Kind::Decode, where,
-                    QStringLiteral("the store id \"%1\" is not a UUID").arg(k.storeId));
+                    QStringLiteral("the store id \"%1\" is not a UUID").arg(k.storeId.left(80)));
     auto key = QByteArray::fromBase64Encoding(words[3], QByteArray::AbortOnBase64DecodingErrors);
     if (!key || key.decoded.size() != SecretBox::kKeySize)
         return fail(Error::Kind::Decode, where,
@@ -71,6 +72,10 @@ QString StoreKey::pathFor(const QString &storeId, const QProcessEnvironment &env
 
 Result<std::optional<StoreKey>> StoreKey::load(const QString &storeId)
 {
+    // The id names the file: never a path out of the key folder.
+    if (!StoreIdentity::isWellFormed(storeId))
+        return fail(Error::Kind::Invalid, QStringLiteral("store key"),
+                    StoreIdentity::malformed(storeId));
     const QString path = pathFor(storeId);
     QFile f(path);
     if (!f.exists())
@@ -91,6 +96,9 @@ Result<std::optional<StoreKey>> StoreKey::load(const QString &storeId)
 
 Result<void> StoreKey::save() const
 {
+    if (!StoreIdentity::isWellFormed(storeId))
+        return fail(Error::Kind::Invalid, QStringLiteral("store key"),
+                    StoreIdentity::malformed(storeId));
     return PrivateFiles::writeFile(pathFor(storeId), toText());
 }
 

@@ -257,6 +257,8 @@ private Q_SLOTS:
     void lockTwoProcesses();
     void refusesNewerSchema();
     void storeIdentity();
+    void tamperedStoreIdIsRefused();
+    void plainSecretsOnlyWhereTheyBelong();
     void legacyStoreLabelAfterMigration();
     void tenThousandKernels();
     void lockLostIsNoticed();
@@ -1040,6 +1042,57 @@ void TestStoreContract::storeIdentity()
     qInfo("%s: store id %s, after re-creation %s", qPrintable(m_backend), qPrintable(id),
           qPrintable(fresh->storeId()));
     m_store = std::move(fresh);
+}
+
+// Issue 24 D.12: the store id names the store key's file; one that is not a UUID (a tampered
+// meta/id such as "../../x") makes the store refuse to open instead of writing, chmodding or
+// deleting files outside the key folder.
+void TestStoreContract::tamperedStoreIdIsRefused()
+{
+    m_store.reset();
+    const QByteArray tampered = "../../tampered";
+    if (backend() == u"sqlite") {
+        const QByteArray path = m_url.mid(QStringLiteral("sqlite://").size()).toUtf8();
+        sqlite3 *db = nullptr;
+        QCOMPARE(sqlite3_open(path.constData(), &db), SQLITE_OK);
+        const QByteArray sql = "UPDATE meta SET value = '" + tampered + "' WHERE key = 'id'";
+        QCOMPARE(sqlite3_exec(db, sql.constData(), nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(db);
+    } else {
+        CHECK_OK(m_etcd->put((m_etcdPrefix + QStringLiteral("/meta/id")).toUtf8(), tampered));
+    }
+    auto refused = openStore(m_url);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.contains(QStringLiteral("is not a UUID")),
+             qPrintable(refused.error().toString()));
+    qInfo("%s: %s", qPrintable(m_backend), qPrintable(refused.error().toString()));
+}
+
+// Plain-text secrets are SQLite's format (the file is the user's alone). On etcd they are
+// records from before the store key; once the store has a key, ClusterDeck never writes them,
+// and one found is refused, not used (issue 24 D.12).
+void TestStoreContract::plainSecretsOnlyWhereTheyBelong()
+{
+    const SessionRecord s = makeSession();
+    CHECK_OK(m_store->createSession(s, {}));
+    const QJsonObject plain{
+        {QStringLiteral("format"), QStringLiteral("plain")},
+        {QStringLiteral("values"),
+         QJsonObject{
+             {QStringLiteral("s1"), QString::fromLatin1(QByteArray("injected").toBase64())}}}};
+    if (backend() == u"sqlite") {
+        auto opened = m_store->openSecrets(s.id, plain);
+        CHECK_OK(opened);
+        QCOMPARE(opened->value(QStringLiteral("s1")), QByteArray("injected"));
+        return;
+    }
+    // Without a key (a store from before schema 2, not sealed yet) they are read.
+    CHECK_OK(m_store->openSecrets(s.id, plain));
+    CHECK_OK(m_etcd->put((m_etcdPrefix + QStringLiteral("/meta/key-id")).toUtf8(), "sha256:x"));
+    auto refused = m_store->openSecrets(s.id, plain);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.contains(QStringLiteral("plain text")),
+             qPrintable(refused.error().toString()));
 }
 
 // A store from before the store id gets one when opened, and remembers its URL as the label its
