@@ -9,6 +9,7 @@
 #include <QElapsedTimer>
 
 #include <algorithm>
+#include <limits>
 
 namespace ClusterDeck {
 
@@ -73,8 +74,11 @@ HostAllocation HostInspector::allocationFor(const QString &hostName,
         ++allocation.kernels;
         if (kernel.cpus)
             allocation.cpus += *kernel.cpus;
-        if (kernel.memoryBytes)
-            allocation.memoryBytes += *kernel.memoryBytes;
+        // Saturating: records are input too, and a wrapped sum would make a full host look empty.
+        if (kernel.memoryBytes &&
+            __builtin_add_overflow(allocation.memoryBytes, std::max<qint64>(0, *kernel.memoryBytes),
+                                   &allocation.memoryBytes))
+            allocation.memoryBytes = std::numeric_limits<qint64>::max();
         if (!kernel.cpus || !kernel.memoryBytes)
             ++allocation.unlimitedKernels;
     }

@@ -3,6 +3,7 @@
 #include <QSet>
 
 #include <algorithm>
+#include <limits>
 
 namespace ClusterDeck {
 
@@ -17,7 +18,15 @@ double cpusOf(const KernelSpec &k)
 
 qint64 memOf(const KernelSpec &k)
 {
-    return k.resources.memoryBytes.value_or(0);
+    return std::max<qint64>(0, k.resources.memoryBytes.value_or(0));
+}
+
+// Memory requests add up without overflow: a sum past qint64 is the largest value, which fits
+// nowhere (a wrapped sum would be negative and "fit").
+qint64 addMemory(qint64 a, qint64 b)
+{
+    qint64 sum = 0;
+    return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<qint64>::max() : sum;
 }
 
 QString formatCpus(double cpus)
@@ -67,15 +76,16 @@ QString shortfall(const HostCapacity &host, const Load &planned, double needCpus
         return QStringLiteral("lacks labels %1").arg(labelText(needLabels));
     QStringList missing;
     const double cpuFree = host.cpusFree() - planned.cpus;
-    const qint64 memFree = host.memFree() - planned.mem;
+    // Both are at least 0 and at most qint64's largest: the difference cannot overflow.
+    const qint64 memFree = std::max<qint64>(0, host.memFree()) - planned.mem;
     if (needCpus > cpuFree + 1e-9)
         missing.append(
             QStringLiteral("%1 CPUs free, short by %2")
                 .arg(formatCpus(std::max(0.0, cpuFree)), formatCpus(needCpus - cpuFree)));
     if (needMem > memFree)
-        missing.append(
-            QStringLiteral("%1 memory free, short by %2")
-                .arg(formatBytes(std::max<qint64>(0, memFree)), formatBytes(needMem - memFree)));
+        missing.append(QStringLiteral("%1 memory free, short by %2")
+                           .arg(formatBytes(std::max<qint64>(0, memFree)),
+                                formatBytes(memFree > 0 ? needMem - memFree : needMem)));
     return missing.join(QStringLiteral(", "));
 }
 
@@ -87,7 +97,7 @@ Result<Placement> placeSingle(const ClusterPlan &plan, const QList<HostCapacity>
     QMap<QString, QString> needLabels;
     for (const KernelSpec &k : plan.kernels) {
         needCpus += cpusOf(k);
-        needMem += memOf(k);
+        needMem = addMemory(needMem, memOf(k));
         for (auto it = k.hostLabels.cbegin(); it != k.hostLabels.cend(); ++it) {
             if (needLabels.contains(it.key()) && needLabels.value(it.key()) != it.value()) {
                 return fail(Error::Kind::Invalid, kWhere,
@@ -201,7 +211,7 @@ Result<Placement> placeMulti(const ClusterPlan &plan, const QList<HostCapacity> 
         }
         Load &l = load[chosen->name];
         l.cpus += cpusOf(k);
-        l.mem += memOf(k);
+        l.mem = addMemory(l.mem, memOf(k));
         ++l.kernels;
         p.hostOf.insert(k.hostname, chosen->name);
         if (!p.hostsUsed.contains(chosen->name))

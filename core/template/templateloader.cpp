@@ -710,7 +710,8 @@ private:
                 r.memoryBytes = parseMemory(*s);
                 if (!r.memoryBytes)
                     error(m, mPath,
-                          QStringLiteral("expected a memory size such as 512m or 4g, got '%1'")
+                          QStringLiteral("expected a memory size such as 512m or 4g (at most "
+                                         "1024t), got '%1'")
                               .arg(*s));
             }
         }
@@ -980,7 +981,7 @@ QStringList TemplateLoader::taskKeys()
         QStringLiteral("command"),    QStringLiteral("workingDir"), QStringLiteral("user"),
         QStringLiteral("env"),        QStringLiteral("resources"),  QStringLiteral("mounts"),
         QStringLiteral("bootstrap"),  QStringLiteral("ports"),      QStringLiteral("bindAddress"),
-        QStringLiteral("labels"),      QStringLiteral("onScale")};
+        QStringLiteral("labels"),     QStringLiteral("onScale")};
 }
 
 template<typename T>

@@ -41,7 +41,7 @@ std::optional<qint64> parseMemory(const QString &text)
         break;
     }
     const double bytes = std::round(number * factor);
-    if (bytes < 1 || bytes > double(std::numeric_limits<qint64>::max() / 2))
+    if (bytes < 1 || bytes > double(kMaxMemoryBytes))
         return std::nullopt;
     return qint64(bytes);
 }

@@ -12,8 +12,11 @@ namespace ClusterDeck::TemplateValues {
 // Value syntax shared by the loader, the writer, the resolver and the CLI, so every place accepts
 // and prints the same spellings.
 
+// The most memory one kernel may ask for (1 PiB): far beyond any host, and small enough that the
+// requests of a whole fleet add up without overflow.
+constexpr qint64 kMaxMemoryBytes = qint64(1) << 50;
 // `512m`, `4g`, `1.5g`, `1024`, `256Mi`, `2GB` (binary units: k = 1024) -> bytes; nullopt if
-// invalid.
+// invalid, below one byte or above kMaxMemoryBytes.
 std::optional<qint64> parseMemory(const QString &text);
 // The shortest exact spelling: 4294967296 -> "4g", 1536 MiB -> "1536m".
 QString formatMemory(qint64 bytes);

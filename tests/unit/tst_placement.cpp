@@ -3,6 +3,8 @@
 
 #include <QTest>
 
+#include <limits>
+
 using namespace ClusterDeck;
 
 using HostCounts = QMap<QString, int>;
@@ -187,6 +189,13 @@ void TestPlacement::doesNotFit_data()
         << QStringList{"fits on no single host, and as multi-node", "role worker does not fit"};
     QTest::newRow("no hosts at all") << int(ClusterMode::SingleNode) << 1 << 1.0 << GiB
                                      << QList<HostCapacity>{} << QStringList{"no hosts registered"};
+    // Issue 24 D.13: requests that add up past qint64 (a stored spec is input too) fit nowhere;
+    // a wrapped sum was negative and "fit".
+    const qint64 half = std::numeric_limits<qint64>::max() / 2;
+    QTest::newRow("single-node: memory adding up past qint64")
+        << int(ClusterMode::SingleNode) << 2 << 0.1 << half
+        << QList<HostCapacity>{host("h1", 64, qint64(1) << 60, 0, true)}
+        << QStringList{"fits on no single host", "memory free, short by"};
 }
 
 void TestPlacement::doesNotFit()

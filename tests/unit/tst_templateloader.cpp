@@ -217,7 +217,12 @@ void TestTemplateLoader::errors_data()
         << QByteArray("name: x\nroles:\n  - name: w\n    task:\n      image: b\n      resources: "
                       "{memory: 4 gigs}\n")
         << QStringList{"t.yaml:6:27 roles[0].task.resources.memory: expected a memory size such as "
-                       "512m or 4g, got '4 gigs'"};
+                       "512m or 4g (at most 1024t), got '4 gigs'"};
+    QTest::newRow("memory beyond 1 PiB (sums would overflow)")
+        << QByteArray("name: x\nroles:\n  - name: w\n    task:\n      image: b\n      resources: "
+                      "{memory: 4000000t}\n")
+        << QStringList{"t.yaml:6:27 roles[0].task.resources.memory: expected a memory size such as "
+                       "512m or 4g (at most 1024t), got '4000000t'"};
     QTest::newRow("cpu syntax")
         << QByteArray("name: x\nroles:\n  - name: w\n    task:\n      image: b\n      resources: "
                       "{cpus: -1}\n")
