@@ -948,6 +948,16 @@ Result<void> Provisioner::prepareHosts(Run &run)
                               if (!made)
                                   return fail(made.error().withContext(
                                       QStringLiteral("creating volume %1").arg(m.source)));
+                              // Docker returns a volume of that name made meanwhile by someone
+                              // else: used, never removed by our rollback.
+                              if (made->labels.value(ProvisionLabels::session()) !=
+                                      run.spec.plan.sessionId ||
+                                  made->labels.value(ProvisionLabels::store()) != run.storeId) {
+                                  qCInfo(lcProvision).noquote()
+                                      << "volume" << m.source << "on host" << host
+                                      << "was made meanwhile by someone else: used, not ours";
+                                  return {};
+                              }
                               std::lock_guard lock(run.mutex);
                               run.volumesMade[host].append(m.source);
                               return {};
@@ -1787,6 +1797,20 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
             if (!call) {
                 outOfTime(it.key());
                 break;
+            }
+            // By name only after its labels say it is this session's, made by this store: a
+            // volume is found by name, and the admin's (or another session's) must survive.
+            auto info = (*client)->inspectVolume(v, *call);
+            if (!info) {
+                if (!isGone(info.error()))
+                    note(it.key(), info.error());
+                continue;
+            }
+            if (info->labels.value(ProvisionLabels::session()) != spec.plan.sessionId ||
+                info->labels.value(ProvisionLabels::store()) != m_store->storeId()) {
+                qCInfo(lcProvision).noquote() << "volume" << v << "on host" << it.key()
+                                              << "is not this session's: left alone";
+                continue;
             }
             auto ok = (*client)->removeVolume(v, true, *call);
             if (!ok && !isGone(ok.error()))

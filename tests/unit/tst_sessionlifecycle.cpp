@@ -14,6 +14,7 @@
 #include "store/statestore.h"
 #include "store/storefactory.h"
 #include "template/templateloader.h"
+#include "template/templatevalues.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
@@ -94,11 +95,14 @@ private Q_SLOTS:
     void policyRestartWaitsForAHostThatDoesNotAnswer_data();
     void policyRestartWaitsForAHostThatDoesNotAnswer();
     void lostLeadershipNeverRollsBack();
+    void rollbackRemovesOnlyItsOwnVolumes_data();
+    void rollbackRemovesOnlyItsOwnVolumes();
 
 private:
     Result<SessionRecord> launch(const QString &name, const QString &mode, int workers,
                                  const QString &failurePolicy = QStringLiteral("terminate-session"),
-                                 const QString &successPolicy = {});
+                                 const QString &successPolicy = {},
+                                 const QList<Mount> &mounts = {});
     // Containers of a session on every fake host, host → container names.
     QMap<QString, QStringList> containersOf(const QString &sessionId) const;
     int countOf(const QString &sessionId) const;
@@ -135,7 +139,8 @@ void TestSessionLifecycle::cleanup()
 
 Result<SessionRecord> TestSessionLifecycle::launch(const QString &name, const QString &mode,
                                                    int workers, const QString &failurePolicy,
-                                                   const QString &successPolicy)
+                                                   const QString &successPolicy,
+                                                   const QList<Mount> &mounts)
 {
     TemplateLoader loader;
     const QString text = templateText(name, mode, workers, failurePolicy, successPolicy);
@@ -147,6 +152,7 @@ Result<SessionRecord> TestSessionLifecycle::launch(const QString &name, const QS
     request.templateSource = text;
     request.actor = QStringLiteral("tst_sessionlifecycle");
     request.options.sessionId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    request.options.mounts = mounts;
     Provisioner provisioner(m_store.get(), m_registry.get());
     provisioner.setSettlePeriod(0ms);
     provisioner.setCallTimeout(5s);
@@ -785,6 +791,43 @@ void TestSessionLifecycle::lostLeadershipNeverRollsBack()
                                                    : finished.applied.constFirst().outcome));
     QCOMPARE(toString(m_store->session(id)->status), toString(SessionStatus::Running));
     QCOMPARE(countOf(id), 12);
+}
+
+void TestSessionLifecycle::rollbackRemovesOnlyItsOwnVolumes_data()
+{
+    QTest::addColumn<bool>("existsAlready");
+    QTest::newRow("made by the launch: removed by its rollback") << false;
+    QTest::newRow("the admin's, made while the launch looked: kept") << true;
+}
+
+void TestSessionLifecycle::rollbackRemovesOnlyItsOwnVolumes()
+{
+    // Issue 24 D.4: Docker's volume create returns an existing volume of the name. A launch that
+    // found none, then "created" one the admin made meanwhile, must not remove it when it rolls
+    // back; a volume it did make goes with the rollback.
+    QFETCH(bool, existsAlready);
+    const QString volume = QStringLiteral("shared-data");
+    for (const auto &h : m_fleet->hosts()) {
+        if (existsAlready) {
+            Docker::VolumeSpec admins;
+            admins.name = volume;
+            admins.labels = {{QStringLiteral("owner"), QStringLiteral("admin")}};
+            QVERIFY(h->createVolume(admins));
+            // The launch's look finds nothing: the admin's create comes just after it.
+            h->failNth(QStringLiteral("inspectVolume"), 1, Error::Kind::NotFound, 404);
+        }
+        h->failNth(QStringLiteral("startContainer"), 2);
+    }
+    auto mount = TemplateValues::parseMountSpec(volume + QStringLiteral(":/data"));
+    QVERIFY(mount);
+    auto s = launch(QStringLiteral("vol"), QStringLiteral("multi-node"), 5,
+                    QStringLiteral("terminate-session"), {}, {*mount});
+    QVERIFY(!s);
+    for (const auto &h : m_fleet->hosts()) {
+        QCOMPARE(h->volumeNames().contains(volume), existsAlready);
+        if (existsAlready)
+            QCOMPARE(h->calls(QStringLiteral("removeVolume")), 0);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSessionLifecycle)
