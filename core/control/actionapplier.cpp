@@ -357,6 +357,7 @@ ActionApplier::Outcome ActionApplier::removeObject(const ReconcileAction &a)
     // only this store's id makes it ours.
     QString id;
     QMap<QString, QString> labels;
+    bool kernelName = true; // a container also has the name its labels give it
     if (network) {
         auto info = (*client)->inspectNetwork(a.objectId, call);
         if (!info)
@@ -371,6 +372,7 @@ ActionApplier::Outcome ActionApplier::removeObject(const ReconcileAction &a)
                                         : Outcome{false, info.error().toString()};
         id = info->id;
         labels = info->labels;
+        kernelName = ProvisionLabels::isKernelContainerName(info->name, labels);
     }
     const bool knownSession = a.kind == Kind::RemoveStrayContainer;
     const bool checkKernel = a.kind == Kind::RemoveStrayContainer;
@@ -378,6 +380,9 @@ ActionApplier::Outcome ActionApplier::removeObject(const ReconcileAction &a)
         labels.value(ProvisionLabels::session()) != a.sessionId ||
         (checkKernel && labels.value(ProvisionLabels::kernel()) != a.kernelId))
         return {false, QStringLiteral("left alone: its labels changed")};
+    if (!kernelName)
+        return {false, QStringLiteral("left alone: its name is not the one its labels give a "
+                                      "kernel's container (made from a committed image?)")};
     Docker::RemoveContainerOptions rm;
     rm.force = true;
     auto removed =
@@ -422,7 +427,8 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
         call.cancel = m_cancel;
         for (const Docker::ContainerSummary &c : listing.containers) {
             if (c.labels.value(ProvisionLabels::session()) != a.sessionId ||
-                !m_self.owns(c.labels.value(ProvisionLabels::store()), true))
+                !m_self.owns(c.labels.value(ProvisionLabels::store()), true) ||
+                !ProvisionLabels::isKernelContainerName(c.names.value(0), c.labels))
                 continue;
             Docker::RemoveContainerOptions rm;
             rm.force = true;

@@ -22,6 +22,13 @@ bool isOurs(const Docker::Labels &labels, const StoreIdentity &self, bool knownS
     return self.owns(labels.value(ProvisionLabels::store()), knownSession);
 }
 
+// A container is ours by its labels and the name they give it (see isKernelContainerName).
+bool isOurs(const Docker::ContainerSummary &c, const StoreIdentity &self, bool knownSession)
+{
+    return isOurs(c.labels, self, knownSession) &&
+           ProvisionLabels::isKernelContainerName(c.names.value(0), c.labels);
+}
+
 qint64 networkCreated(const Docker::NetworkInfo &n)
 {
     const QDateTime at = QDateTime::fromString(n.created, Qt::ISODateWithMs);
@@ -38,7 +45,7 @@ const Docker::ContainerSummary *containerOf(const HostListing &listing, const Ke
     for (const Docker::ContainerSummary &c : listing.containers) {
         if (c.labels.value(ProvisionLabels::kernel()) != kernel.id ||
             c.labels.value(ProvisionLabels::session()) != kernel.sessionId ||
-            !isOurs(c.labels, self, true))
+            !isOurs(c, self, true))
             continue;
         if (!kernel.containerId.isEmpty() && c.id == kernel.containerId)
             return &c;
@@ -138,10 +145,15 @@ ReconcilePlan planReconcile(const Observed &o, const StoreIdentity &self,
             continue;
         }
         int foreign = 0;
+        int misnamed = 0;
         int recent = 0;
         for (const Docker::ContainerSummary &c : listing.containers) {
             if (!isOurs(c.labels, self, sessionById.contains(c.labels.value(sessionLabel)))) {
                 ++foreign;
+                continue;
+            }
+            if (!ProvisionLabels::isKernelContainerName(c.names.value(0), c.labels)) {
+                ++misnamed;
                 continue;
             }
             const QString sid = c.labels.value(sessionLabel);
@@ -195,6 +207,13 @@ ReconcilePlan planReconcile(const Observed &o, const StoreIdentity &self,
                                              "store label left alone")
                                   .arg(host)
                                   .arg(foreign));
+        if (misnamed > 0)
+            plan.notes.append(
+                QStringLiteral("host %1: %2 container(s) with this store's labels but "
+                               "not a kernel's name (run from an image committed "
+                               "from a kernel?) left alone")
+                    .arg(host)
+                    .arg(misnamed));
         if (recent > 0)
             plan.notes.append(QStringLiteral("host %1: %2 object(s) of unknown sessions younger "
                                              "than the %3 s grace period left for now")
@@ -219,8 +238,8 @@ ReconcilePlan planReconcile(const Observed &o, const StoreIdentity &self,
             if (!it->reachable)
                 continue;
             for (const Docker::ContainerSummary &c : it->containers)
-                anyObjects = anyObjects ||
-                             (c.labels.value(sessionLabel) == s.id && isOurs(c.labels, self, true));
+                anyObjects =
+                    anyObjects || (c.labels.value(sessionLabel) == s.id && isOurs(c, self, true));
             for (const Docker::NetworkInfo &n : it->networks)
                 anyObjects = anyObjects ||
                              (n.labels.value(sessionLabel) == s.id && isOurs(n.labels, self, true));

@@ -1704,11 +1704,13 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
             return;
         }
         for (const Docker::ContainerSummary &c : std::as_const(*listed)) {
-            if (ownsObject(c.labels, sessionId, kernelIds))
+            if (ownsObject(c.labels, sessionId, kernelIds) &&
+                ProvisionLabels::isKernelContainerName(c.names.value(0), c.labels))
                 targets.append(c.id);
             else
                 qCInfo(lcProvision) << "left alone:" << c.names.value(0) << "on host" << host
-                                    << "(labels of another store or kernel)";
+                                    << "(labels of another store or kernel, or not a kernel's "
+                                       "name)";
         }
         // At most m_perHostLimit DELETEs at this host at once, not all of them.
         Concurrent::forEachPerHost(

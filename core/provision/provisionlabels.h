@@ -32,4 +32,21 @@ inline QString store()
     return QStringLiteral("io.clusterdeck.store");
 }
 
+// The name of a kernel's container: cd-<first 8 characters of the session id>-<hostname>.
+inline QString containerName(const QString &sessionId, const QString &hostname)
+{
+    return QStringLiteral("cd-%1-%2").arg(sessionId.left(8), hostname);
+}
+
+// Labels alone do not make a container a kernel's: one run from an image committed from a kernel
+// inherits them, under a name of its own. A kernel's container also has the name its labels
+// give it (`name` as Docker lists it, with or without the leading '/').
+template<typename Labels>
+bool isKernelContainerName(QStringView name, const Labels &labels)
+{
+    if (name.startsWith(u'/'))
+        name = name.mid(1);
+    return name == containerName(labels.value(session()), labels.value(hostname()));
+}
+
 } // namespace ClusterDeck::ProvisionLabels

@@ -47,7 +47,8 @@ Result<QString> ownedContainer(Docker::DockerHost &client, const KernelRecord &k
         return fail(info.error());
     if (info->labels.value(ProvisionLabels::session()) != k.sessionId ||
         info->labels.value(ProvisionLabels::kernel()) != k.id ||
-        !self.owns(info->labels.value(ProvisionLabels::store()), true))
+        !self.owns(info->labels.value(ProvisionLabels::store()), true) ||
+        !ProvisionLabels::isKernelContainerName(info->name, info->labels))
         return fail(Error::Kind::Conflict, QStringLiteral("host %1").arg(k.host),
                     QStringLiteral("container %1 on host %2 is not kernel %3 of this store's "
                                    "session (its labels differ); left alone")

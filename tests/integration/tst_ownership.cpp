@@ -12,6 +12,7 @@
 #include "template/templateloader.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -57,6 +58,7 @@ private Q_SLOTS:
     void initTestCase();
     void newStoreAtTheSamePathLeavesTheOldOnesContainers();
     void rollbackLeavesASameNamedForeignContainer();
+    void containerOfACommittedKernelIsNotOurs();
 
 private:
     Proc cli(const QString &storeUrl, const QStringList &args, int timeoutMs = 240000) const
@@ -271,6 +273,50 @@ void TestOwnership::rollbackLeavesASameNamedForeignContainer()
                              .arg(name);
     for (const QString &h : m_lab.names())
         m_lab.docker(h, {QStringLiteral("rm"), QStringLiteral("-f"), name});
+}
+
+// Issue 24 D.5: an admin commits a kernel's container to an image and runs a container from it:
+// that container inherits every io.clusterdeck.* label, this store's id included. It is not a
+// kernel's (its name is its own): a reconcile pass and `rm` of the session leave it alone.
+// (Before: the pass removed it as "an older container" of the kernel, and rm removed it too.)
+void TestOwnership::containerOfACommittedKernelIsNotOurs()
+{
+    const QString url = QStringLiteral("sqlite://") + m_dir.filePath(QStringLiteral("commit.db"));
+    addHosts(url);
+    const QString file = m_dir.filePath(QStringLiteral("commit.yaml"));
+    QVERIFY(writeTextFile(file, kTemplate));
+    const Proc launched = cli(url, {QStringLiteral("launch"), file, QStringLiteral("--json")});
+    QVERIFY2(launched.exitCode == 0, launched.err.constData());
+    const QJsonObject session = QJsonDocument::fromJson(launched.out).object();
+    const QString sid = session.value(QStringLiteral("id")).toString();
+    const QJsonObject worker = session.value(QStringLiteral("kernels")).toArray().at(1).toObject();
+    const QString host = worker.value(QStringLiteral("host")).toString();
+    const QString kernelContainer = worker.value(QStringLiteral("container_id")).toString();
+    QVERIFY(!host.isEmpty() && !kernelContainer.isEmpty());
+
+    const QString image = QStringLiteral("cdtest/committed:") + sid.left(8);
+    const QString copy = QStringLiteral("copy-of-") + sid.left(8);
+    const Proc committed = m_lab.docker(host, {QStringLiteral("commit"), kernelContainer, image});
+    QVERIFY2(committed.exitCode == 0, committed.err.constData());
+    const Proc ran = m_lab.docker(
+        host, {QStringLiteral("run"), QStringLiteral("-d"), QStringLiteral("--name"), copy, image});
+    QVERIFY2(ran.exitCode == 0, ran.err.constData());
+    const QString labels =
+        QString::fromUtf8(m_lab
+                              .docker(host, {QStringLiteral("inspect"), QStringLiteral("-f"),
+                                             QStringLiteral("{{json .Config.Labels}}"), copy})
+                              .out);
+    QVERIFY2(labels.contains(sid), qPrintable(labels)); // it does carry the session's labels
+
+    const Proc reconciled = cli(url, {QStringLiteral("reconcile"), QStringLiteral("--json")});
+    QVERIFY2(reconciled.exitCode == 0, reconciled.err.constData());
+    QVERIFY2(running(sid).contains(copy), reconciled.out.constData());
+    const Proc rm = cli(url, {QStringLiteral("rm"), sid});
+    QVERIFY2(rm.exitCode == 0, rm.err.constData());
+    QCOMPARE(running(sid), QStringList{copy});
+
+    QCOMPARE(m_lab.docker(host, {QStringLiteral("rm"), QStringLiteral("-f"), copy}).exitCode, 0);
+    QCOMPARE(m_lab.docker(host, {QStringLiteral("rmi"), image}).exitCode, 0);
 }
 
 QTEST_GUILESS_MAIN(TestOwnership)

@@ -102,9 +102,9 @@ public:
     World &scaling(const QString &id, const QString &phase)
     {
         QJsonObject o = sessionRef(id).launchOptions;
-        o.insert(QStringLiteral("scale"), QJsonObject{{QStringLiteral("phase"), phase},
-                                                      {QStringLiteral("counts"),
-                                                       QStringLiteral("worker=3")}});
+        o.insert(QStringLiteral("scale"),
+                 QJsonObject{{QStringLiteral("phase"), phase},
+                             {QStringLiteral("counts"), QStringLiteral("worker=3")}});
         sessionRef(id).launchOptions = o;
         return *this;
     }
@@ -182,6 +182,14 @@ public:
     {
         QList<Docker::ContainerSummary> &list = m_o.hosts[host].containers;
         list.removeIf([&](const Docker::ContainerSummary &c) { return c.id == id; });
+        return *this;
+    }
+    // The container `id` on `host` gets another name (one run from a committed kernel image).
+    World &rename(const QString &host, const QString &id, const QString &name)
+    {
+        for (Docker::ContainerSummary &c : m_o.hosts[host].containers)
+            if (c.id == id)
+                c.names = {name};
         return *this;
     }
     World &removeNetworks(const QString &host)
@@ -289,6 +297,21 @@ void TestReconcilePlanner::plan_data()
         << Observed(World().healthy(s1).container(h1, s1, QStringLiteral("worker7"), "running",
                                                   "Up 1 hour", 3600, kOtherStore))
         << QStringList{} << "other stores or without a store label";
+    // Issue 24 D.5: labels inherited from an image committed from a kernel are not ownership.
+    QTest::newRow("a committed kernel's copy (this store's labels, its own name): left alone")
+        << Observed(World()
+                        .healthy(s1)
+                        .container(h2, s1, w1, "running", "Up 1 minute", 7200, kStore,
+                                   QStringLiteral("c-copy"))
+                        .rename(h2, QStringLiteral("c-copy"), QStringLiteral("copy-of-worker1")))
+        << QStringList{}
+        << "host h2: 1 container(s) with this store's labels but not a kernel's name";
+    QTest::newRow("a committed orphan's copy: not removed as an orphan")
+        << Observed(World()
+                        .up(h1)
+                        .container(h1, s9, w1, "exited", "Exited (0) 1 hour ago", 7200)
+                        .rename(h1, cid(s9, w1), QStringLiteral("/my-copy")))
+        << QStringList{} << "not a kernel's name";
     QTest::newRow("orphan network older than the grace period: removed")
         << Observed(World().up(h1).network(h1, s9, 600))
         << QStringList{act(Kind::RemoveOrphanNetwork, s9, {}, h1, QStringLiteral("n-s9"))} << "";
