@@ -1,3 +1,4 @@
+#include "common/logging.h"
 #include "common/version.h"
 #include "console/consolecontroller.h"
 #include "hosts/localdockeroffer.h"
@@ -8,6 +9,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSettings>
 
 #include <cstdio>
 
@@ -19,6 +21,9 @@ int main(int argc, char *argv[])
     QApplication::setApplicationVersion(ClusterDeck::versionString());
     QApplication::setOrganizationName(QStringLiteral("ClusterDeck"));
     QApplication::setOrganizationDomain(QStringLiteral("clusterdeck.io"));
+    // Like the CLI: warnings and errors on the terminal, the rest on request (Help > Diagnostics).
+    ClusterDeck::Logging::applyDefaultRules(
+        QSettings().value(QStringLiteral("diagnostics/verbose"), false).toBool());
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("ClusterDeck desktop console"));

@@ -10,3 +10,16 @@ Q_LOGGING_CATEGORY(lcStore, "clusterdeck.store")
 Q_LOGGING_CATEGORY(lcHost, "clusterdeck.host")
 Q_LOGGING_CATEGORY(lcControl, "clusterdeck.control")
 Q_LOGGING_CATEGORY(lcRegistry, "clusterdeck.registry")
+
+namespace ClusterDeck::Logging {
+
+void applyDefaultRules(bool verbose)
+{
+    if (!qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
+        return;
+    QLoggingCategory::setFilterRules(
+        verbose ? QStringLiteral("clusterdeck.*.debug=true\nclusterdeck.*.info=true")
+                : QStringLiteral("clusterdeck.*.debug=false\nclusterdeck.*.info=false"));
+}
+
+} // namespace ClusterDeck::Logging

@@ -13,3 +13,12 @@ Q_DECLARE_LOGGING_CATEGORY(lcStore)
 Q_DECLARE_LOGGING_CATEGORY(lcHost)
 Q_DECLARE_LOGGING_CATEGORY(lcControl)
 Q_DECLARE_LOGGING_CATEGORY(lcRegistry)
+
+namespace ClusterDeck::Logging {
+
+// What programs an admin runs print by default: ClusterDeck's warnings and errors, not its debug
+// and info lines (one GUI session printed 189 HTTP requests in two minutes). `verbose` turns them
+// on (the console's Help > Diagnostics). QT_LOGGING_RULES, when set, always wins.
+void applyDefaultRules(bool verbose = false);
+
+} // namespace ClusterDeck::Logging

@@ -1,3 +1,4 @@
+#include "common/logging.h"
 #include "console/consolecontroller.h"
 #include "gui/sessionfixtures.h"
 #include "mainwindow/mainwindow.h"
@@ -54,6 +55,7 @@ private Q_SLOTS:
     void trayNotices();
     void trayNotifiesOnlyWhenOutOfSight_data();
     void trayNotifiesOnlyWhenOutOfSight();
+    void diagnosticsAreOffUntilAsked();
 
 private:
     // A controller on a fresh SQLite store holding session "alpha" (1 master, 2 workers).
@@ -405,6 +407,35 @@ void TestMainWindow::trayNotifiesOnlyWhenOutOfSight()
     QCOMPARE(shown.size(), notices);
     if (notices > 0)
         QVERIFY(shown[0].title.contains(QStringLiteral("alpha")));
+}
+
+// Issue 29: the console prints ClusterDeck's debug and info lines (every HTTP request) only when
+// asked, with Help > Diagnostic Output, which is kept across runs.
+void TestMainWindow::diagnosticsAreOffUntilAsked()
+{
+    qunsetenv("QT_LOGGING_RULES");
+    Logging::applyDefaultRules();
+    QVERIFY(!lcHttp().isDebugEnabled());
+    QVERIFY(!lcControl().isInfoEnabled());
+    QVERIFY(lcControl().isWarningEnabled());
+    auto controller = makeController();
+    QVERIFY(controller);
+    {
+        MainWindow window(controller.get());
+        auto *diagnostics = window.findChild<QAction *>(QStringLiteral("diagnostics"));
+        QVERIFY(diagnostics);
+        QVERIFY(!diagnostics->isChecked());
+        diagnostics->trigger();
+        QVERIFY(lcHttp().isDebugEnabled());
+        QVERIFY(lcControl().isInfoEnabled());
+    }
+    {
+        MainWindow window(controller.get()); // the next run keeps the choice
+        auto *diagnostics = window.findChild<QAction *>(QStringLiteral("diagnostics"));
+        QVERIFY(diagnostics && diagnostics->isChecked());
+        diagnostics->trigger();
+        QVERIFY(!lcHttp().isDebugEnabled());
+    }
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -18,6 +18,7 @@
 #include "traynotifier.h"
 
 #include "common/datapaths.h"
+#include "common/logging.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -208,6 +209,17 @@ void MainWindow::setupMenus()
     }
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    // Debug and info lines of every area on the terminal the console was started from (off by
+    // default; QT_LOGGING_RULES, when set, decides instead). Kept across runs.
+    QAction *diagnostics = help->addAction(tr("&Diagnostic Output on the Terminal"));
+    diagnostics->setObjectName(QStringLiteral("diagnostics"));
+    diagnostics->setCheckable(true);
+    diagnostics->setChecked(
+        QSettings().value(QStringLiteral("diagnostics/verbose"), false).toBool());
+    connect(diagnostics, &QAction::toggled, this, [](bool on) {
+        QSettings().setValue(QStringLiteral("diagnostics/verbose"), on);
+        Logging::applyDefaultRules(on);
+    });
     help->addAction(
         themeIcon(QStringLiteral("help-about")), tr("&About ClusterDeck"), this, [this] {
             QMessageBox::about(this, tr("About ClusterDeck"),
