@@ -50,13 +50,19 @@ AddHostDialog::AddHostDialog(ConsoleController *controller, QWidget *parent)
         auto *pick = new QToolButton;
         pick->setText(QStringLiteral("…"));
         pick->setToolTip(tr("Choose a file"));
-        connect(pick, &QToolButton::clicked, this, [this, edit, label] {
-            const QString file = QFileDialog::getOpenFileName(this, label, edit->text());
+        const QString caption = QString(label).remove(u'&').chopped(1); // "TLS CA"
+        connect(pick, &QToolButton::clicked, this, [this, edit, caption] {
+            const QString file = QFileDialog::getOpenFileName(this, caption, edit->text());
             if (!file.isEmpty())
                 edit->setText(file);
         });
+        pick->setAccessibleName(tr("Choose the %1 file").arg(caption));
         row->addWidget(pick);
-        form->addRow(label, row);
+        // A row whose field is a layout gets no buddy from QFormLayout: without one the label
+        // would show its "&" instead of a mnemonic.
+        auto *text = new QLabel(label);
+        text->setBuddy(edit);
+        form->addRow(text, row);
     };
     fileRow(tr("TLS &CA:"), m_ca);
     fileRow(tr("TLS c&ertificate:"), m_cert);

@@ -169,7 +169,9 @@ void TemplateEditor::buildUi()
     auto *successRow = new QHBoxLayout;
     successRow->addWidget(m_success, 1);
     successRow->addWidget(m_successRole, 1);
-    form->addRow(tr("S&uccess policy:"), successRow);
+    auto *successLabel = new QLabel(tr("S&uccess policy:"));
+    successLabel->setBuddy(m_success); // a layout row gets no buddy of its own
+    form->addRow(successLabel, successRow);
     form->addRow(tr("&TTL after finished:"), m_ttl);
     form->addRow(tr("&Startup order:"), m_startup);
     form->addRow(tr("&Presets:"), m_presets);
