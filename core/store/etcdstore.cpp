@@ -850,7 +850,8 @@ Result<SessionRecord> EtcdStore::session(const QString &sessionId) const
 // ---- kernels
 
 Result<void> EtcdStore::putKernels(const QList<KernelRecord> &kernels,
-                                   const std::optional<SessionRecord> &session)
+                                   const std::optional<SessionRecord> &session,
+                                   const QHash<QByteArray, KeyValue> *readAs, bool *contended)
 {
     // Each chunk: "every key is as read" compares, then the puts; a failed compare changes
     // nothing and the chunk is read and tried again. Reading first lets a writer that holds an
@@ -891,8 +892,10 @@ Result<void> EtcdStore::putKernels(const QList<KernelRecord> &kernels,
         for (int attempt = 0; attempt < kCasAttempts && !committed; ++attempt) {
             backoff(attempt);
             QHash<QByteArray, KeyValue> current;
+            if (readAs)
+                current = *readAs;
             QSet<QString> sessions;
-            for (qsizetype i = done; i < end; ++i)
+            for (qsizetype i = done; i < end && !readAs; ++i)
                 sessions.insert(kernels[i].sessionId);
             for (const QString &sid : std::as_const(sessions)) {
                 auto range = m_client->rangePrefix(kernelsPrefix(sid));
@@ -947,6 +950,13 @@ Result<void> EtcdStore::putKernels(const QList<KernelRecord> &kernels,
             if (result->succeeded) {
                 committed = true;
                 break;
+            }
+            if (readAs) {
+                // Changed since the caller read them: it reads and changes them again.
+                if (contended)
+                    *contended = true;
+                return abandon(Error::make(Error::Kind::Conflict, what,
+                                           QStringLiteral("the kernels changed meanwhile")));
             }
             if (last && session) {
                 auto kv = m_client->get(key(QStringLiteral("sessions"), session->id));
@@ -1629,11 +1639,25 @@ Result<QList<KernelRecord>> EtcdStore::modifyKernels(const QList<KernelRef> &ref
             }
             if (txn.success.isEmpty())
                 break;
-            if (txn.success.size() >= kMaxTxnOps)
-                return fail(Error::Kind::Invalid, QStringLiteral("session %1").arg(sessionId),
-                            QStringLiteral("%1 kernels changed at once; at most %2 can be")
-                                .arg(txn.success.size())
-                                .arg(kMaxTxnOps - 1));
+            if (txn.success.size() >= kMaxTxnOps) {
+                // More than one txn takes: putKernels' chunks, all or nothing, each compared
+                // with the revisions read here.
+                QHash<QByteArray, KeyValue> read;
+                for (const KeyValue &kv : std::as_const(range->kvs))
+                    read.insert(kv.key, kv);
+                bool changedMeanwhile = false;
+                auto put = putKernels(mine, std::nullopt, &read, &changedMeanwhile);
+                if (put) {
+                    changed.append(mine);
+                    written = true;
+                } else if (changedMeanwhile) {
+                    contended = true;
+                } else {
+                    return fail(put.error().withContext(
+                        QStringLiteral("updating the kernels of session %1").arg(sessionId)));
+                }
+                continue;
+            }
             auto result = commit(txn);
             if (!result)
                 return fail(result.error().withContext(

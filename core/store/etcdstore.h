@@ -159,8 +159,13 @@ private:
                                                               const QString &)) const;
     Error txnFailed(const Error &error, const QString &what) const;
 
+    // `readAs` (optional): the kernels' keys as the caller read them (modifyKernels); each chunk
+    // then compares with those revisions instead of reading again, and a chunk whose compare
+    // fails undoes the earlier ones and sets *contended (the caller reads and changes again).
     Result<void> putKernels(const QList<KernelRecord> &kernels,
-                            const std::optional<SessionRecord> &session);
+                            const std::optional<SessionRecord> &session,
+                            const QHash<QByteArray, Etcd::KeyValue> *readAs = nullptr,
+                            bool *contended = nullptr);
     // Every write transaction goes through here: with a fence, the transaction also compares the
     // leader key's create revision, and a failed compare caused by a lost leadership is reported
     // as such (Conflict) rather than as the caller's own compare failing.

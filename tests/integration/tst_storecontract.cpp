@@ -261,6 +261,7 @@ private Q_SLOTS:
     void plainSecretsOnlyWhereTheyBelong();
     void legacyStoreLabelAfterMigration();
     void tenThousandKernels();
+    void modifyKernelsBeyondOneTransaction();
     void lockLostIsNoticed();
     void lockOwnerIsNotThePid();
     void createSessionReplyLost();
@@ -1145,6 +1146,48 @@ void TestStoreContract::tenThousandKernels()
           readMs);
     CHECK_OK(m_store->removeSession(s.id));
     QVERIFY(m_store->allKernels()->isEmpty());
+}
+
+// Issue 24 D.3: a launch, the status batcher, policies and the controller's intake change every
+// kernel of a session at once. On etcd more than one transaction takes (127 operations) was
+// refused; now it is written in chunks, all or nothing, and a writer in another process changing
+// one of those kernels meanwhile loses nothing.
+void TestStoreContract::modifyKernelsBeyondOneTransaction()
+{
+    const SessionRecord s = makeSession();
+    const QList<KernelRecord> kernels = makeKernels(s.id, 300);
+    CHECK_OK(m_store->createSession(s, kernels));
+    QList<KernelRef> refs;
+    for (const KernelRecord &k : kernels)
+        refs.append({s.id, k.id});
+
+    const int childUpdates = 40;
+    QProcess *child = startChild({QStringLiteral("status"), m_url, s.id, kernels[5].id,
+                                  QString::number(childUpdates), QStringLiteral("child")});
+    QVERIFY(child->waitForStarted());
+    const int rounds = 5;
+    for (int round = 0; round < rounds; ++round) {
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        auto changed = m_store->modifyKernels(refs, [&](KernelRecord &k) {
+            k.changeStatus(KernelStatus::Running, now, QStringLiteral("all-%1").arg(round));
+            return true;
+        });
+        CHECK_OK(changed);
+        QCOMPARE(changed->size(), 300);
+    }
+    QVERIFY(child->waitForFinished(120000));
+    QVERIFY2(child->exitCode() == 0, child->readAllStandardError().constData());
+
+    auto after = m_store->kernels(s.id);
+    CHECK_OK(after);
+    QCOMPARE(after->size(), 300);
+    for (const KernelRecord &k : std::as_const(*after)) {
+        QCOMPARE(k.history.size(),
+                 kernels[0].history.size() + rounds + (k.id == kernels[5].id ? childUpdates : 0));
+        QCOMPARE(k.history.constLast().reason.startsWith(QStringLiteral("all-")) ||
+                     k.id == kernels[5].id,
+                 true);
+    }
 }
 
 void TestStoreContract::lockLostIsNoticed()
