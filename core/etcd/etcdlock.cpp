@@ -87,6 +87,33 @@ Result<std::optional<KeyValue>> EtcdLock::holder() const
     return std::optional<KeyValue>(owner->kvs.constFirst());
 }
 
+Result<bool> EtcdLock::waitUntilFree(std::chrono::milliseconds timeout)
+{
+    const auto deadline = Clock::now() + timeout;
+    for (;;) {
+        RangeOptions options;
+        options.rangeEnd = prefixEnd(m_prefix);
+        options.sortOrder = SortOrder::Ascend;
+        options.sortTarget = SortTarget::Create;
+        options.limit = 1;
+        auto owner = m_client.range(m_prefix, options);
+        if (!owner)
+            return fail(owner.error().withContext(describe()));
+        if (owner->kvs.isEmpty())
+            return true;
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        if (left <= 0ms)
+            return false;
+        // From the read's revision: a delete after it is seen, and it is never compacted yet.
+        auto waited = waitForDelete(owner->kvs.constFirst().key, owner->header.revision + 1, left);
+        if (!waited && waited.error().kind == Error::Kind::Timeout)
+            return false;
+        if (!waited)
+            return fail(waited.error().withContext(describe()));
+    }
+}
+
 Result<void> EtcdLock::tryLock()
 {
     return acquire(std::nullopt);

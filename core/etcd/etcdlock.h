@@ -48,6 +48,10 @@ public:
     qint64 createRevision() const;
     // The current holder's key and value, if anyone holds the lock.
     Result<std::optional<KeyValue>> holder() const;
+    // Writes nothing: waits up to `timeout` until nobody holds the lock (a watch on the holder's
+    // key). True when it is free now, false when it is still held. For standbys that should not
+    // churn leases and keys while a holder lives (the etcd election recipe).
+    Result<bool> waitUntilFree(std::chrono::milliseconds timeout);
 
 Q_SIGNALS:
     void lost(const ClusterDeck::Error &reason);

@@ -1472,7 +1472,18 @@ Result<std::unique_ptr<Leadership>> EtcdStore::campaign(const LeaderRecord &cand
     won.since = QDateTime::currentDateTimeUtc();
     options.holder = RecordJson::compact(RecordJson::toJson(won));
     auto lock = std::make_unique<EtcdLock>(*m_client, m_prefix + "/controller/leader", options);
-    auto taken = wait.count() <= 0 ? lock->tryLock() : lock->lock(wait);
+    // A standby watches the leader's key and writes nothing while it lives; only a free
+    // leadership is contended for (no lease, key and revoke every second per console).
+    Result<void> taken;
+    if (wait.count() > 0) {
+        auto free = lock->waitUntilFree(wait);
+        if (!free)
+            taken = fail(free.error());
+        else if (!*free)
+            taken = fail(Error::Kind::Conflict, m_url, QStringLiteral("the leadership is held"));
+    }
+    if (taken)
+        taken = lock->tryLock();
     if (!taken) {
         const Error::Kind kind = taken.error().kind;
         if (kind != Error::Kind::Timeout && kind != Error::Kind::Conflict)

@@ -1808,6 +1808,15 @@ void SqliteStore::resign(const std::shared_ptr<Fence> &fence)
         qCWarning(lcStore) << ok.error().toString();
 }
 
+qint64 SqliteStore::liveLeaderExpiry(const QString &ownerId) const
+{
+    Statement get(*m_statements, "SELECT owner, expires_ms FROM leader WHERE id = 1");
+    if (get.step() != SQLITE_ROW)
+        return 0;
+    const qint64 expires = get.integer(1);
+    return get.text(0) != ownerId && expires > nowMs() ? expires : 0;
+}
+
 Result<std::unique_ptr<Leadership>> SqliteStore::campaign(const LeaderRecord &candidate,
                                                           std::chrono::milliseconds wait,
                                                           std::chrono::seconds ttl)
@@ -1817,6 +1826,19 @@ Result<std::unique_ptr<Leadership>> SqliteStore::campaign(const LeaderRecord &ca
                     QStringLiteral("a controller candidate needs an owner id and a TTL"));
     const auto deadline = Clock::now() + wait;
     for (;;) {
+        // A standby reads first, without the write lock: BEGIN IMMEDIATE is taken only when the
+        // leadership looks free (or ours), not every 100 ms while another controller leads (a read
+        // every 250 ms).
+        if (const qint64 expiresMs = liveLeaderExpiry(candidate.ownerId); expiresMs > 0) {
+            const auto untilExpiry = std::chrono::milliseconds(expiresMs - nowMs() + 5);
+            const auto untilDeadline =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+            if (untilDeadline > 0ms) {
+                std::this_thread::sleep_for(std::clamp<std::chrono::milliseconds>(
+                    std::min(untilExpiry, untilDeadline), 1ms, 250ms));
+                continue;
+            }
+        }
         LeaderRecord won = candidate;
         std::optional<LeaderRecord> holder;
         auto ok = write(

@@ -108,6 +108,9 @@ public:
     };
 
 private:
+    // When a controller other than `ownerId` leads and its lease is live: the lease's end (ms
+    // since the epoch); else 0. A plain read (no write lock).
+    qint64 liveLeaderExpiry(const QString &ownerId) const;
     friend class SqliteSessionLock;
     friend class SqliteLeadership;
     struct Change

@@ -33,6 +33,7 @@
 #include <csignal>
 #include <cstdio>
 #include <mutex>
+#include <thread>
 #include <unistd.h>
 
 using namespace ClusterDeck;
@@ -261,6 +262,7 @@ private Q_SLOTS:
     void plainSecretsOnlyWhereTheyBelong();
     void legacyStoreLabelAfterMigration();
     void tenThousandKernels();
+    void standbyCampaignWritesNothing();
     void modifyKernelsBeyondOneTransaction();
     void lockLostIsNoticed();
     void lockOwnerIsNotThePid();
@@ -1188,6 +1190,57 @@ void TestStoreContract::modifyKernelsBeyondOneTransaction()
                      k.id == kernels[5].id,
                  true);
     }
+}
+
+// Issue 24 D.14: a standby controller (every open console runs one) waits for the leader
+// without writing: on etcd it watched nothing and churned a lease, a key and its deletion every
+// second (about four requests, two revisions a second per console); on SQLite it took the write
+// lock every 100 ms. When the leader resigns, the standby still takes over within its wait.
+void TestStoreContract::standbyCampaignWritesNothing()
+{
+    LeaderRecord a;
+    a.ownerId = newId();
+    a.actor = QStringLiteral("leader");
+    auto leading = m_store->campaign(a, 0ms, 10s);
+    CHECK_OK(leading);
+    auto standbyStore = openOrFail();
+    QVERIFY(standbyStore);
+    LeaderRecord b;
+    b.ownerId = newId();
+    b.actor = QStringLiteral("standby");
+    auto revision = [&]() -> qint64 {
+        if (!m_etcd)
+            return 0;
+        auto r = m_etcd->range(QByteArrayLiteral("/cdtest-store-revision-probe"));
+        return r ? r->header.revision : -1;
+    };
+    const qint64 before = revision();
+    QElapsedTimer t;
+    t.start();
+    auto standby = standbyStore->campaign(b, 3000ms, 10s);
+    const qint64 waited = t.elapsed();
+    QVERIFY(!standby);
+    QCOMPARE(standby.error().kind, Error::Kind::Conflict);
+    QVERIFY2(standby.error().message.contains(QStringLiteral("leader")),
+             qPrintable(standby.error().toString()));
+    QVERIFY2(waited >= 2900, qPrintable(QString::number(waited)));
+    const qint64 writes = revision() - before;
+    qInfo("%s: a standby waited %lld ms; etcd revisions meanwhile: %lld", qPrintable(m_backend),
+          waited, writes);
+    QCOMPARE(writes, 0);
+
+    std::thread resign([&] {
+        std::this_thread::sleep_for(500ms);
+        leading->reset();
+    });
+    t.restart();
+    auto took = standbyStore->campaign(b, 5000ms, 10s);
+    const qint64 takeover = t.elapsed();
+    resign.join();
+    CHECK_OK(took);
+    qInfo("%s: took over %lld ms after asking (the leader resigned after 500 ms)",
+          qPrintable(m_backend), takeover);
+    QVERIFY2(takeover < 3000, qPrintable(QString::number(takeover)));
 }
 
 void TestStoreContract::lockLostIsNoticed()
