@@ -159,11 +159,14 @@ void TestOwnership::newStoreAtTheSamePathLeavesTheOldOnesContainers()
     // which shows the pass really removes orphans while it leaves A's containers alone.
     const QString host1 = m_lab.names().first();
     const QString orphanSession = QUuid::createUuid().toString(QUuid::WithoutBraces);
-    const QString orphan = QStringLiteral("cd-orphan-") + orphanSession.left(8);
+    // A kernel's container as ClusterDeck makes one: its labels and the name they give it.
+    const QString orphan = QStringLiteral("cd-%1-worker1").arg(orphanSession.left(8));
     const Proc made = m_lab.docker(
         host1,
         {QStringLiteral("run"), QStringLiteral("-d"), QStringLiteral("--name"), orphan,
          QStringLiteral("--label"), QStringLiteral("io.clusterdeck.session=") + orphanSession,
+         QStringLiteral("--label"), QStringLiteral("io.clusterdeck.kernel=") + orphanSession,
+         QStringLiteral("--label"), QStringLiteral("io.clusterdeck.hostname=worker1"),
          QStringLiteral("--label"), QStringLiteral("io.clusterdeck.store=") + storeB->storeId(),
          QStringLiteral("clusterdeck/lab:latest"), QStringLiteral("sleep"), QStringLiteral("600")});
     QVERIFY2(made.exitCode == 0, made.err.constData());
