@@ -148,6 +148,13 @@ public:
     explicit ControllerProcess(const QString &clusterdeckctl)
         : m_program(clusterdeckctl)
     {}
+    // Added to the controller's environment (e.g. CLUSTERDECK_FAILPOINT); before start().
+    void setEnvironmentVariable(const QString &name, const QString &value)
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(name, value);
+        m_process.setProcessEnvironment(env);
+    }
     void start(const QString &storeUrl, const QStringList &extra)
     {
         m_process.setProcessChannelMode(QProcess::SeparateChannels);

@@ -97,8 +97,11 @@ QString EtcdClient::currentEndpoint() const
 }
 
 Result<QJsonObject> EtcdClient::call(const QString &path, const QJsonObject &body, Retry retry,
-                                     const QString &what) const
+                                     const QString &what,
+                                     std::optional<std::chrono::milliseconds> within) const
 {
+    using Clock = std::chrono::steady_clock;
+    const auto until = within ? Clock::now() + *within : Clock::time_point::max();
     if (m_transports.empty())
         return fail(Error::Kind::Invalid, QStringLiteral("etcd"),
                     what + QStringLiteral(": no etcd endpoint configured"));
@@ -134,6 +137,14 @@ Result<QJsonObject> EtcdClient::call(const QString &path, const QJsonObject &bod
         request.path = path;
         request.body = payload;
         request.timeout = m_config.requestTimeout;
+        if (within) {
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+            if (left <= std::chrono::milliseconds(0))
+                return fail(Error::Kind::Timeout, transport.displayName(),
+                            what + QStringLiteral(": no answer within %1 ms").arg(within->count()));
+            request.timeout = std::min(request.timeout, left);
+        }
         // A range over the kernels of a 100,000-kernel session is large (JSON, base64): etcd
         // replies are capped higher than the transport's default 64 MiB.
         request.maxBodyBytes = qint64(1) << 30;
@@ -457,11 +468,13 @@ Result<Lease> EtcdClient::grantLease(qint64 ttlSeconds, qint64 id) const
     return Json::decodeLeaseGrant(*object);
 }
 
-Result<Lease> EtcdClient::keepAliveOnce(qint64 leaseId) const
+Result<Lease> EtcdClient::keepAliveOnce(qint64 leaseId,
+                                        std::optional<std::chrono::milliseconds> within) const
 {
     const QString what = QStringLiteral("keep lease %1 alive").arg(leaseId, 0, 16);
-    auto object = call(QStringLiteral("/v3/lease/keepalive"),
-                       {{QLatin1String("ID"), QString::number(leaseId)}}, Retry::Safe, what);
+    auto object =
+        call(QStringLiteral("/v3/lease/keepalive"),
+             {{QLatin1String("ID"), QString::number(leaseId)}}, Retry::Safe, what, within);
     if (!object)
         return fail(object.error());
     auto lease = Json::decodeLeaseKeepAlive(*object);

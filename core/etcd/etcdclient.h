@@ -58,7 +58,10 @@ public:
 
     // Leases
     Result<Lease> grantLease(qint64 ttlSeconds, qint64 id = 0) const;
-    Result<Lease> keepAliveOnce(qint64 leaseId) const;
+    // `within`: the whole call, every endpoint tried, takes at most this long (a keep-alive may
+    // not outlast the lease it renews).
+    Result<Lease> keepAliveOnce(qint64 leaseId,
+                                std::optional<std::chrono::milliseconds> within = {}) const;
     Result<void> revokeLease(qint64 leaseId) const;
     Result<LeaseTimeToLive> leaseTimeToLive(qint64 leaseId, bool withKeys = false) const;
 
@@ -79,7 +82,8 @@ public:
     // operation in errors ("put /a/b").
     enum class Retry { Safe, OnlyUnsent };
     Result<QJsonObject> call(const QString &path, const QJsonObject &body, Retry retry,
-                             const QString &what) const;
+                             const QString &what,
+                             std::optional<std::chrono::milliseconds> within = {}) const;
 
     // Low level: a streaming gateway call (watch). Connects with failover, then feeds the body
     // into `sink` until it returns false, the stream ends, fails or is cancelled.

@@ -66,6 +66,12 @@ qint64 EtcdLock::leaseId() const
     return m_leaseId;
 }
 
+std::shared_ptr<const std::atomic<qint64>> EtcdLock::deadline() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_keeper ? m_keeper->deadline() : nullptr;
+}
+
 qint64 EtcdLock::createRevision() const
 {
     std::lock_guard lock(m_mutex);
@@ -158,6 +164,7 @@ Result<void> EtcdLock::acquire(std::optional<std::chrono::milliseconds> timeout)
         abandon(); // a lost lock: start over with a new lease
     const auto deadline = Clock::now() + timeout.value_or(0ms);
 
+    const auto grantSentAt = Clock::now(); // the lease's time runs from here, not the reply
     auto lease = m_client.grantLease(m_options.ttlSeconds);
     if (!lease)
         return fail(lease.error().withContext(describe()));
@@ -166,7 +173,7 @@ Result<void> EtcdLock::acquire(std::optional<std::chrono::milliseconds> timeout)
         std::lock_guard lock(m_mutex);
         m_leaseId = lease->id;
         m_key = key;
-        m_keeper = std::make_unique<EtcdLeaseKeeper>(m_client, lease->id, lease->ttl);
+        m_keeper = std::make_unique<EtcdLeaseKeeper>(m_client, lease->id, lease->ttl, grantSentAt);
         m_keeper->setLostCallback([this](const Error &reason) {
             bool wasHeld = false;
             {

@@ -1,5 +1,6 @@
 #include "sessioncontroller.h"
 
+#include "common/failpoint.h"
 #include "common/logging.h"
 #include "concurrent.h"
 #include "docker/dockerhost.h"
@@ -228,6 +229,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         // from the stored spec attach and detach cleanly; every start time changes all the same.
         const SessionSpec *spec = &*stored;
         const StoreIdentity self = m_store->identity();
+        FailPoint::reached("restart-before-stop");
         auto hostOf = [&](int i) {
             return kernels->at(i).host;
         };

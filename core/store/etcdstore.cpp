@@ -1506,6 +1506,11 @@ Result<std::unique_ptr<Leadership>> EtcdStore::campaign(const LeaderRecord &cand
     auto fence = std::make_shared<Fence>();
     fence->key = lock->key();
     fence->createRevision = won.term;
+    // Every call made on the leader's behalf carries this token: it is cancelled when the lease
+    // is lost and, checked without I/O, as soon as the lease's local deadline passes (a leader
+    // frozen past its lease wakes up deposed, before its next Docker call).
+    if (auto deadline = lock->deadline())
+        fence->lost = Http::CancelToken::untilDeadline(std::move(deadline));
     // The lease keeper reports a lost lease on its own thread: cancel at once, no event loop.
     connect(
         lock.get(), &EtcdLock::lost, lock.get(),

@@ -1,5 +1,6 @@
 #include "sqlitestore.h"
 
+#include "common/leasedeadline.h"
 #include "common/logging.h"
 #include "common/privatefiles.h"
 #include "recordjson.h"
@@ -846,9 +847,9 @@ Result<void> SqliteStore::ensureIdentity(int fromVersion)
 }
 
 Result<void> SqliteStore::write(const QString &what, const std::function<Result<void>()> &body,
-                                Fencing fencing)
+                                Fencing fencing, std::optional<Clock::time_point> until)
 {
-    const auto deadline = Clock::now() + kWriteDeadline;
+    const auto deadline = until.value_or(Clock::now() + kWriteDeadline);
     Result<void> outcome;
     {
         std::unique_lock lock(m_mutex);
@@ -1680,24 +1681,47 @@ Result<void> SqliteStore::recordKernelProgress(const QList<KernelProgress> &prog
 class SqliteLeadership final : public Leadership
 {
 public:
+    // `sentAt`: when the write that took the leadership began (its time counts from there).
     SqliteLeadership(SqliteStore *store, LeaderRecord record, std::chrono::seconds ttl,
-                     std::shared_ptr<SqliteStore::Fence> fence)
+                     std::shared_ptr<SqliteStore::Fence> fence, Clock::time_point sentAt)
         : m_store(store)
         , m_record(std::move(record))
         , m_fence(std::move(fence))
     {
+        // Held, without I/O, until the last confirmed renewal's start + TTL − a margin; past
+        // it the leadership is lost at once, also while a renewal waits for a busy file.
+        m_deadline = std::make_unique<LeaseDeadline>(
+            sentAt, ttl,
+            [fence = m_fence, term = m_record.term](const QString &why) {
+                if (fence->held.exchange(false))
+                    qCWarning(lcStore).noquote()
+                        << QStringLiteral("the controller's leadership (term %1) is lost: %2")
+                               .arg(term)
+                               .arg(why);
+                fence->lost.cancel();
+            },
+            m_fence->deadline);
         const auto period = std::max<std::chrono::milliseconds>(
             100ms, std::chrono::duration_cast<std::chrono::milliseconds>(ttl) / 3);
         m_thread = std::thread([this, ttl, period] {
             std::unique_lock lock(m_mutex);
+            auto wait = period;
             while (!m_stop) {
-                if (m_wake.wait_for(lock, period, [this] { return m_stop; }))
+                if (m_wake.wait_for(lock, wait, [this] { return m_stop; }))
                     break;
                 lock.unlock();
-                const bool held = m_store && m_store->renewLeadership(m_fence, ttl);
+                const auto sent = Clock::now();
+                const auto left = m_deadline->left();
+                std::optional<bool> renewed =
+                    m_store && left > 0ms ? m_store->renewLeadership(m_fence, ttl, sent + left)
+                                          : std::optional<bool>(false);
+                if (renewed && *renewed)
+                    m_deadline->confirmRenewal(sent, ttl);
                 lock.lock();
-                if (!held)
+                if (renewed && !*renewed)
                     break;
+                // Busy: soon again (the deadline ends it if the file stays busy).
+                wait = renewed ? period : std::min<std::chrono::milliseconds>(period, 300ms);
             }
         });
     }
@@ -1709,12 +1733,13 @@ public:
         }
         m_wake.notify_all();
         m_thread.join();
+        m_deadline->stop();
         if (m_store)
             m_store->resign(m_fence);
     }
 
     LeaderRecord record() const override { return m_record; }
-    bool isHeld() const override { return m_fence->held.load(); }
+    bool isHeld() const override { return m_fence->held.load() && m_deadline->isValid(); }
     Http::CancelToken lostToken() const override { return m_fence->lost; }
 
 private:
@@ -1724,6 +1749,7 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_wake;
     bool m_stop = false;
+    std::unique_ptr<LeaseDeadline> m_deadline;
     std::thread m_thread;
 };
 
@@ -1746,7 +1772,8 @@ Result<void> SqliteStore::checkFence(const Fence &fence)
                     .arg(fence.term));
 }
 
-bool SqliteStore::renewLeadership(const std::shared_ptr<Fence> &fence, std::chrono::seconds ttl)
+std::optional<bool> SqliteStore::renewLeadership(const std::shared_ptr<Fence> &fence,
+                                                 std::chrono::seconds ttl, Clock::time_point until)
 {
     if (!fence->held.load())
         return false;
@@ -1766,11 +1793,11 @@ bool SqliteStore::renewLeadership(const std::shared_ptr<Fence> &fence, std::chro
             renewed = sqlite3_changes(m_db) == 1;
             return {};
         },
-        Fencing::Skip);
+        Fencing::Skip, until);
     if (!ok) {
-        // A busy file is not a lost leadership; the next renewal (or the fence) decides.
+        // A busy file is not (yet) a lost leadership: the local deadline decides.
         qCWarning(lcStore) << ok.error().toString();
-        return true;
+        return std::nullopt;
     }
     if (!renewed) {
         if (fence->held.exchange(false))
@@ -1841,6 +1868,7 @@ Result<std::unique_ptr<Leadership>> SqliteStore::campaign(const LeaderRecord &ca
         }
         LeaderRecord won = candidate;
         std::optional<LeaderRecord> holder;
+        const auto writeStarted = Clock::now(); // the leadership's time counts from here
         auto ok = write(
             QStringLiteral("campaigning for the controller's leadership"),
             [&]() -> Result<void> {
@@ -1880,12 +1908,18 @@ Result<std::unique_ptr<Leadership>> SqliteStore::campaign(const LeaderRecord &ca
             auto fence = std::make_shared<Fence>();
             fence->owner = won.ownerId;
             fence->term = won.term;
+            // Calls made on the leader's behalf carry this token: cancelled when the leadership
+            // is lost and, checked without I/O, once its local deadline passes (see
+            // SqliteLeadership).
+            fence->deadline = std::make_shared<std::atomic<qint64>>(0);
+            fence->lost = Http::CancelToken::untilDeadline(fence->deadline);
             {
                 std::lock_guard lock(m_mutex);
                 m_fence = fence;
             }
             qCInfo(lcStore) << "controller leadership taken, term" << won.term;
-            return std::unique_ptr<Leadership>(new SqliteLeadership(this, won, ttl, fence));
+            return std::unique_ptr<Leadership>(
+                new SqliteLeadership(this, won, ttl, fence, writeStarted));
         }
         if (Clock::now() >= deadline)
             return fail(Error::Kind::Conflict, QStringLiteral("state store %1").arg(m_path),

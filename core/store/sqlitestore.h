@@ -105,6 +105,8 @@ public:
         qint64 term = 0;
         Http::CancelToken lost;
         mutable std::atomic_bool held{true};
+        // The leadership's local deadline (LeaseDeadline::published), which `lost` follows.
+        std::shared_ptr<std::atomic<qint64>> deadline;
     };
 
 private:
@@ -138,10 +140,16 @@ private:
     // Writes of a store that granted a Leadership check it inside the transaction (the fence);
     // the leadership's own renewals and resignation must not.
     enum class Fencing { Apply, Skip };
+    // `until`: give up (busy) at this moment instead of after the usual write deadline.
     Result<void> write(const QString &what, const std::function<Result<void>()> &body,
-                       Fencing fencing = Fencing::Apply);
+                       Fencing fencing = Fencing::Apply,
+                       std::optional<std::chrono::steady_clock::time_point> until = {});
     Result<void> checkFence(const Fence &fence);
-    bool renewLeadership(const std::shared_ptr<Fence> &fence, std::chrono::seconds ttl);
+    // Renewed: true; taken over or expired: false (and the fence is lost); the file stayed busy
+    // until `until`: nullopt (the local deadline decides).
+    std::optional<bool> renewLeadership(const std::shared_ptr<Fence> &fence,
+                                        std::chrono::seconds ttl,
+                                        std::chrono::steady_clock::time_point until);
     void resign(const std::shared_ptr<Fence> &fence);
     Result<void> exec(const char *sql, const QString &what) const;
     Result<void> logChange(const QString &kind, const QString &a, const QString &b = {});

@@ -14,6 +14,8 @@
 #include <QJsonObject>
 #include <QMutex>
 #include <QProcess>
+#include <QScopeGuard>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -83,6 +85,7 @@ private Q_SLOTS:
     void successPolicy();
     void failoverAfterKill9();
     void pausedLeaderIsFenced();
+    void leaderFrozenMidRestartTouchesNothing();
     void launchRemoveRace();
 
 private:
@@ -595,6 +598,152 @@ void TestController::pausedLeaderIsFenced()
     QVERIFY(still && still->pid == b.pid());
     QVERIFY(a.stop());
     QVERIFY(b.stop());
+}
+
+// Issue 24 D.1: leader A is frozen (SIGSTOP, at the fail point where its whole-session restart
+// has read the kernels and is about to stop them); B takes over and finishes it; A is resumed. A
+// must touch nothing of B's: 30 s later every kernel still runs in the container, started at the
+// time, B gave it, and no container of B's generation was destroyed (the daemons' event streams
+// say). Before the local lease deadline, A woke up still believing it led, found B's containers by
+// name and removed them. On etcd and on SQLite at once (two stores, two sessions, four
+// controllers), so that both share the 30 s.
+void TestController::leaderFrozenMidRestartTouchesNothing()
+{
+    struct Trial
+    {
+        QString backend;
+        QString url;
+        QString id;
+        QJsonObject launched;
+        std::unique_ptr<ControllerProcess> a, b;
+        QMap<QString, QPair<QString, QString>> generation; // hostname → B's container, start
+    };
+    const int ttl = 3;
+    const QStringList args{QStringLiteral("--lease-ttl"), QString::number(ttl)};
+    auto cliOn = [](const QString &url, const QStringList &a) {
+        return runProcess(QStringLiteral(CLUSTERDECKCTL),
+                          QStringList{QStringLiteral("--store"), url} + a, 240000);
+    };
+    auto showOn = [&](const QString &url, const QString &id) {
+        return QJsonDocument::fromJson(
+                   cliOn(url, {QStringLiteral("show"), id, QStringLiteral("--json")}).out)
+            .object();
+    };
+    std::vector<Trial> trials(2);
+    trials[0].backend = QStringLiteral("etcd");
+    trials[1].backend = QStringLiteral("sqlite");
+    auto removeAll = qScopeGuard([&] {
+        for (Trial &t : trials) {
+            if (t.a)
+                t.a->stop();
+            if (t.b)
+                t.b->stop();
+            if (!t.id.isEmpty())
+                cliOn(t.url, {QStringLiteral("rm"), t.id});
+        }
+    });
+    for (Trial &t : trials) {
+        useStore(t.backend);
+        t.url = m_storeUrl;
+        t.launched = launch(QStringLiteral("ctlfrozen"), QStringLiteral("restart-session"), 3);
+        t.id = t.launched.value(QStringLiteral("id")).toString();
+        QVERIFY(!t.id.isEmpty());
+        m_sessions.removeAll(t.id); // removed below, with the store it belongs to
+        t.a = std::make_unique<ControllerProcess>(QStringLiteral(CLUSTERDECKCTL));
+        t.b = std::make_unique<ControllerProcess>(QStringLiteral(CLUSTERDECKCTL));
+        // A freezes itself where its restart has read the kernels and is about to stop them.
+        t.a->setEnvironmentVariable(QStringLiteral("CLUSTERDECK_FAILPOINT"),
+                                    QStringLiteral("restart-before-stop"));
+        t.a->start(t.url, args);
+        QVERIFY2(t.a->waitFor(" leads", 20000), t.a->err().constData());
+        t.b->start(t.url, args);
+        QVERIFY2(t.b->waitFor("campaigning", 20000), t.b->err().constData());
+    }
+
+    // worker1 dies: A restarts the whole session, and is frozen once it has begun.
+    for (Trial &t : trials) {
+        for (const QJsonValue &v : t.launched.value(QStringLiteral("kernels")).toArray()) {
+            const QJsonObject k = v.toObject();
+            if (k.value(QStringLiteral("hostname")).toString() != u"worker1")
+                continue;
+            QCOMPARE(m_lab
+                         .docker(k.value(QStringLiteral("host")).toString(),
+                                 {QStringLiteral("kill"),
+                                  k.value(QStringLiteral("container_name")).toString()})
+                         .exitCode,
+                     0);
+        }
+    }
+    for (Trial &t : trials)
+        QVERIFY2(t.a->waitFor("fail point restart-before-stop reached", 20000),
+                 t.a->err().constData());
+
+    // B leads and finishes the restart; its generation is recorded.
+    for (Trial &t : trials) {
+        QVERIFY2(t.b->waitFor(" leads", (ttl + 5) * 1000), t.b->err().constData());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                t.generation.clear();
+                const QJsonObject shown = showOn(t.url, t.id);
+                if (shown.value(QStringLiteral("status")).toString() != u"RUNNING")
+                    return false;
+                for (const QJsonValue &v : shown.value(QStringLiteral("kernels")).toArray()) {
+                    const QJsonObject k = v.toObject();
+                    const QString container = k.value(QStringLiteral("container_id")).toString();
+                    if (k.value(QStringLiteral("status")).toString() != u"RUNNING")
+                        return false;
+                    t.generation.insert(
+                        k.value(QStringLiteral("hostname")).toString(),
+                        {container,
+                         m_lab.startedAt(k.value(QStringLiteral("host")).toString(), container)});
+                }
+                return t.generation.size() == 5;
+            }(),
+            90000);
+    }
+    const QDateTime resumedAt = QDateTime::currentDateTimeUtc();
+    for (Trial &t : trials)
+        t.a->signal(SIGCONT);
+    for (Trial &t : trials)
+        QVERIFY2(t.a->waitFor("does not lead any more", 15000), t.a->err().constData());
+    QThread::sleep(30);
+
+    for (Trial &t : trials) {
+        const QJsonObject after = showOn(t.url, t.id);
+        QCOMPARE(after.value(QStringLiteral("status")).toString(), QStringLiteral("RUNNING"));
+        QSet<QString> ours;
+        for (const QJsonValue &v : after.value(QStringLiteral("kernels")).toArray()) {
+            const QJsonObject k = v.toObject();
+            const QString hostname = k.value(QStringLiteral("hostname")).toString();
+            const QString container = k.value(QStringLiteral("container_id")).toString();
+            QCOMPARE(container, t.generation.value(hostname).first);
+            QCOMPARE(m_lab.startedAt(k.value(QStringLiteral("host")).toString(), container),
+                     t.generation.value(hostname).second);
+            ours.insert(container);
+        }
+        // The daemons' own record: no container of B's generation was destroyed.
+        int destroyed = 0;
+        for (const QString &h : m_lab.names()) {
+            const Proc events = m_lab.docker(
+                h, {QStringLiteral("events"), QStringLiteral("--since"),
+                    QString::number(resumedAt.toSecsSinceEpoch() - 1), QStringLiteral("--until"),
+                    QString::number(QDateTime::currentSecsSinceEpoch()), QStringLiteral("--filter"),
+                    QStringLiteral("event=destroy"), QStringLiteral("--filter"),
+                    QStringLiteral("label=io.clusterdeck.session=") + t.id,
+                    QStringLiteral("--format"), QStringLiteral("{{.ID}}")});
+            for (const QString &c :
+                 QString::fromUtf8(events.out).split(u'\n', Qt::SkipEmptyParts)) {
+                ++destroyed;
+                QVERIFY2(!ours.contains(c),
+                         qPrintable(QStringLiteral("%1: the resumed leader destroyed %2 on %3")
+                                        .arg(t.backend, c, h)));
+            }
+        }
+        qInfo().noquote() << t.backend
+                          << ": B finished the restart; 30 s after A resumed, 5 kernels run in "
+                             "B's containers with B's start times;"
+                          << destroyed << "destroy event(s) of the session since";
+    }
 }
 
 void TestController::launchRemoveRace()
