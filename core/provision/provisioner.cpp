@@ -1752,9 +1752,16 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
             // An overlay keeps "active endpoints" for a moment after its last container left:
             // retry until the removal's deadline, not a fixed number of times. While a host
             // does not answer, the swarm keeps its attachment to the network ("in use by task")
-            // until it does: then a few seconds for the others' endpoints is all it gets.
+            // until it does: then a few seconds for the others' endpoints is all it gets. A host
+            // that failed its part of this removal (its daemon is down) is such a host too.
+            QSet<QString> silent = options.skipHosts;
+            {
+                std::lock_guard lock(mutex);
+                silent.unite(leftOn);
+            }
+            silent.remove(networkHost);
             const auto networkDeadline =
-                options.skipHosts.isEmpty() ? deadline : std::min(deadline, Clock::now() + 5s);
+                silent.isEmpty() ? deadline : std::min(deadline, Clock::now() + 5s);
             while (!networkId.isEmpty()) {
                 const auto retry = callFor(networkHost);
                 if (!retry) {
@@ -1774,13 +1781,14 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
                     ok.error().kind == Error::Kind::Transport ||
                     Clock::now() + 250ms >= networkDeadline) {
                     Error e = ok.error();
-                    if (!options.skipHosts.isEmpty())
+                    if (!silent.isEmpty()) {
+                        QStringList hosts(silent.cbegin(), silent.cend());
+                        hosts.sort();
                         e.message +=
                             QStringLiteral(" (the swarm keeps the attachment of host(s) %1, which "
                                            "do not answer; the network goes when they do)")
-                                .arg(QStringList(options.skipHosts.cbegin(),
-                                                 options.skipHosts.cend())
-                                         .join(QStringLiteral(", ")));
+                                .arg(hosts.join(QStringLiteral(", ")));
+                    }
                     note(networkHost, e, false);
                     break;
                 }
