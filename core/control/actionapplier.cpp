@@ -7,6 +7,7 @@
 #include "provision/concurrent.h"
 #include "provision/eventlog.h"
 #include "provision/hostprobe.h"
+#include "provision/ownedcontainer.h"
 #include "provision/provisioner.h"
 #include "provision/provisionlabels.h"
 #include "provision/sessioncontroller.h"
@@ -605,6 +606,7 @@ QString ActionApplier::lastLines(const QString &host, const QString &containerId
     options.tail = QStringLiteral("10");
     Docker::CallOptions call;
     call.timeout = 3s;
+    call.cancel = m_cancel;
     auto logs = (*client)->containerLogs(containerId, options, call);
     if (!logs)
         return {};
@@ -642,6 +644,7 @@ Result<std::optional<ExitDecision>> ActionApplier::handleExit(const QString &ses
         if (auto client = m_registry->dockerHost(exit.host); client) {
             Docker::CallOptions call;
             call.timeout = 10s;
+            call.cancel = m_cancel;
             auto info = (*client)->inspectContainer(exit.containerId, call);
             if (info && info->state.running)
                 return Decision{};
@@ -720,7 +723,16 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
                 return;
             Docker::CallOptions call;
             call.timeout = std::chrono::seconds(m_stopTimeout + 30);
-            if (auto ok = (*client)->stopContainer(k.containerId, m_stopTimeout, call);
+            call.cancel = m_cancel;
+            // The kernel's own container only (labels and name), never a same-named other.
+            auto owned = OwnedContainer::of(**client, k, m_self, call);
+            if (!owned) {
+                if (!isGone(owned.error()))
+                    qCWarning(lcControl)
+                        << "stopping" << k.hostname << ":" << owned.error().toString();
+                return;
+            }
+            if (auto ok = (*client)->stopContainer(*owned, m_stopTimeout, call);
                 !ok && !isGone(ok.error()))
                 qCWarning(lcControl) << "stopping" << k.hostname << ":" << ok.error().toString();
         });

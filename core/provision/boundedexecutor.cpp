@@ -11,6 +11,7 @@ struct BoundedExecutor::Batch
 {
     const std::function<void(int)> *fn = nullptr;
     int perKey = 8;
+    int maxAtOnce = 0; // 0: no limit of its own
     Http::CancelToken cancel;
     QHash<QString, std::deque<int>> pending; // key → items not started yet
     QStringList keys;                        // round robin over the keys
@@ -29,7 +30,8 @@ struct BoundedExecutor::Batch
     }
     bool canTake(const QString &key) const
     {
-        return queued(key) > 0 && (key.isEmpty() || inFlight.value(key) < perKey);
+        return queued(key) > 0 && (maxAtOnce <= 0 || running < maxAtOnce) &&
+               (key.isEmpty() || inFlight.value(key) < perKey);
     }
     int takeable() const
     {
@@ -38,7 +40,7 @@ struct BoundedExecutor::Batch
             const int q = queued(k);
             n += k.isEmpty() ? q : std::min(q, std::max(0, perKey - inFlight.value(k)));
         }
-        return n;
+        return maxAtOnce > 0 ? std::min(n, std::max(0, maxAtOnce - running)) : n;
     }
 };
 
@@ -103,6 +105,7 @@ int BoundedExecutor::forEach(int n, const std::function<void(int)> &fn, const Op
     auto batch = std::make_shared<Batch>();
     batch->fn = &fn;
     batch->perKey = options.perKey > 0 ? options.perKey : m_limits.perKey;
+    batch->maxAtOnce = options.maxAtOnce;
     batch->cancel = options.cancel;
     for (int i = 0; i < n; ++i) {
         const QString key = options.keyOf ? options.keyOf(i) : QString();

@@ -39,6 +39,7 @@ public:
     {
         KeyOf keyOf;
         int perKey = 0;           // 0: the executor's limit
+        int maxAtOnce = 0;        // items of this forEach at once (0: as many as threads allow)
         Http::CancelToken cancel; // once cancelled, no further item starts
     };
 

@@ -7,6 +7,7 @@
 #include "eventlog.h"
 #include "host/hostregistry.h"
 #include "hostprobe.h"
+#include "ownedcontainer.h"
 #include "provisioner.h"
 #include "provisionlabels.h"
 #include "store/statestore.h"
@@ -28,33 +29,6 @@ QString publicAddressOf(const HostRecord &host)
         return host.publicAddress;
     const QUrl url(host.endpoint);
     return url.host().isEmpty() ? QStringLiteral("127.0.0.1") : url.host();
-}
-
-// The id of kernel `k`'s container, after its labels say it is this store's container of that
-// kernel; never acts on a name alone (a same-named container may be someone else's).
-Result<QString> ownedContainer(Docker::DockerHost &client, const KernelRecord &k,
-                               const StoreIdentity &self, const Docker::CallOptions &call)
-{
-    QString target = k.containerId.isEmpty() ? k.containerName : k.containerId;
-    auto info = client.inspectContainer(target, call);
-    // The recorded container is gone, but an interrupted restart may have made the kernel's
-    // next one already (its id not recorded yet): it carries the same name.
-    if (!info && info.error().kind == Error::Kind::NotFound && target != k.containerName &&
-        !k.containerName.isEmpty()) {
-        target = k.containerName;
-        info = client.inspectContainer(target, call);
-    }
-    if (!info)
-        return fail(info.error());
-    if (info->labels.value(ProvisionLabels::session()) != k.sessionId ||
-        info->labels.value(ProvisionLabels::kernel()) != k.id ||
-        !self.owns(info->labels.value(ProvisionLabels::store()), true) ||
-        !ProvisionLabels::isKernelContainerName(info->name, info->labels))
-        return fail(Error::Kind::Conflict, QStringLiteral("host %1").arg(k.host),
-                    QStringLiteral("container %1 on host %2 is not kernel %3 of this store's "
-                                   "session (its labels differ); left alone")
-                        .arg(target, k.host, k.hostname));
-    return info->id;
 }
 
 } // namespace
@@ -241,7 +215,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
             Docker::CallOptions call;
             call.timeout = std::chrono::seconds(m_stopTimeout + 60);
             call.cancel = m_cancel;
-            auto target = ownedContainer(**client, k, self, call);
+            auto target = OwnedContainer::of(**client, k, self, call);
             if (!target) {
                 if (target.error().kind == Error::Kind::Conflict)
                     qCWarning(lcProvision) << target.error().toString();
@@ -297,7 +271,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         Docker::CallOptions call;
         call.timeout = std::chrono::seconds(m_stopTimeout + 60);
         call.cancel = m_cancel;
-        auto owned = ownedContainer(**client, k, m_store->identity(), call);
+        auto owned = OwnedContainer::of(**client, k, m_store->identity(), call);
         if (!owned)
             return failed(owned.error());
         const QString target = *owned;
@@ -515,7 +489,14 @@ Result<void> SessionController::logs(const QString &sessionId, const QString &ho
             }
             return !cancel.isCancelled();
         };
-        const QString container = k.containerId.isEmpty() ? k.containerName : k.containerId;
+        // The kernel's own container: never a same-named container of another owner.
+        Docker::CallOptions look;
+        look.cancel = cancel;
+        look.timeout = 30s;
+        auto owned = OwnedContainer::of(**client, k, m_store->identity(), look);
+        if (!owned)
+            return note(owned.error().withContext(QStringLiteral("logs of %1").arg(k.hostname)));
+        const QString container = *owned;
         auto ok = followIt ? (*client)->followLogs(container, o, sinkFrame, call)
                            : (*client)->readLogs(container, o, sinkFrame, call);
         for (int s = 1; s < 3; ++s) {

@@ -1,7 +1,10 @@
 #include "sessionexec.h"
 
+#include "boundedexecutor.h"
 #include "docker/dockerhost.h"
 #include "host/hostregistry.h"
+#include "ownedcontainer.h"
+#include "store/statestore.h"
 
 #include <QElapsedTimer>
 
@@ -86,9 +89,19 @@ QList<KernelExecResult> SessionExec::run(const QList<KernelRecord> &kernels,
         Docker::CallOptions call;
         call.cancel = cancel;
         call.timeout = timeout;
+        // The kernel's own container: never a same-named container of another owner.
+        Docker::CallOptions look = call;
+        look.timeout = timeout.count() > 0 ? std::min(timeout, std::chrono::milliseconds(30000))
+                                           : std::chrono::milliseconds(30000);
+        auto owned = OwnedContainer::of(**client, r.kernel, m_registry->store()->identity(), look);
+        if (!owned) {
+            r.error = owned.error().withContext(QStringLiteral("in %1").arg(r.kernel.hostname));
+            r.elapsedMs = timer.elapsed();
+            return;
+        }
         QByteArray pending[2];
         auto code = (*client)->runExec(
-            r.kernel.containerId.isEmpty() ? r.kernel.containerName : r.kernel.containerId, spec,
+            *owned, spec,
             [&](const Docker::LogFrame &f) {
                 const bool err = f.stream == Docker::LogFrame::Stream::Stderr;
                 (err ? r.stderrData : r.stdoutData) += f.data;
@@ -106,19 +119,23 @@ QList<KernelExecResult> SessionExec::run(const QList<KernelRecord> &kernels,
             r.exitCode = *code;
     };
 
-    const int n = int(kernels.size());
-    const int workers = parallel <= 0 ? n : std::min(parallel, n);
-    std::atomic_int next{0};
-    std::vector<std::thread> threads;
-    threads.reserve(size_t(workers));
-    for (int w = 0; w < workers; ++w) {
-        threads.emplace_back([&] {
-            for (int i = next++; i < n; i = next++)
-                runOne(i);
-        });
+    // On the process's bounded executor (at most 8 execs per host, 32 threads in all), not a
+    // thread per kernel: `--parallel 0` over 1,000 kernels is not 1,000 threads.
+    BoundedExecutor::Options options;
+    options.keyOf = [&](int i) {
+        return kernels.at(i).host;
+    };
+    options.maxAtOnce = parallel > 0 ? parallel : 0;
+    options.cancel = cancel;
+    BoundedExecutor::shared().forEach(int(kernels.size()), runOne, options);
+    for (qsizetype i = 0; i < kernels.size(); ++i) {
+        if (results[i].kernel.id.isEmpty()) { // never started: cancelled first
+            results[i].kernel = kernels.at(i);
+            results[i].error =
+                Error::make(Error::Kind::Cancelled, QString(),
+                            QStringLiteral("not run in %1: cancelled").arg(kernels.at(i).hostname));
+        }
     }
-    for (std::thread &t : threads)
-        t.join();
     return results;
 }
 

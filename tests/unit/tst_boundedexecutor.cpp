@@ -43,6 +43,8 @@ private Q_SLOTS:
     void threadsNeverExceedTheCap();
     void perKeyLimit_data();
     void perKeyLimit();
+    void maxAtOnce_data();
+    void maxAtOnce();
     void exceptionPropagatesAndStopsScheduling();
     void cancelStopsScheduling();
     void nestedFanOutDoesNotDeadlock();
@@ -142,6 +144,42 @@ void TestBoundedExecutor::perKeyLimit()
             highest = std::max(highest, maxInKey[size_t(k)].load());
         QVERIFY2(highest > 1, "the items of a host never ran concurrently");
     }
+}
+
+void TestBoundedExecutor::maxAtOnce_data()
+{
+    QTest::addColumn<int>("maxAtOnce");
+    QTest::addColumn<int>("keys");
+    QTest::newRow("3 at once, one key") << 3 << 1;
+    QTest::newRow("5 at once over 4 keys") << 5 << 4;
+    QTest::newRow("1 at once: one after the other") << 1 << 3;
+}
+
+// A batch's own cap (exec --parallel N): never more of its items at once, keys or not.
+void TestBoundedExecutor::maxAtOnce()
+{
+    QFETCH(int, maxAtOnce);
+    QFETCH(int, keys);
+    BoundedExecutor executor({32, 8});
+    std::atomic_int running{0}, highest{0}, ran{0};
+    BoundedExecutor::Options options;
+    options.maxAtOnce = maxAtOnce;
+    options.keyOf = [keys](int i) {
+        return QStringLiteral("h%1").arg(i % keys);
+    };
+    executor.forEach(
+        120,
+        [&](int) {
+            raiseMax(highest, ++running);
+            std::this_thread::sleep_for(1ms);
+            --running;
+            ++ran;
+        },
+        options);
+    QCOMPARE(ran.load(), 120);
+    QVERIFY2(highest.load() <= maxAtOnce, qPrintable(QString::number(highest.load())));
+    if (maxAtOnce > 1)
+        QVERIFY2(highest.load() > 1, "the items never ran concurrently");
 }
 
 void TestBoundedExecutor::exceptionPropagatesAndStopsScheduling()

@@ -7,9 +7,11 @@
 #include "control/exitpolicy.h"
 #include "fakedockerhost.h"
 #include "host/hostregistry.h"
+#include "provision/boundedexecutor.h"
 #include "provision/provisioner.h"
 #include "provision/provisionlabels.h"
 #include "provision/sessioncontroller.h"
+#include "provision/sessionexec.h"
 #include "store/recordjson.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
@@ -95,6 +97,7 @@ private Q_SLOTS:
     void policyRestartWaitsForAHostThatDoesNotAnswer_data();
     void policyRestartWaitsForAHostThatDoesNotAnswer();
     void lostLeadershipNeverRollsBack();
+    void execAndLogsOnlyInTheKernelsOwnContainer();
     void rollbackRemovesOnlyItsOwnVolumes_data();
     void rollbackRemovesOnlyItsOwnVolumes();
 
@@ -791,6 +794,68 @@ void TestSessionLifecycle::lostLeadershipNeverRollsBack()
                                                    : finished.applied.constFirst().outcome));
     QCOMPARE(toString(m_store->session(id)->status), toString(SessionStatus::Running));
     QCOMPARE(countOf(id), 12);
+}
+
+// Issue 24 D.8 and D.10: exec and logs reach a kernel only through its own container (labels
+// and name checked), never a same-named container of another owner; exec over many kernels runs
+// on the bounded executor, not a thread per kernel.
+void TestSessionLifecycle::execAndLogsOnlyInTheKernelsOwnContainer()
+{
+    auto s = launch(QStringLiteral("ex"), QStringLiteral("multi-node"), 59);
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    auto kernels = m_store->kernels(s->id);
+    QVERIFY(kernels);
+    const auto it = std::find_if(kernels->cbegin(), kernels->cend(),
+                                 [](const KernelRecord &k) { return k.hostname == u"worker1"; });
+    QVERIFY(it != kernels->cend());
+    const KernelRecord w1 = *it;
+    const auto host = hostOf(w1);
+    // worker1's container is replaced behind ClusterDeck's back by one of another owner with the
+    // same name (and labels that claim the kernel, but not this store).
+    Docker::RemoveContainerOptions rm;
+    rm.force = true;
+    QVERIFY(host->removeContainer(w1.containerId, rm));
+    Docker::ContainerSpec foreign;
+    foreign.name = w1.containerName;
+    foreign.image = QStringLiteral("someone/else:latest");
+    foreign.labels = {{ProvisionLabels::session(), s->id},
+                      {ProvisionLabels::kernel(), w1.id},
+                      {ProvisionLabels::hostname(), w1.hostname},
+                      {ProvisionLabels::store(), QStringLiteral("another-store")}};
+    auto made = host->createContainer(foreign);
+    QVERIFY(made);
+    QVERIFY(host->startContainer(made->id));
+    const int execsBefore = host->calls(QStringLiteral("runExec"));
+
+    SessionExec exec(m_registry.get());
+    const QList<KernelExecResult> results = exec.run(*kernels, {QStringLiteral("true")}, 0, {});
+    QCOMPARE(results.size(), 60);
+    int ran = 0;
+    for (const KernelExecResult &r : results) {
+        if (r.kernel.hostname == u"worker1") {
+            QVERIFY(r.error);
+            QVERIFY2(r.error->message.contains(QStringLiteral("left alone")),
+                     qPrintable(r.error->toString()));
+        } else {
+            QVERIFY2(!r.error, qPrintable(r.error ? r.error->toString() : QString()));
+            QCOMPARE(r.exitCode, 0);
+            ++ran;
+        }
+    }
+    QCOMPARE(ran, 59);
+    const int onHost = int(std::count_if(kernels->cbegin(), kernels->cend(),
+                                         [&](const auto &k) { return k.host == w1.host; }));
+    QCOMPARE(host->calls(QStringLiteral("runExec")) - execsBefore, onHost - 1);
+    QVERIFY2(BoundedExecutor::shared().peakThreads() <=
+                 BoundedExecutor::shared().limits().maxThreads,
+             qPrintable(QString::number(BoundedExecutor::shared().peakThreads())));
+
+    SessionController sessions(m_store.get(), m_registry.get());
+    auto logs = sessions.logs(s->id, QStringLiteral("worker1"), false,
+                              [](const QString &, const QByteArray &, bool) {});
+    QVERIFY(!logs);
+    QVERIFY2(logs.error().message.contains(QStringLiteral("left alone")),
+             qPrintable(logs.error().toString()));
 }
 
 void TestSessionLifecycle::rollbackRemovesOnlyItsOwnVolumes_data()
