@@ -4,6 +4,7 @@
 #include "columns.h"
 #include "commandspec.h"
 #include "commandsupport.h"
+#include "common/credentialpolicy.h"
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
 #include "provision/concurrent.h"
@@ -156,9 +157,10 @@ int imagePull(Context &context, const Args &a)
     // Each host on its own: one that fails does not stop the others.
     puller.setStopOnFirstFailure(false);
     if (!json)
-        puller.setProgressCallback([&](const Registry::PullTarget &t, const Docker::PullProgress &p) {
-            printer.update(t.host, t.image, p);
-        });
+        puller.setProgressCallback(
+            [&](const Registry::PullTarget &t, const Docker::PullProgress &p) {
+                printer.update(t.host, t.image, p);
+            });
     InterruptScope interrupt;
     QElapsedTimer timer;
     timer.start();
@@ -173,20 +175,21 @@ int imagePull(Context &context, const Args &a)
     for (const Registry::PullOutcome &o : outcomes) {
         if (o.error)
             ++failed;
-        results.append(QJsonObject{{QStringLiteral("host"), o.host},
-                                   {QStringLiteral("image"), o.image},
-                                   {QStringLiteral("pulled"), o.pulled},
-                                   {QStringLiteral("bytes"), double(o.bytes)},
-                                   {QStringLiteral("digest"), o.repoDigest},
-                                   {QStringLiteral("id"), o.imageId},
-                                   {QStringLiteral("error"), o.error ? o.error->toString() : QString()}});
-        table.append({o.host,
-                      o.error ? QStringLiteral("FAILED")
-                              : (o.pulled ? QStringLiteral("pulled") : QStringLiteral("present")),
-                      o.error ? o.error->message
-                              : QString(PullProgressPrinter::formatBytes(o.bytes) +
-                                        QStringLiteral("  ") +
-                                        (o.repoDigest.isEmpty() ? o.imageId : o.repoDigest))});
+        results.append(
+            QJsonObject{{QStringLiteral("host"), o.host},
+                        {QStringLiteral("image"), o.image},
+                        {QStringLiteral("pulled"), o.pulled},
+                        {QStringLiteral("bytes"), double(o.bytes)},
+                        {QStringLiteral("digest"), o.repoDigest},
+                        {QStringLiteral("id"), o.imageId},
+                        {QStringLiteral("error"), o.error ? o.error->toString() : QString()}});
+        table.append(
+            {o.host,
+             o.error ? QStringLiteral("FAILED")
+                     : (o.pulled ? QStringLiteral("pulled") : QStringLiteral("present")),
+             o.error ? o.error->message
+                     : QString(PullProgressPrinter::formatBytes(o.bytes) + QStringLiteral("  ") +
+                               (o.repoDigest.isEmpty() ? o.imageId : o.repoDigest))});
     }
     if (json) {
         context.out() << QJsonDocument(QJsonObject{{QStringLiteral("image"), image},
@@ -295,7 +298,13 @@ int registryLogin(Context &context, const Args &a)
             return context.fail(hosts.error());
         std::optional<Error> lastTransport;
         bool checked = false;
+        QStringList plaintext; // hosts the password may not travel to (CredentialPolicy)
         for (const HostRecord &h : std::as_const(*hosts)) {
+            if (h.endpoint.startsWith(QLatin1String("tcp://")) &&
+                !CredentialPolicy::plaintextAllowed()) {
+                plaintext.append(QStringLiteral("%1 (%2)").arg(h.name, h.endpoint));
+                continue;
+            }
             auto client = env->registry->client(h);
             if (!client)
                 continue;
@@ -308,21 +317,30 @@ int registryLogin(Context &context, const Args &a)
                 continue;
             }
             if (!ok)
-                return context.fail(Error::make(ok.error().kind, QStringLiteral("registry %1").arg(server),
-                                                QStringLiteral("login refused (checked by host %1): %2")
-                                                    .arg(h.name, ok.error().message)));
+                return context.fail(
+                    Error::make(ok.error().kind, QStringLiteral("registry %1").arg(server),
+                                QStringLiteral("login refused (checked by host %1): %2")
+                                    .arg(h.name, ok.error().message)));
             creds.identityToken = ok->identityToken;
             if (!creds.identityToken.isEmpty())
                 creds.password.clear();
             checked = true;
             break;
         }
+        if (!checked && !lastTransport && !plaintext.isEmpty())
+            return context.fail(Error::make(
+                Error::Kind::Invalid, QStringLiteral("registry %1").arg(server),
+                CredentialPolicy::refusal(QStringLiteral("host(s) %1, the only ones to check the "
+                                                         "login with,")
+                                              .arg(plaintext.join(QStringLiteral(", ")))) +
+                    QStringLiteral(" (or log in with --no-verify)")));
         if (!checked)
-            return context.fail(lastTransport
-                                    ? lastTransport->withContext(QStringLiteral("no host could check the login"))
-                                    : Error::make(Error::Kind::Invalid, QString(),
-                                                  QStringLiteral("no Docker host is registered to check "
-                                                                 "the login (or use --no-verify)")));
+            return context.fail(
+                lastTransport
+                    ? lastTransport->withContext(QStringLiteral("no host could check the login"))
+                    : Error::make(Error::Kind::Invalid, QString(),
+                                  QStringLiteral("no Docker host is registered to check "
+                                                 "the login (or use --no-verify)")));
     }
     auto config = Registry::DockerConfig::load();
     if (!config)
@@ -370,9 +388,11 @@ int registryLs(Context &context, const Args &a)
                                    {QStringLiteral("store"), l.store}});
         context.out() << QJsonDocument(arr).toJson(QJsonDocument::Indented);
     } else {
-        QList<QStringList> table{{QStringLiteral("REGISTRY"), QStringLiteral("USER"), QStringLiteral("STORED IN")}};
+        QList<QStringList> table{
+            {QStringLiteral("REGISTRY"), QStringLiteral("USER"), QStringLiteral("STORED IN")}};
         for (const auto &l : std::as_const(*logins))
-            table.append({l.registry, l.username.isEmpty() ? QStringLiteral("?") : l.username, l.store});
+            table.append(
+                {l.registry, l.username.isEmpty() ? QStringLiteral("?") : l.username, l.store});
         for (const QString &line : alignColumns(table))
             context.out() << line << '\n';
     }

@@ -1,5 +1,7 @@
 #include "dockerclient.h"
 
+#include "common/credentialpolicy.h"
+
 #include "common/logging.h"
 #include "dockerjson.h"
 #include "dockerlogdemuxer.h"
@@ -318,8 +320,11 @@ Result<PullProgress> DockerClient::pullImage(const ImagePullSpec &pull, const Pu
     addQuery(request.query, QStringLiteral("fromImage"), pull.fromImage);
     addQuery(request.query, QStringLiteral("tag"),
              pull.tag.isEmpty() ? QStringLiteral("latest") : pull.tag);
-    if (!pull.registryAuth.isEmpty())
+    if (!pull.registryAuth.isEmpty()) {
+        if (auto ok = mayCarryCredentials(); !ok)
+            return fail(ok.error());
         request.headers.append({"X-Registry-Auth", pull.registryAuth});
+    }
     PullProgressDecoder decoder;
     request.onData = [&](const QByteArray &chunk) {
         if (decoder.feed(chunk) && onProgress)
@@ -360,9 +365,19 @@ Result<RemovedImage> DockerClient::removeImage(const QString &nameOrId, bool for
     return decoded(Json::decodeRemovedImage(response->body), request);
 }
 
+Result<void> DockerClient::mayCarryCredentials() const
+{
+    if (m_endpoint.kind() != DockerEndpoint::Kind::Tcp || CredentialPolicy::plaintextAllowed())
+        return {};
+    return fail(Error::Kind::Invalid, displayName(),
+                CredentialPolicy::refusal(QStringLiteral("this daemon over plain tcp://")));
+}
+
 Result<AuthCheck> DockerClient::checkAuth(const QString &serverAddress, const QString &username,
                                           const QString &password, const CallOptions &options) const
 {
+    if (auto ok = mayCarryCredentials(); !ok)
+        return fail(ok.error());
     Request request;
     request.method = "POST";
     request.path = QStringLiteral("/auth");

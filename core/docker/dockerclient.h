@@ -179,6 +179,8 @@ public:
     static QString formatEventTime(qint64 timeNano);
 
 private:
+    // Registry credentials only over a unix socket or TLS (CredentialPolicy).
+    Result<void> mayCarryCredentials() const;
     struct Request
     {
         QByteArray method = "GET";

@@ -1,5 +1,7 @@
 #include "registryclient.h"
 
+#include "common/credentialpolicy.h"
+
 #include "dockerconfig.h"
 #include "http/httptransport.h"
 #include "imagereference.h"
@@ -66,6 +68,11 @@ Result<QByteArray> RegistryClient::bearerToken(const QByteArray &challenge) cons
     if (!realm.isValid() || realm.host().isEmpty())
         return fail(Error::Kind::Invalid, m_transport->displayName(),
                     QStringLiteral("the registry asks for a token but names no realm"));
+    if (m_credentials && !m_credentials->username.isEmpty() &&
+        realm.scheme() != QLatin1String("https") && !CredentialPolicy::plaintextAllowed())
+        return fail(Error::Kind::Invalid, m_transport->displayName(),
+                    CredentialPolicy::refusal(
+                        QStringLiteral("the token service %1").arg(realm.toString())));
     QUrlQuery query;
     if (params.contains(QStringLiteral("service")))
         query.addQueryItem(QStringLiteral("service"), params.value(QStringLiteral("service")));
@@ -79,7 +86,8 @@ Result<QByteArray> RegistryClient::bearerToken(const QByteArray &challenge) cons
     request.query = query;
     request.timeout = m_timeout;
     if (m_credentials && !m_credentials->username.isEmpty())
-        request.headers.append({"Authorization", QByteArray("Basic " + m_credentials->basicAuth())});
+        request.headers.append(
+            {"Authorization", QByteArray("Basic " + m_credentials->basicAuth())});
     auto response = tokens.perform(request);
     if (!response)
         return fail(response.error());
@@ -123,11 +131,13 @@ Result<Http::HttpResponse> RegistryClient::get(const QString &path, const QByteA
     if (!response)
         return fail(response.error());
     if (!response->isSuccess()) {
-        const QJsonArray errors =
-            QJsonDocument::fromJson(response->body).object().value(QLatin1String("errors")).toArray();
-        QString message = errors.isEmpty()
-                              ? QStringLiteral("HTTP %1").arg(response->status)
-                              : errors.first().toObject().value(QLatin1String("message")).toString();
+        const QJsonArray errors = QJsonDocument::fromJson(response->body)
+                                      .object()
+                                      .value(QLatin1String("errors"))
+                                      .toArray();
+        QString message =
+            errors.isEmpty() ? QStringLiteral("HTTP %1").arg(response->status)
+                             : errors.first().toObject().value(QLatin1String("message")).toString();
         return fail(response->status == 404 ? Error::Kind::NotFound : Error::Kind::Http,
                     m_transport->displayName(),
                     QStringLiteral("GET %1: %2 (HTTP %3)").arg(path, message).arg(response->status),
@@ -142,7 +152,8 @@ Result<QStringList> RegistryClient::tags(const QString &repository) const
     auto response = get(QStringLiteral("/v2/%1/tags/list").arg(repository));
     if (!response)
         return fail(response.error());
-    QStringList tags = strings(QJsonDocument::fromJson(response->body).object().value(QLatin1String("tags")));
+    QStringList tags =
+        strings(QJsonDocument::fromJson(response->body).object().value(QLatin1String("tags")));
     tags.sort();
     return tags;
 }
@@ -175,11 +186,10 @@ Result<QStringList> RegistryClient::tagReferences(const QString &image)
 Result<ImageDefaults> RegistryClient::imageDefaults(const QString &repository,
                                                     const QString &reference) const
 {
-    const QByteArray accept =
-        "application/vnd.docker.distribution.manifest.v2+json, "
-        "application/vnd.oci.image.manifest.v1+json, "
-        "application/vnd.docker.distribution.manifest.list.v2+json, "
-        "application/vnd.oci.image.index.v1+json";
+    const QByteArray accept = "application/vnd.docker.distribution.manifest.v2+json, "
+                              "application/vnd.oci.image.manifest.v1+json, "
+                              "application/vnd.docker.distribution.manifest.list.v2+json, "
+                              "application/vnd.oci.image.index.v1+json";
     auto manifest = get(QStringLiteral("/v2/%1/manifests/%2").arg(repository, reference), accept);
     if (!manifest)
         return fail(manifest.error());
@@ -202,8 +212,9 @@ Result<ImageDefaults> RegistryClient::imageDefaults(const QString &repository,
     const QString configDigest =
         m.value(QLatin1String("config")).toObject().value(QLatin1String("digest")).toString();
     if (configDigest.isEmpty())
-        return fail(Error::Kind::Decode, m_transport->displayName(),
-                    QStringLiteral("the manifest of %1:%2 names no config").arg(repository, reference));
+        return fail(
+            Error::Kind::Decode, m_transport->displayName(),
+            QStringLiteral("the manifest of %1:%2 names no config").arg(repository, reference));
     auto blob = get(QStringLiteral("/v2/%1/blobs/%2").arg(repository, configDigest));
     if (!blob)
         return fail(blob.error());

@@ -67,6 +67,7 @@ private Q_SLOTS:
     void bodyCapPerRequest_data();
     void bodyCapPerRequest();
     void streamedLogsAreNotCapped();
+    void credentialsOnlyEncrypted();
 
 private:
     std::unique_ptr<DockerClient> makeClient(const QString &hostName = {}) const;
@@ -567,6 +568,52 @@ void TestDockerRequests::cancelWhileWaiting()
     QVERIFY(!cancelled);
     QCOMPARE(cancelled.error().kind, Error::Kind::Cancelled);
     QVERIFY(timer.elapsed() < 2500);
+}
+
+// Issue 24 D.7: registry credentials never go to a daemon over plain tcp:// — refused before
+// anything is sent — unless CLUSTERDECK_ALLOW_PLAINTEXT_CREDENTIALS=1 allows it (then the client
+// does try, and here finds nothing listening).
+void TestDockerRequests::credentialsOnlyEncrypted()
+{
+    qunsetenv("CLUSTERDECK_ALLOW_PLAINTEXT_CREDENTIALS");
+    auto endpoint = DockerEndpoint::parse(QStringLiteral("tcp://127.0.0.1:9"));
+    QVERIFY(endpoint);
+    DockerClient plain(*endpoint, QStringLiteral("plain"));
+    CallOptions call;
+    call.timeout = 2s;
+    auto auth = plain.checkAuth(QStringLiteral("registry.example"), QStringLiteral("alice"),
+                                QStringLiteral("secret"), call);
+    QVERIFY(!auth);
+    QCOMPARE(auth.error().kind, Error::Kind::Invalid);
+    QVERIFY2(auth.error().message.contains(QStringLiteral("refusing to send registry credentials")),
+             qPrintable(auth.error().toString()));
+    ImagePullSpec pull;
+    pull.fromImage = QStringLiteral("registry.example/private/image");
+    pull.registryAuth = "eyJ1c2VybmFtZSI6ImFsaWNlIn0=";
+    auto pulled = plain.pullImage(pull, {}, call);
+    QVERIFY(!pulled);
+    QCOMPARE(pulled.error().kind, Error::Kind::Invalid);
+    // A pull without credentials is no secret: it goes (and finds nothing listening).
+    pull.registryAuth.clear();
+    QCOMPARE(plain.pullImage(pull, {}, call).error().kind, Error::Kind::Transport);
+
+    qputenv("CLUSTERDECK_ALLOW_PLAINTEXT_CREDENTIALS", "1");
+    auth = plain.checkAuth(QStringLiteral("registry.example"), QStringLiteral("alice"),
+                           QStringLiteral("secret"), call);
+    qunsetenv("CLUSTERDECK_ALLOW_PLAINTEXT_CREDENTIALS");
+    QVERIFY(!auth);
+    QCOMPARE(auth.error().kind, Error::Kind::Transport);
+
+    // Over the unix socket they go.
+    m_daemon->setHandler([](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping("1.41");
+        return json(200, R"({"Status":"Login Succeeded"})");
+    });
+    auto overUnix =
+        makeClient()->checkAuth(QStringLiteral("registry.example"), QStringLiteral("alice"),
+                                QStringLiteral("secret"), call);
+    QVERIFY2(overUnix, qPrintable(overUnix ? QString() : overUnix.error().toString()));
 }
 
 QTEST_GUILESS_MAIN(TestDockerRequests)
