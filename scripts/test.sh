@@ -109,7 +109,9 @@ fi
 step "ctest"
 t=$SECONDS
 rc=0
-ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600 "$@" || rc=$?
+# Two at once: the lab tests one after the other, the unit and offscreen GUI tests (niced) beside
+# them; benchmarks, chaos and the fuzzer alone (tests/CMakeLists.txt, clusterdeck_schedule_tests).
+ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600 -j "${CTEST_JOBS:-2}" "$@" || rc=$?
 t_ctest=$((SECONDS - t))
 # What failed, in a few lines per test, printed again at the very end where a reader of a long
 # log looks first: QtTest's FAIL!/Loc: lines, the chaos suite's violations, a timeout.

@@ -59,7 +59,8 @@ void TestLeaseDeadline::expiresWithoutRenewal()
     QTRY_COMPARE_WITH_TIMEOUT(calls.load(), 1, 2000);
     QVERIFY(!d.isValid());
     QCOMPARE(d.left(), 0ms);
-    QVERIFY2(expiredAfter >= 480 && expiredAfter < 900, qPrintable(QString::number(expiredAfter)));
+    // Not before the deadline (left() above shows the margin); the upper bound only says "soon".
+    QVERIFY2(expiredAfter >= 480 && expiredAfter < 2000, qPrintable(QString::number(expiredAfter)));
     QTest::qWait(300);
     QCOMPARE(calls.load(), 1); // once
 }
