@@ -3,11 +3,14 @@
 // fake daemon on a unix socket whose log stream never ends, so the thread is always mid-stream.
 
 #include "host/hostregistry.h"
+#include "provision/provisionlabels.h"
 #include "provision/sessioncontroller.h"
 #include "sessions/logfollower.h"
 #include "store/sqlitestore.h"
 
 #include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLocalServer>
 #include <QLocalSocket>
 #include <QPointer>
@@ -28,8 +31,9 @@ using namespace std::chrono_literals;
 class EndlessLogsDaemon : public QThread
 {
 public:
-    explicit EndlessLogsDaemon(QString socketPath)
+    EndlessLogsDaemon(QString socketPath, QByteArray inspectBody)
         : m_socketPath(std::move(socketPath))
+        , m_inspectBody(std::move(inspectBody))
     {}
     ~EndlessLogsDaemon() override
     {
@@ -98,7 +102,7 @@ private:
                 });
                 timer->start(20);
             } else if (target.contains("/json")) {
-                body = R"({"Id":"c0","Name":"/c0","Config":{"Tty":true},"State":{"Running":true}})";
+                body = m_inspectBody;
                 socket->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                               "Content-Length: " +
                               QByteArray::number(body.size()) + "\r\n\r\n" + body);
@@ -111,6 +115,7 @@ private:
     }
 
     QString m_socketPath;
+    QByteArray m_inspectBody;
     std::mutex m_mutex;
     std::condition_variable m_ready;
     bool m_listening = false;
@@ -143,13 +148,30 @@ void TestLogFollower::init()
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
     const QString socket = m_dir->filePath(QStringLiteral("docker.sock"));
-    m_daemon = std::make_unique<EndlessLogsDaemon>(socket);
-    m_daemon->start();
-    QVERIFY(m_daemon->waitUntilListening());
-
     auto store = SqliteStore::open(m_dir->filePath(QStringLiteral("state.db")));
     QVERIFY2(store, qPrintable(store ? QString() : store.error().toString()));
     m_store = std::move(*store);
+    // Logs are read only from the kernel's own container: the one this store created, with its
+    // labels and its name.
+    const QJsonObject labels{
+        {ProvisionLabels::store(), m_store->storeId()},
+        {ProvisionLabels::session(), m_sessionId},
+        {ProvisionLabels::kernel(), QString(m_sessionId + QStringLiteral("-k0"))},
+        {ProvisionLabels::hostname(), QStringLiteral("worker1")},
+    };
+    const QJsonObject inspect{
+        {QStringLiteral("Id"), QStringLiteral("c0")},
+        {QStringLiteral("Name"),
+         QString(QLatin1Char('/') +
+                 ProvisionLabels::containerName(m_sessionId, QStringLiteral("worker1")))},
+        {QStringLiteral("Config"),
+         QJsonObject{{QStringLiteral("Tty"), true}, {QStringLiteral("Labels"), labels}}},
+        {QStringLiteral("State"), QJsonObject{{QStringLiteral("Running"), true}}},
+    };
+    m_daemon = std::make_unique<EndlessLogsDaemon>(
+        socket, QJsonDocument(inspect).toJson(QJsonDocument::Compact));
+    m_daemon->start();
+    QVERIFY(m_daemon->waitUntilListening());
     HostRecord host;
     host.name = QStringLiteral("fake");
     host.endpoint = QStringLiteral("unix://") + socket;
@@ -185,10 +207,14 @@ void TestLogFollower::deletedWhileStreaming()
     QPointer<Ui::LogFollower> follower =
         new Ui::LogFollower(m_controller.get(), m_sessionId, QString(), true);
     QStringList received;
+    QString error;
     connect(follower, &Ui::LogFollower::lines, this,
             [&](const QStringList &lines) { received += lines; });
+    connect(follower, &Ui::LogFollower::finished, this,
+            [&](const QString &why) { error = why.isEmpty() ? QStringLiteral("ended") : why; });
     follower->start();
-    QTRY_VERIFY_WITH_TIMEOUT(received.size() >= 5, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(received.size() >= 5 || !error.isEmpty(), 10000);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
     QVERIFY(received.first().startsWith(QLatin1String("worker1 | line ")));
     QVERIFY(follower->isRunning());
     QCOMPARE(m_daemon->openStreams(), 1);
