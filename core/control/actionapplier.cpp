@@ -528,6 +528,14 @@ void ActionApplier::configure(SessionController &sessions) const
     sessions.setWaitForHosts(true);
 }
 
+ActionApplier::Outcome ActionApplier::waitForHosts(const QString &sessionId,
+                                                   const QMap<QString, Error> &down)
+{
+    SessionController sessions(m_store, m_registry);
+    configure(sessions);
+    return {false, sessions.recordWaitForHosts(sessionId, down).toString()};
+}
+
 ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
 {
     auto session = m_store->session(a.sessionId);
@@ -563,11 +571,8 @@ ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
             return {false, kernels.error().toString()};
         if (const auto down = HostProbe::unanswered(
                 m_registry, SessionController::hostsOf(*session, *kernels), 5s, m_cancel);
-            !down.isEmpty()) {
-            SessionController sessions(m_store, m_registry);
-            configure(sessions);
-            return {false, sessions.recordWaitForHosts(a.sessionId, down).toString()};
-        }
+            !down.isEmpty())
+            return waitForHosts(a.sessionId, down);
     }
     auto spec = Provisioner::specOf(*session, *m_store);
     if (!spec)
@@ -577,12 +582,8 @@ ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
     provisioner.setDeferOnUnansweredHosts(restarting);
     provisioner.setStopToken(m_cancel);
     auto done = provisioner.provision(*spec, m_cancel, m_heldLock);
-    if (!done && done.error().kind == Error::Kind::Unavailable) {
-        SessionController sessions(m_store, m_registry);
-        configure(sessions);
-        return {false,
-                sessions.recordWaitForHosts(a.sessionId, provisioner.unansweredHosts()).toString()};
-    }
+    if (!done && done.error().kind == Error::Kind::Unavailable)
+        return waitForHosts(a.sessionId, provisioner.unansweredHosts());
     if (!done && provisioner.stopped()) // no longer leading: stopped where it was, as it was
         return {false, done.error().toString()};
     if (!done) {

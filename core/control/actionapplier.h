@@ -7,6 +7,7 @@
 #include "store/records.h"
 #include "store/storeidentity.h"
 
+#include <QMap>
 #include <QString>
 
 #include <chrono>
@@ -88,6 +89,8 @@ private:
     Outcome markKernel(const QString &sessionId, const QString &kernelId, KernelStatus status,
                        const QString &why);
     Outcome completeSession(const ReconcileAction &action);
+    // Records that the session's restart waits for the hosts `down` (not done).
+    Outcome waitForHosts(const QString &sessionId, const QMap<QString, Error> &down);
     void configure(SessionController &sessions) const;
     QString lastLines(const QString &host, const QString &containerId) const;
     bool mayAct(QString *why) const;
