@@ -7,6 +7,7 @@
 #include "plan/launchvalues.h"
 #include "plan/planjson.h"
 #include "plan/planresolver.h"
+#include "plan/planvalidator.h"
 #include "plan/presets.h"
 #include "provision/provisioner.h"
 #include "store/statestore.h"
@@ -99,6 +100,16 @@ int validate(const QStringList &args, QTextStream &out, QTextStream &err)
     return status;
 }
 
+// What the kernels may touch on their hosts, said before anything starts.
+QString hostPathsLine(const ClusterPlan &plan)
+{
+    const QStringList paths = PlanValidator::hostPaths(plan);
+    if (!plan.allowHostPaths)
+        return QStringLiteral("none (the template does not allow them)");
+    return paths.isEmpty() ? QStringLiteral("allowed, none mounted")
+                           : QStringLiteral("allowed: ") + paths.join(QStringLiteral(", "));
+}
+
 void printTable(const ClusterPlan &plan, QTextStream &out)
 {
     const KernelSpec &primary = plan.kernels.first();
@@ -125,6 +136,7 @@ void printTable(const ClusterPlan &plan, QTextStream &out)
         << "presets   "
         << (plan.presets.isEmpty() ? QStringLiteral("-") : plan.presets.join(QStringLiteral(", ")))
         << '\n'
+        << "hostpaths " << hostPathsLine(plan) << '\n'
         << "kernels   " << plan.kernels.size() << " ("
         << primary.env.value(QStringLiteral("BACKEND_CLUSTER_REPLICAS")) << ")\n\n";
 

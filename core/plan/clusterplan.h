@@ -95,7 +95,8 @@ struct ClusterPlan
     SuccessPolicy successPolicy;
     std::optional<qint64> ttlAfterFinishedSeconds; // unset: keep until `rm`
     StartupOrder startupOrder = StartupOrder::Parallel;
-    QStringList presets; // effective: `mpi` brings `ssh`
+    QStringList presets;         // effective: `mpi` brings `ssh`
+    bool allowHostPaths = false; // the template's opt-in to mounts of host paths
     QList<RoleCount> roles;
     QList<KernelSpec> kernels; // in rank order; kernels.first() is the primary
 

@@ -241,6 +241,8 @@ QJsonObject PlanJson::headerToJson(const ClusterPlan &plan)
     if (plan.ttlAfterFinishedSeconds)
         o.insert(QStringLiteral("ttl_after_finished_seconds"),
                  double(*plan.ttlAfterFinishedSeconds));
+    if (plan.allowHostPaths)
+        o.insert(QStringLiteral("allow_host_paths"), true);
     return o;
 }
 
@@ -278,6 +280,7 @@ ClusterPlan PlanJson::headerFromJson(const QJsonObject &o)
     plan.startupOrder = parseStartupOrder(o.value(QLatin1StringView("startup_order")).toString())
                             .value_or(StartupOrder::Parallel);
     plan.presets = listFrom(o.value(QLatin1StringView("presets")));
+    plan.allowHostPaths = o.value(QLatin1StringView("allow_host_paths")).toBool(false);
     for (const QJsonValue &v : o.value(QLatin1StringView("roles")).toArray()) {
         const QJsonObject r = v.toObject();
         // Specs written before `scale` have no bounds: -1 says "unknown, ask the template".

@@ -1,6 +1,7 @@
 #include "planresolver.h"
 
 #include "common/logging.h"
+#include "planvalidator.h"
 #include "presets.h"
 #include "template/templatevalues.h"
 
@@ -67,7 +68,11 @@ Result<void> checkOptions(const ClusterTemplate &t, const LaunchOptions &opts)
                         QStringLiteral("'%1' is not a valid variable name").arg(it.key()));
     }
     for (const Mount &m : opts.mounts) {
-        if (const QString problem = checkMount(m); !problem.isEmpty())
+        QString problem = checkMount(m);
+        if (const QString hostPath = hostPathOf(m);
+            problem.isEmpty() && !hostPath.isEmpty() && !t.allowHostPaths)
+            problem = hostPathRefusal(hostPath, t.name);
+        if (!problem.isEmpty())
             return fail(Error::Kind::Invalid,
                         QStringLiteral("--mount %1:%2").arg(m.source, m.target), problem);
     }
@@ -104,6 +109,7 @@ Result<ClusterPlan> resolvePlan(const ClusterTemplate &t, const LaunchOptions &o
     plan.ttlAfterFinishedSeconds = t.ttlAfterFinishedSeconds;
     plan.startupOrder = t.startupOrder;
     plan.presets = Presets::effective(t.presets);
+    plan.allowHostPaths = t.allowHostPaths;
 
     int total = 0;
     for (const RoleTemplate &r : t.roles) {
@@ -218,6 +224,10 @@ Result<ClusterPlan> resolvePlan(const ClusterTemplate &t, const LaunchOptions &o
         return fail(ok.error());
     Presets::applyMembershipFiles(plan);
 
+    // Whatever the template, options and image labels gave, the plan obeys the same rules a
+    // stored spec is held to.
+    if (auto ok = PlanValidator::validate(plan, QStringLiteral("template %1").arg(t.name)); !ok)
+        return fail(ok.error());
     qCDebug(lcPlan) << "resolved" << t.name << "into" << plan.kernels.size() << "kernels";
     return plan;
 }

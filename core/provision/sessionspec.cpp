@@ -1,6 +1,7 @@
 #include "sessionspec.h"
 
 #include "plan/planjson.h"
+#include "plan/planvalidator.h"
 #include "template/templatevalues.h"
 
 #include <QJsonArray>
@@ -159,6 +160,19 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
     if (plan.kernels.isEmpty())
         return fail(Error::Kind::Decode, where,
                     QStringLiteral("the stored session spec has no kernels"));
+    // Specs stored before these keys were written: their names follow from the session.
+    if (plan.networkName.isEmpty())
+        plan.networkName = QStringLiteral("cd-") + plan.sessionId.left(8);
+    for (KernelSpec &k : plan.kernels) {
+        if (k.containerName.isEmpty())
+            k.containerName = QStringLiteral("cd-%1-%2").arg(plan.sessionId.left(8), k.hostname);
+    }
+    // Held to a template's rules: whoever can write the store must not be able to make the
+    // controller mount the host (or anything else a template may not do) on its next restart.
+    if (auto ok = PlanValidator::validate(plan, where); !ok)
+        return fail(Error::Kind::Invalid, where,
+                    QStringLiteral("the stored session spec breaks a template rule: %1")
+                        .arg(ok.error().message));
     return spec;
 }
 

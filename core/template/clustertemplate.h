@@ -150,6 +150,9 @@ struct ClusterTemplate
     QMap<QString, QString> env; // applies to every role
     QList<Mount> mounts;        // applies to every role
     QList<RoleTemplate> roles;  // ordered: the first kernel of the first role is the primary
+    // Mounts of host paths (binds, volumes whose driver binds a host path) give kernels the host:
+    // refused unless the template says so.
+    bool allowHostPaths = false;
 
     const RoleTemplate *role(const QString &roleName) const
     {

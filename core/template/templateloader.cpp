@@ -56,11 +56,15 @@ QString describe(const YAML::Node &node)
 class Parser
 {
 public:
-    Parser(QString file, QString baseDir, TemplateDiagnostics &diagnostics, QStringList &stack)
+    // `hostPaths` collects every mount of a host path with where it is written: the cluster
+    // template, once read, decides whether they are errors (allowHostPaths).
+    Parser(QString file, QString baseDir, TemplateDiagnostics &diagnostics, QStringList &stack,
+           TemplateDiagnostics &hostPaths)
         : m_file(std::move(file))
         , m_baseDir(std::move(baseDir))
         , m_diagnostics(diagnostics)
         , m_stack(stack)
+        , m_hostPaths(hostPaths)
     {}
 
     std::optional<YAML::Node> parseDocument(const QByteArray &data)
@@ -152,6 +156,8 @@ public:
             t.env = parseEnv(n, QStringLiteral("env"));
         if (const YAML::Node n = root["mounts"]; present(n))
             t.mounts = parseMounts(n, QStringLiteral("mounts"));
+        if (const YAML::Node n = root["allowHostPaths"]; present(n))
+            t.allowHostPaths = boolean(n, QStringLiteral("allowHostPaths")).value_or(false);
 
         const YAML::Node roles = root["roles"];
         if (!present(roles)) {
@@ -579,11 +585,21 @@ private:
             const bool duplicate = std::any_of(mounts.cbegin(), mounts.cend(), [&](const Mount &o) {
                 return o.target == mount->target;
             });
-            if (duplicate)
+            if (duplicate) {
                 error(m, itemPath,
                       QStringLiteral("target '%1' is mounted twice").arg(mount->target));
-            else
-                mounts.append(*mount);
+                continue;
+            }
+            if (const QString hostPath = hostPathOf(*mount); !hostPath.isEmpty()) {
+                TemplateDiagnostic use;
+                use.file = m_file;
+                use.line = int(m.Mark().line) + 1;
+                use.column = int(m.Mark().column) + 1;
+                use.path = itemPath;
+                use.message = hostPathRefusal(hostPath);
+                m_hostPaths.append(use);
+            }
+            mounts.append(*mount);
         }
         return mounts;
     }
@@ -815,7 +831,7 @@ private:
         }
         const qsizetype before = m_diagnostics.size();
         m_stack.append(canonical);
-        Parser nested(display, info.path(), m_diagnostics, m_stack);
+        Parser nested(display, info.path(), m_diagnostics, m_stack, m_hostPaths);
         TaskTemplate task;
         if (auto root = nested.parseDocument(file.readAll()))
             task = nested.parseTask(*root, {}, false);
@@ -928,6 +944,7 @@ private:
     QString m_baseDir;
     TemplateDiagnostics &m_diagnostics;
     QStringList &m_stack;
+    TemplateDiagnostics &m_hostPaths;
     YAML::Mark m_lastMark = YAML::Mark::null_mark();
 };
 
@@ -963,6 +980,7 @@ QStringList TemplateLoader::clusterKeys()
             QStringLiteral("presets"),
             QStringLiteral("env"),
             QStringLiteral("mounts"),
+            QStringLiteral("allowHostPaths"),
             QStringLiteral("roles")};
 }
 
@@ -1010,8 +1028,9 @@ Result<ClusterTemplate> TemplateLoader::loadClusterFromData(const QByteArray &ya
 {
     m_diagnostics.clear();
     QStringList stack;
-    Parser parser(fileName, baseDir.isEmpty() ? QDir::currentPath() : baseDir, m_diagnostics,
-                  stack);
+    TemplateDiagnostics hostPaths;
+    Parser parser(fileName, baseDir.isEmpty() ? QDir::currentPath() : baseDir, m_diagnostics, stack,
+                  hostPaths);
     const auto root = parser.parseDocument(yaml);
     if (!root)
         return finish(ClusterTemplate{});
@@ -1022,6 +1041,8 @@ Result<ClusterTemplate> TemplateLoader::loadClusterFromData(const QByteArray &ya
         // Last line of defence (found by fuzzing): no yaml-cpp exception leaves the loader.
         parser.reportException(e);
     }
+    if (!t.allowHostPaths)
+        m_diagnostics += hostPaths;
     qCDebug(lcTemplate) << "loaded cluster template" << fileName << "with" << m_diagnostics.size()
                         << "problems";
     return finish(std::move(t));
@@ -1046,7 +1067,9 @@ Result<TaskTemplate> TemplateLoader::loadTaskFromData(const QByteArray &yaml,
     const QFileInfo self(QDir(dir).filePath(QFileInfo(fileName).fileName()));
     if (self.exists())
         stack.append(self.canonicalFilePath());
-    Parser parser(fileName, dir, m_diagnostics, stack);
+    // A task file alone does not decide about host paths: the cluster that uses it does.
+    TemplateDiagnostics hostPaths;
+    Parser parser(fileName, dir, m_diagnostics, stack, hostPaths);
     const auto root = parser.parseDocument(yaml);
     if (!root)
         return finish(TaskTemplate{});

@@ -1,5 +1,6 @@
 #include "templatevalues.h"
 
+#include <QDir>
 #include <QLocale>
 #include <QRegularExpression>
 
@@ -139,6 +140,34 @@ QString checkMount(const Mount &mount)
             .arg(mount.source);
     }
     return {};
+}
+
+QString hostPathOf(const Mount &mount)
+{
+    if (mount.type == Mount::Type::Bind)
+        return QDir::cleanPath(mount.source);
+    // The local driver mounts what `device` names with mount(8)'s `type` and `o`: a bind, or a
+    // block device / directory of the host, unlike an NFS or CIFS share (":/export", "//server").
+    const QString device = mount.driverOptions.value(QStringLiteral("device"));
+    const QStringList options =
+        mount.driverOptions.value(QStringLiteral("o")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    const bool binds = options.contains(QStringLiteral("bind")) ||
+                       options.contains(QStringLiteral("rbind")) ||
+                       mount.driverOptions.value(QStringLiteral("type")) == u"none";
+    if (device.startsWith(QLatin1Char('/')))
+        return QDir::cleanPath(device);
+    if (binds)
+        return device.isEmpty() ? QStringLiteral("(a bind without a device)") : device;
+    return {};
+}
+
+QString hostPathRefusal(const QString &hostPath, const QString &templateName)
+{
+    return QStringLiteral("'%1' is a path on the host: kernels could read or change the host "
+                          "through it (set allowHostPaths: true at the top of the cluster "
+                          "template%2 to allow host paths)")
+        .arg(hostPath,
+             templateName.isEmpty() ? QString() : QStringLiteral(" '%1'").arg(templateName));
 }
 
 std::optional<Mount> parseMountSpec(const QString &text, QString *error)

@@ -37,6 +37,11 @@ std::optional<QList<ServicePort>> parseServicePortList(const QString &text,
 std::optional<Mount> parseMountSpec(const QString &text, QString *error = nullptr);
 // Empty string when valid, else what is wrong.
 QString checkMount(const Mount &mount);
+// The host path a mount exposes to the kernel (a bind's source; a volume whose driver options bind
+// or mount a host path: that path), cleaned ("/data/.." -> "/"); empty when it exposes none.
+QString hostPathOf(const Mount &mount);
+// The error for a host path used without `allowHostPaths: true` (in template `templateName`).
+QString hostPathRefusal(const QString &hostPath, const QString &templateName = {});
 
 // docs/design.md: `[a-z][a-z0-9-]{0,30}`, must not end in a digit. Empty string when valid.
 QString checkRoleName(const QString &name);

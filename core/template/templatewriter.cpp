@@ -187,6 +187,8 @@ QByteArray TemplateWriter::toYaml(const ClusterTemplate &t)
     writeList(out, "presets", t.presets);
     writeMap(out, "env", t.env);
     writeMounts(out, t.mounts);
+    if (t.allowHostPaths)
+        out << YAML::Key << "allowHostPaths" << YAML::Value << true;
 
     out << YAML::Key << "roles" << YAML::Value << YAML::BeginSeq;
     for (const RoleTemplate &role : t.roles) {

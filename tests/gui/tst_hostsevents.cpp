@@ -5,9 +5,12 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QFile>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
 
@@ -28,6 +31,8 @@ private Q_SLOTS:
     void launchDialogPreviewMatchesCorePlacement();
     void launchDialogSaysWhatBlocks_data();
     void launchDialogSaysWhatBlocks();
+    void launchDialogShowsHostPaths_data();
+    void launchDialogShowsHostPaths();
 };
 
 static HostStatus status(const QString &name, bool reachable)
@@ -304,6 +309,43 @@ void TestHostsEvents::launchDialogSaysWhatBlocks()
     // The console points to its own actions, never to a command to type.
     QVERIFY2(!text.contains(QLatin1String("clusterdeckctl")), qPrintable(text));
     QCOMPARE(dialog.launchButton()->isEnabled(), says.startsWith(QLatin1String("Fits")));
+}
+
+// A template that mounts host paths says which before anything starts (issue 24 D.6).
+void TestHostsEvents::launchDialogShowsHostPaths_data()
+{
+    QTest::addColumn<QByteArray>("header"); // cluster-level lines before the roles
+    QTest::addColumn<QString>("shown");     // empty: no warning
+    QTest::newRow("no host paths") << QByteArray("mounts: [data:/data]\n") << QString();
+    QTest::newRow("allowed, none mounted") << QByteArray("allowHostPaths: true\n") << QString();
+    QTest::newRow("docker socket and /etc")
+        << QByteArray("allowHostPaths: true\nmounts: [/var/run/docker.sock:/s, /etc/:/e:ro]\n")
+        << QStringLiteral("its kernels mount /var/run/docker.sock (rw), /etc (ro) of every host");
+}
+
+void TestHostsEvents::launchDialogShowsHostPaths()
+{
+    QFETCH(QByteArray, header);
+    QFETCH(QString, shown);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("hostpaths.yaml"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("name: hostpaths\n" + header +
+               "roles:\n  - name: worker\n    task: {image: busybox}\n");
+    file.close();
+    ConsoleController controller;
+    LaunchDialog dialog(&controller);
+    dialog.addTemplateFile(path);
+    QVERIFY(dialog.selectTemplate(path));
+    QVERIFY2(
+        dialog.previewPlan(),
+        qPrintable(dialog.previewPlan() ? QString() : dialog.previewPlan().error().toString()));
+    QCOMPARE(dialog.hostPathsWarning()->isVisibleTo(&dialog), !shown.isEmpty());
+    if (!shown.isEmpty())
+        QVERIFY2(dialog.hostPathsWarning()->text().contains(shown),
+                 qPrintable(dialog.hostPathsWarning()->text()));
 }
 
 QTEST_MAIN(TestHostsEvents)

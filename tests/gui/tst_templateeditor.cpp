@@ -5,6 +5,7 @@
 #include "template/templateloader.h"
 #include "template/templatevalues.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QDropEvent>
@@ -55,6 +56,7 @@ private Q_SLOTS:
     void successPolicyInForm();
     void successPolicyFromYaml();
     void renamedSuccessRoleIsMarked();
+    void hostPathNeedsTheBoxTicked();
 
 private:
     std::unique_ptr<QTemporaryDir> m_user;
@@ -304,6 +306,7 @@ void TestTemplateEditor::taskEditShowsInYaml()
     } else if (field == u"cpus") {
         retype(task->cpusSpin(), input);
     } else if (field == u"mount") {
+        m_editor->allowHostPathsBox()->click(); // a bind mount is a host path
         task->sections()->setCurrentIndex(1);
         QTest::mouseClick(button(task, QStringLiteral("Add Mount")), Qt::LeftButton);
         typeIntoOpenEditor(task->mountsTable(), QStringLiteral("/srv/data")); // the source
@@ -874,6 +877,39 @@ void TestTemplateEditor::successPolicyFromYaml()
     QVERIFY(m_editor->diagnostics().isEmpty());
     QVERIFY(!yaml->toPlainText().contains(QStringLiteral("successPolicy")));
     QVERIFY(!yaml->toPlainText().contains(QStringLiteral("ttlAfterFinished")));
+}
+
+// A host path in the YAML is an error naming allowHostPaths; ticking the form's box writes it and
+// the error goes; unticking brings it back (issue 24 D.6).
+void TestTemplateEditor::hostPathNeedsTheBoxTicked()
+{
+    QPlainTextEdit *yaml = m_editor->yamlEdit();
+    QString text = yaml->toPlainText();
+    text.replace(QStringLiteral("startupOrder: in-order\n"),
+                 QStringLiteral("startupOrder: in-order\nmounts: [/var/run/docker.sock:/s]\n"));
+    yaml->setPlainText(text);
+    m_editor->validateNow();
+    QCOMPARE(m_editor->diagnostics().size(), 1);
+    QVERIFY2(m_editor->diagnostics().first().message.contains(QStringLiteral("allowHostPaths")),
+             qPrintable(firstProblem(m_editor->diagnostics())));
+    QCOMPARE(m_editor->diagnostics().first().path, QStringLiteral("mounts[0]"));
+    QVERIFY(!m_editor->allowHostPathsBox()->isChecked());
+
+    m_editor->allowHostPathsBox()->click();
+    m_editor->validateNow();
+    QVERIFY2(m_editor->diagnostics().isEmpty(), qPrintable(firstProblem(m_editor->diagnostics())));
+    QVERIFY2(yaml->toPlainText().contains(QStringLiteral("allowHostPaths: true")),
+             qPrintable(yaml->toPlainText()));
+    // The mount it allows is still there (the YAML did not load when the box was ticked).
+    QVERIFY(yaml->toPlainText().contains(QStringLiteral("mounts: [/var/run/docker.sock:/s]")));
+    QVERIFY(m_editor->currentTemplate()->allowHostPaths);
+    QCOMPARE(m_editor->currentTemplate()->mounts.value(0).source,
+             QStringLiteral("/var/run/docker.sock"));
+
+    m_editor->allowHostPathsBox()->click();
+    m_editor->validateNow();
+    QVERIFY(!yaml->toPlainText().contains(QStringLiteral("allowHostPaths")));
+    QCOMPARE(m_editor->diagnostics().size(), 1);
 }
 
 void TestTemplateEditor::renamedSuccessRoleIsMarked()

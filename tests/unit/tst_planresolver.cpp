@@ -51,6 +51,10 @@ private Q_SLOTS:
     void storedSpecRoundTrips();
     void olderStoredSpecReads_data();
     void olderStoredSpecReads();
+    void hostPathsNeedTheTemplatesConsent_data();
+    void hostPathsNeedTheTemplatesConsent();
+    void storedSpecHeldToTemplateRules_data();
+    void storedSpecHeldToTemplateRules();
 };
 
 // QVERIFY2 evaluates its message even on success; error() of a value must not be touched.
@@ -325,7 +329,8 @@ void TestPlanResolver::badBindAddress()
 
 void TestPlanResolver::mountPrecedence()
 {
-    const ClusterTemplate t = load("name: x\nmounts: [cluster-data:/data, cluster-only:/c]\n"
+    const ClusterTemplate t = load("name: x\nallowHostPaths: true\n"
+                                   "mounts: [cluster-data:/data, cluster-only:/c]\n"
                                    "roles:\n  - name: worker\n    task:\n      image: img\n"
                                    "      mounts: [task-data:/data, task-only:/t]\n");
     LaunchOptions opts = options();
@@ -780,6 +785,152 @@ void TestPlanResolver::olderStoredSpecReads()
                          QString::number(policies.maxRestarts)}};
     QCOMPARE(actual.value(key), expected);
     QCOMPARE(k.files.value(0).content, QByteArray("secret"));
+}
+
+// A host path given with --mount needs the template's allowHostPaths as one written in it does
+// (issue 24 D.6).
+void TestPlanResolver::hostPathsNeedTheTemplatesConsent_data()
+{
+    QTest::addColumn<QString>("mount");
+    QTest::addColumn<bool>("allow");
+    QTest::addColumn<QString>("error");
+    const QString refused =
+        QStringLiteral("--mount %1: '%2' is a path on the host: kernels could read or change the "
+                       "host through it (set allowHostPaths: true at the top of the cluster "
+                       "template 'x' to allow host paths)");
+    QTest::newRow("docker socket")
+        << "/var/run/docker.sock:/s" << false
+        << refused.arg("/var/run/docker.sock:/s", "/var/run/docker.sock");
+    QTest::newRow("root, read-only") << "/:/host:ro" << false << refused.arg("/:/host", "/");
+    QTest::newRow("named volume") << "data:/data" << false << QString();
+    QTest::newRow("docker socket, allowed") << "/var/run/docker.sock:/s" << true << QString();
+}
+
+void TestPlanResolver::hostPathsNeedTheTemplatesConsent()
+{
+    QFETCH(QString, mount);
+    QFETCH(bool, allow);
+    QFETCH(QString, error);
+    const ClusterTemplate t =
+        load(QByteArray("name: x\n") + (allow ? "allowHostPaths: true\n" : "") +
+             "roles:\n  - name: worker\n    task:\n      image: img\n");
+    LaunchOptions opts = options();
+    const auto m = TemplateValues::parseMountSpec(mount);
+    QVERIFY(m);
+    opts.mounts.append(*m);
+    const auto plan = resolvePlan(t, opts, {});
+    if (error.isEmpty()) {
+        VERIFY_OK(plan);
+        QCOMPARE(plan->allowHostPaths, allow);
+        QCOMPARE(plan->kernels.first().mounts.value(0).source, m->source);
+    } else {
+        QVERIFY(!plan);
+        QCOMPARE(plan.error().toString(), error);
+    }
+}
+
+// A spec read back from the store is held to the rules a template is: whoever can write to etcd
+// must not make the controller's next restart mount the host, or run what no template may.
+void TestPlanResolver::storedSpecHeldToTemplateRules_data()
+{
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<QString>("error"); // empty: accepted
+    QTest::newRow("as stored") << ""
+                               << "";
+    QTest::newRow("docker socket bind")
+        << "mount /var/run/docker.sock"
+        << "kernel master1: mounts: '/var/run/docker.sock' is a path on the host";
+    QTest::newRow("volume binding /") << "mount volume-bind /"
+                                      << "kernel master1: mounts: '/' is a path on the host";
+    QTest::newRow("docker socket bind, allowed") << "allow; mount /var/run/docker.sock"
+                                                 << "";
+    QTest::newRow("env name") << "env A=B"
+                              << "kernel master1: env: 'A=B' is not a valid variable name";
+    QTest::newRow("hostname of another role")
+        << "hostname worker9"
+        << "kernel worker9: hostname 'worker9' is not role 'master' with "
+           "index 1";
+    QTest::newRow("container of another session")
+        << "container cd-00000000-master1"
+        << "kernel master1: container name 'cd-00000000-master1' is not the kernel's";
+    QTest::newRow("file outside its folder")
+        << "file /etc/cluster/../../root/.profile"
+        << "kernel master1: file '/etc/cluster/../../root/.profile' is not a clean absolute path";
+    QTest::newRow("memory beyond 1 PiB") << "memory 1e18"
+                                         << "kernel master1: resources: memory 1000000000000000000 "
+                                            "bytes is not between 1 byte and 1024t";
+    QTest::newRow("port 0") << "port 0"
+                            << "kernel master1: ports: port 0 is outside 1-65535";
+    QTest::newRow("no image") << "image"
+                              << "kernel master1: image '' is not an image reference";
+    QTest::newRow("session id") << "session ../../x"
+                                << "session id '../../x' is not a UUID";
+}
+
+void TestPlanResolver::storedSpecHeldToTemplateRules()
+{
+    QFETCH(QString, change);
+    QFETCH(QString, error);
+    SessionSpec spec;
+    spec.plan = richPlan();
+    QJsonObject stored = spec.toJson();
+    QJsonArray kernels = stored.value("kernels").toArray();
+    QJsonObject k = kernels.at(0).toObject();
+    for (const QString &step : change.split(QStringLiteral("; "), Qt::SkipEmptyParts)) {
+        const QString verb = step.section(u' ', 0, 0);
+        const QString arg = step.section(u' ', 1);
+        if (verb == u"allow") {
+            stored.insert("allow_host_paths", true);
+        } else if (verb == u"mount") {
+            QJsonObject m{{"target", "/host"}, {"type", "bind"}, {"source", arg}};
+            if (arg.startsWith(u"volume-bind "))
+                m = QJsonObject{{"target", "/host"},
+                                {"type", "volume"},
+                                {"source", "v"},
+                                {"driver_options", QJsonObject{{"type", "none"},
+                                                               {"o", "bind"},
+                                                               {"device", arg.section(u' ', 1)}}}};
+            QJsonArray mounts = k.value("mounts").toArray();
+            mounts.append(m);
+            k.insert("mounts", mounts);
+        } else if (verb == u"env") {
+            QJsonObject env = k.value("env").toObject();
+            env.insert(arg, "x");
+            k.insert("env", env);
+        } else if (verb == u"hostname") {
+            k.insert("hostname", arg);
+        } else if (verb == u"container") {
+            k.insert("container_name", arg);
+        } else if (verb == u"file") {
+            QJsonArray files = k.value("files").toArray();
+            files.append(QJsonObject{{"path", arg}, {"mode", 0644}, {"content", "eA=="}});
+            k.insert("files", files);
+        } else if (verb == u"memory") {
+            k.insert("resources", QJsonObject{{"memory_bytes", arg.toDouble()}});
+        } else if (verb == u"port") {
+            k.insert("ports", QJsonArray{QJsonObject{
+                                  {"name", "web"}, {"protocol", "http"}, {"port", arg.toInt()}}});
+        } else if (verb == u"image") {
+            k.insert("image", arg);
+        } else if (verb == u"session") {
+            stored.insert("session_id", arg);
+        } else {
+            QFAIL(qPrintable(QStringLiteral("unknown change %1").arg(step)));
+        }
+    }
+    kernels.replace(0, k);
+    stored.insert("kernels", kernels);
+    const auto back = SessionSpec::fromJson(stored, QStringLiteral("session x"));
+    if (error.isEmpty()) {
+        VERIFY_OK(back);
+        return;
+    }
+    QVERIFY(!back);
+    const QString got = back.error().toString();
+    QVERIFY2(got.startsWith(QStringLiteral("session x: the stored session spec breaks a template "
+                                           "rule: ")) &&
+                 got.contains(error),
+             qPrintable(got));
 }
 
 QTEST_GUILESS_MAIN(TestPlanResolver)

@@ -39,12 +39,14 @@ SessionSpec sshSpec(int n)
     SessionSpec spec;
     spec.plan.sessionId = QStringLiteral("5e551011-0000-4000-8000-000000000001");
     spec.plan.sessionName = QStringLiteral("ssh-test");
+    spec.plan.networkName = QStringLiteral("cd-5e551011");
     spec.plan.roles = {{QStringLiteral("worker"), n}};
     spec.placement.mode = ClusterMode::MultiNode;
     for (int i = 1; i <= n; ++i) {
         KernelSpec k;
         k.kernelId = QStringLiteral("k%1").arg(i);
         k.hostname = QStringLiteral("worker%1").arg(i);
+        k.containerName = QStringLiteral("cd-5e551011-worker%1").arg(i);
         k.role = QStringLiteral("worker");
         k.roleIdx = i;
         k.localRank = i - 1;

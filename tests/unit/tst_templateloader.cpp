@@ -77,7 +77,7 @@ void TestTemplateLoader::errors_data()
         << QStringList{
                "t.yaml:2:1 flavour: unknown key 'flavour' (expected one of: apiVersion, kind, "
                "name, description, mode, network, failurePolicy, successPolicy, "
-               "ttlAfterFinished, startupOrder, presets, env, mounts, roles)"};
+               "ttlAfterFinished, startupOrder, presets, env, mounts, allowHostPaths, roles)"};
     QTest::newRow("unknown role key")
         << QByteArray(
                "name: x\nroles:\n  - name: worker\n    cuont: 3\n    task: {image: busybox}\n")
@@ -264,6 +264,36 @@ void TestTemplateLoader::errors_data()
     QTest::newRow("mount missing target")
         << QByteArray("name: x\nmounts:\n  - {source: a}\n") + kRoles
         << QStringList{"t.yaml:3:5 mounts[0].target: target is required"};
+    // Host paths (issue 24 D.6): the Docker socket, the root, a volume that binds a host path.
+    QTest::newRow("docker socket")
+        << QByteArray("name: x\nroles:\n  - name: w\n    task:\n      image: b\n      mounts: "
+                      "[/var/run/docker.sock:/sock]\n")
+        << QStringList{"t.yaml:6:16 roles[0].task.mounts[0]: '/var/run/docker.sock' is a path on "
+                       "the host: kernels could read or change the host through it (set "
+                       "allowHostPaths: true at the top of the cluster template to allow host "
+                       "paths)"};
+    QTest::newRow("root through dot-dot")
+        << QByteArray("name: x\nmounts:\n  - {type: bind, source: /srv/.., target: /h}\n") + kRoles
+        << QStringList{"t.yaml:3:5 mounts[0]: '/' is a path on the host: kernels could read or "
+                       "change the host through it (set allowHostPaths: true at the top of the "
+                       "cluster template to allow host paths)"};
+    QTest::newRow("volume binding a host path")
+        << QByteArray("name: x\nmounts:\n  - {source: v, target: /h, driver: local, "
+                      "driverOptions: {type: none, o: bind, device: /}}\n") +
+               kRoles
+        << QStringList{"t.yaml:3:5 mounts[0]: '/' is a path on the host: kernels could read or "
+                       "change the host through it (set allowHostPaths: true at the top of the "
+                       "cluster template to allow host paths)"};
+    QTest::newRow("volume mounting a host device")
+        << QByteArray("name: x\nmounts:\n  - {source: v, target: /h, driverOptions: {type: "
+                      "ext4, device: /dev/sda1}}\n") +
+               kRoles
+        << QStringList{"t.yaml:3:5 mounts[0]: '/dev/sda1' is a path on the host: kernels could "
+                       "read or change the host through it (set allowHostPaths: true at the top "
+                       "of the cluster template to allow host paths)"};
+    QTest::newRow("allowHostPaths not a boolean")
+        << QByteArray("name: x\nallowHostPaths: maybe\n") + kRoles
+        << QStringList{"t.yaml:2:17 allowHostPaths: expected true or false, got 'maybe'"};
     QTest::newRow("unknown preset")
         << QByteArray("name: x\npresets: [pytroch]\n") + kRoles
         << QStringList{
@@ -419,6 +449,11 @@ void TestTemplateLoader::fileErrors_data()
         << "cycle-cluster.yaml"
         << QStringList{"$D/cycle/b.yaml:2:10 extends: task template files form a cycle: a.yaml -> "
                        "b.yaml -> a.yaml"};
+    QTest::newRow("a task file's host path, refused by the cluster that uses it")
+        << "host-path-task-file.yaml"
+        << QStringList{"$D/tasks/host-path.yaml:3:5 mounts[0]: '/etc' is a path on the host: "
+                       "kernels could read or change the host through it (set allowHostPaths: "
+                       "true at the top of the cluster template to allow host paths)"};
     QTest::newRow("no such cluster file")
         << "nope.yaml" << QStringList{"$D/nope.yaml: no such file"};
 }
@@ -464,6 +499,17 @@ void TestTemplateLoader::valid_data()
                                << 2;
     QTest::newRow("all presets")
         << QByteArray("name: x\npresets: [pytorch, tensorflow, mpi, ssh]\n") + kRoles << 1;
+    QTest::newRow("nfs volume is no host path")
+        << QByteArray(
+               "name: x\nmounts:\n  - {source: d, target: /d, driver: local, "
+               "driverOptions: {type: nfs, o: \"addr=10.0.0.5,ro\", device: \":/export\"}}\n") +
+               kRoles
+        << 1;
+    QTest::newRow("host paths allowed")
+        << QByteArray("name: x\nallowHostPaths: true\nmounts: [/var/run/docker.sock:/sock, "
+                      "/:/host:ro]\n") +
+               kRoles
+        << 1;
 }
 
 void TestTemplateLoader::valid()
@@ -630,6 +676,7 @@ void TestTemplateLoader::fullTemplate()
     QCOMPARE(t->mounts.at(0).driverOptions.value("device"), QStringLiteral(":/export"));
     QCOMPARE(t->mounts.at(1).type, Mount::Type::Bind);
     QVERIFY(t->mounts.at(1).readOnly);
+    QVERIFY(t->allowHostPaths);
 
     const RoleTemplate &master = t->roles.at(0);
     QCOMPARE(master.name, QStringLiteral("master"));

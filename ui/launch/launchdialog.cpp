@@ -6,6 +6,7 @@
 #include "placement/placement.h"
 #include "plan/launchvalues.h"
 #include "plan/planresolver.h"
+#include "plan/planvalidator.h"
 #include "plan/presets.h"
 #include "plan/sshkeypair.h"
 #include "provision/hostcapacities.h"
@@ -91,6 +92,7 @@ LaunchDialog::LaunchDialog(ConsoleController *controller, QWidget *parent)
     , m_controller(controller)
     , m_template(new QComboBox)
     , m_description(new QLabel)
+    , m_hostPaths(new QLabel)
     , m_rolesForm(nullptr)
     , m_rolesBox(new QWidget)
     , m_name(new QLineEdit)
@@ -120,6 +122,9 @@ LaunchDialog::LaunchDialog(ConsoleController *controller, QWidget *parent)
     m_mode->addItem(tr("single-node"), QStringLiteral("single-node"));
     m_mode->addItem(tr("multi-node"), QStringLiteral("multi-node"));
     m_description->setWordWrap(true);
+    m_hostPaths->setObjectName(QStringLiteral("hostPathsWarning"));
+    m_hostPaths->setWordWrap(true);
+    m_hostPaths->hide();
     m_env->setObjectName(QStringLiteral("envTable"));
     m_env->setHorizontalHeaderLabels({tr("Variable"), tr("Value")});
     m_mounts->setObjectName(QStringLiteral("mountsTable"));
@@ -160,6 +165,7 @@ LaunchDialog::LaunchDialog(ConsoleController *controller, QWidget *parent)
     auto *form = new QFormLayout;
     form->addRow(tr("Template:"), templateRow);
     form->addRow(QString(), m_description);
+    form->addRow(QString(), m_hostPaths);
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("&Mode:"), m_mode);
 
@@ -386,7 +392,7 @@ void LaunchDialog::setHostCapacities(const QList<HostCapacity> &hosts)
     updatePreview();
 }
 
-Result<Placement> LaunchDialog::previewPlacement() const
+Result<ClusterPlan> LaunchDialog::previewPlan() const
 {
     auto opts = launchOptions();
     if (!opts)
@@ -394,10 +400,28 @@ Result<Placement> LaunchDialog::previewPlacement() const
     if (Presets::needsSshKeyPair(m_loaded->presets))
         opts->sshKeyPair = SshKeyPair::fromEd25519(QByteArray(32, '\0'), QByteArray(32, '\0'),
                                                    QStringLiteral("preview"));
-    auto plan = resolvePlan(*m_loaded, *opts, {});
+    return resolvePlan(*m_loaded, *opts, {});
+}
+
+Result<Placement> LaunchDialog::previewPlacement() const
+{
+    auto plan = previewPlan();
     if (!plan)
         return std::unexpected(plan.error());
     return place(*plan, capacities(), PlacementStrategy::Spread);
+}
+
+void LaunchDialog::updateHostPaths()
+{
+    const auto plan = previewPlan();
+    const QStringList paths = plan ? PlanValidator::hostPaths(*plan) : QStringList();
+    m_hostPaths->setVisible(!paths.isEmpty());
+    m_hostPaths->setText(
+        QStringLiteral("<span style='color:#b36b00'>%1</span>")
+            .arg(tr("This template allows host paths: its kernels mount %1 of every host they "
+                    "run on, and can read (rw: also change) what is there.")
+                     .arg(paths.join(QStringLiteral(", ")))
+                     .toHtmlEscaped()));
 }
 
 QString LaunchDialog::previewStatusText() const
@@ -412,6 +436,7 @@ void LaunchDialog::updatePreview()
     if (m_launching)
         return;
     m_preview->clear();
+    updateHostPaths();
     auto refuse = [this](const QString &why) {
         m_previewStatus->setText(
             QStringLiteral("<span style='color:#cc3333'>%1</span>").arg(why.toHtmlEscaped()));

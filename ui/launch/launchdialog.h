@@ -60,7 +60,10 @@ public:
 
     // What launching now would send, and where it would land (or why it would not fit).
     Result<LaunchOptions> launchOptions() const;
+    Result<ClusterPlan> previewPlan() const;
     Result<Placement> previewPlacement() const;
+    // Shown when the template mounts host paths: which, and that the kernels can change them.
+    QLabel *hostPathsWarning() const { return m_hostPaths; }
     // Hosts for the preview; by default the controller's latest host statuses.
     void setHostCapacities(const QList<HostCapacity> &hosts);
 
@@ -82,6 +85,7 @@ protected:
 private:
     void loadTemplate(int index);
     void rebuildRoles();
+    void updateHostPaths();
     void setKernelStatus(const QString &hostname, const QString &status);
     void setPullProgress(const QString &host, const QString &image, double fraction,
                          qint64 downloaded, qint64 total, const QString &error);
@@ -91,6 +95,7 @@ private:
     ConsoleController *m_controller;
     QComboBox *m_template;
     QLabel *m_description;
+    QLabel *m_hostPaths;
     QFormLayout *m_rolesForm;
     QWidget *m_rolesBox;
     QMap<QString, QSpinBox *> m_counts;

@@ -7,6 +7,7 @@
 #include "template/templatevalues.h"
 #include "template/templatewriter.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -139,6 +140,11 @@ void TemplateEditor::buildUi()
     m_startup = new QComboBox;
     for (StartupOrder o : {StartupOrder::Parallel, StartupOrder::InOrder})
         m_startup->addItem(TemplateValues::startupOrderName(o), int(o));
+    m_allowHostPaths = new QCheckBox(tr("Kernels may mount paths of their hosts"));
+    m_allowHostPaths->setObjectName(QStringLiteral("allowHostPaths"));
+    m_allowHostPaths->setToolTip(
+        tr("allowHostPaths: bind mounts and volumes that bind a host path give the kernels "
+           "whatever is there (the Docker socket gives them the host)"));
     m_presets = new QLineEdit;
     m_presets->setPlaceholderText(tr("pytorch, tensorflow, mpi, ssh"));
     m_roles = new RoleTable(RoleColumns);
@@ -175,6 +181,7 @@ void TemplateEditor::buildUi()
     form->addRow(tr("&TTL after finished:"), m_ttl);
     form->addRow(tr("&Startup order:"), m_startup);
     form->addRow(tr("&Presets:"), m_presets);
+    form->addRow(tr("&Host paths:"), m_allowHostPaths);
     auto *formLayout = new QVBoxLayout(general);
     formLayout->setContentsMargins(0, 0, 0, 0);
     formLayout->addLayout(form);
@@ -233,6 +240,7 @@ void TemplateEditor::buildUi()
         connect(e, &QLineEdit::textEdited, this, &TemplateEditor::formEdited);
     for (QComboBox *c : {m_mode, m_failure, m_startup, m_successRole})
         connect(c, &QComboBox::activated, this, &TemplateEditor::formEdited);
+    connect(m_allowHostPaths, &QCheckBox::clicked, this, &TemplateEditor::setAllowHostPaths);
     connect(m_success, &QComboBox::activated, this, [this] {
         // Without a success policy nothing ever finishes: a TTL would be an error.
         if (SuccessPolicy::Kind(m_success->currentData().toInt()) == SuccessPolicy::Kind::None)
@@ -390,6 +398,7 @@ void TemplateEditor::showTemplateInForm(const ClusterTemplate &t)
         m_failure->setCurrentIndex(m_failure->findData(int(t.failurePolicy.action)));
         m_startup->setCurrentIndex(m_startup->findData(int(t.startupOrder)));
         m_presets->setText(t.presets.join(QStringLiteral(", ")));
+        m_allowHostPaths->setChecked(t.allowHostPaths);
         m_roles->setRowCount(int(t.roles.size()));
         for (int i = 0; i < t.roles.size(); ++i) {
             const RoleTemplate &r = t.roles.at(i);
@@ -511,6 +520,7 @@ ClusterTemplate TemplateEditor::templateFromForm() const
     else
         t.ttlAfterFinishedSeconds = TemplateValues::parseDuration(ttl).value_or(kTtlPlaceholder);
     t.startupOrder = StartupOrder(m_startup->currentData().toInt());
+    t.allowHostPaths = m_allowHostPaths->isChecked();
     t.presets.clear();
     for (const QString &p : m_presets->text().split(u',', Qt::SkipEmptyParts))
         t.presets << p.trimmed();
@@ -591,6 +601,34 @@ QStringList TemplateEditor::imagesOf(const QList<HostStatus> &hosts)
     images.sort();
     images.removeDuplicates();
     return images;
+}
+
+// The box is what makes a host path in the YAML acceptable, so it is most often ticked while the
+// YAML does not load: one line of the text changes, not the whole text rewritten from the last
+// template that loaded (which would drop the mount being allowed).
+void TemplateEditor::setAllowHostPaths(bool allow)
+{
+    static const QRegularExpression existing(QStringLiteral("^allowHostPaths:[^\\n]*\\n?"),
+                                             QRegularExpression::MultilineOption);
+    static const QRegularExpression roles(QStringLiteral("^roles:"),
+                                          QRegularExpression::MultilineOption);
+    QString text = m_yaml->toPlainText();
+    text.remove(existing);
+    if (allow) {
+        const QRegularExpressionMatch at = roles.match(text);
+        const QString line = QStringLiteral("allowHostPaths: true\n");
+        if (at.hasMatch())
+            text.insert(at.capturedStart(), line);
+        else
+            text +=
+                (text.isEmpty() || text.endsWith(u'\n') ? QString() : QStringLiteral("\n")) + line;
+    }
+    {
+        const QScopedValueRollback syncing(m_syncing, true);
+        m_yaml->setPlainText(text);
+    }
+    setModified(true);
+    validateNow();
 }
 
 void TemplateEditor::formEdited()

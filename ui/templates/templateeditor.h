@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 
+class QCheckBox;
 class QComboBox;
 class QLineEdit;
 class QListWidget;
@@ -50,6 +51,7 @@ public:
     QComboBox *successCombo() const { return m_success; }
     QComboBox *successRoleCombo() const { return m_successRole; }
     QLineEdit *ttlEdit() const { return m_ttl; }
+    QCheckBox *allowHostPathsBox() const { return m_allowHostPaths; }
     RoleTable *rolesTable() const { return m_roles; }
     RoleTaskEditor *taskEditor() const { return m_task; }
     QPlainTextEdit *yamlEdit() const { return m_yaml; }
@@ -79,6 +81,7 @@ private:
     void buildUi();
     void refreshList();
     void formEdited();
+    void setAllowHostPaths(bool allow);
     void yamlEdited();
     void showTemplateInForm(const ClusterTemplate &t);
     ClusterTemplate templateFromForm() const;
@@ -120,6 +123,7 @@ private:
     QComboBox *m_success = nullptr;
     QComboBox *m_successRole = nullptr;
     QLineEdit *m_ttl = nullptr;
+    QCheckBox *m_allowHostPaths = nullptr;
     QComboBox *m_startup = nullptr;
     QLineEdit *m_presets = nullptr;
     RoleTable *m_roles = nullptr;
