@@ -35,6 +35,8 @@ QJsonObject resultToJson(const KernelExecResult &r)
     o.insert(QLatin1String("exit_code"), r.error ? SessionExec::kUnreachableExitCode : r.exitCode);
     o.insert(QLatin1String("stdout"), QString::fromUtf8(r.stdoutData));
     o.insert(QLatin1String("stderr"), QString::fromUtf8(r.stderrData));
+    if (r.droppedBytes > 0) // printed as it came, but not kept beyond a fixed size
+        o.insert(QLatin1String("output_dropped_bytes"), double(r.droppedBytes));
     o.insert(QLatin1String("duration_ms"), r.elapsedMs);
     if (r.error)
         o.insert(QLatin1String("error"), r.error->toString());

@@ -80,6 +80,18 @@ void Controller::requestPass()
     m_wake.notify_all();
 }
 
+qint64 Controller::intakeOverflows() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_intakeOverflows;
+}
+
+qsizetype Controller::intakePeak() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_intakePeak;
+}
+
 void Controller::waitFor(std::chrono::milliseconds timeout)
 {
     std::unique_lock lock(m_mutex);
@@ -354,9 +366,23 @@ void Controller::syncStreams(const QList<HostRecord> &hosts)
         auto stream = std::make_shared<Docker::DockerEventStream>(*client, filter);
         const QString host = h.name;
         stream->setCallback([this, host](const Docker::DockerEvent &event) {
+            qsizetype dropped = 0;
             {
                 std::lock_guard lock(m_mutex);
+                if (qsizetype(m_intake.size()) >= m_options.intakeCapacity) {
+                    // Events are hints; a full pass reads every host and the store itself.
+                    dropped = qsizetype(m_intake.size());
+                    m_intake.clear();
+                    m_passRequested = true;
+                    ++m_intakeOverflows;
+                }
                 m_intake.push_back({host, std::make_shared<Docker::DockerEvent>(event)});
+                m_intakePeak = std::max(m_intakePeak, qsizetype(m_intake.size()));
+            }
+            if (dropped > 0) {
+                qCWarning(lcControl).noquote() << "the event intake is full:" << dropped
+                                               << "events left to a full pass instead";
+                m_wake.notify_all();
             }
             m_intakeWake.notify_one();
         });

@@ -37,6 +37,9 @@ struct ControllerOptions
     // (StateStore::removeStrayRecords).
     std::chrono::milliseconds strayRecordGrace{std::chrono::minutes(10)};
     QString actor; // for the event log; default "controller@HOST (pid N)"
+    // Docker events waiting for the store: beyond this (a burst while the store is slow) they are
+    // dropped and a full pass looks at everything instead, so memory stays bounded.
+    qsizetype intakeCapacity = 10000;
 };
 
 // The one actor per store that works when nobody runs a command (docs/design.md, "The controller"):
@@ -67,6 +70,10 @@ public:
     bool isLeading() const { return m_leading.load(); }
     // Ask the running controller for a pass soon.
     void requestPass();
+    // Times the event intake was full and left its events to a full pass; the most events it
+    // ever held at once (never above ControllerOptions::intakeCapacity).
+    qint64 intakeOverflows() const;
+    qsizetype intakePeak() const;
 
     // One pass now, on the calling thread, if this process can lead at once (CLI `reconcile`
     // with no controller running); Conflict naming the leader otherwise. Resigns afterwards.
@@ -110,7 +117,7 @@ private:
     std::atomic_bool m_stopping{false};
     std::atomic_bool m_leading{false};
 
-    std::mutex m_mutex; // guards everything below
+    mutable std::mutex m_mutex; // guards everything below
     std::condition_variable m_wake;
     bool m_passRequested = false;
     std::deque<PendingExit> m_exits;
@@ -121,6 +128,8 @@ private:
     QMap<QString, HostHealth> m_health;
     QStringList m_silentHosts; // did not answer in the last pass: probed until they do
     qint64 m_passes = 0;
+    qint64 m_intakeOverflows = 0;
+    qsizetype m_intakePeak = 0;
 };
 
 } // namespace ClusterDeck

@@ -1,7 +1,7 @@
 #include "dockerclient.h"
 
+#include "common/boundedbuffer.h"
 #include "common/credentialpolicy.h"
-
 #include "common/logging.h"
 #include "dockerjson.h"
 #include "dockerlogdemuxer.h"
@@ -22,6 +22,20 @@ namespace ClusterDeck::Docker {
 namespace {
 
 using namespace std::chrono_literals;
+
+// Event and stats streams carry one JSON object per line, a few KiB each: more than this without
+// a newline is a broken (or hostile) daemon, and the line is not held (issue 24 D.9).
+constexpr qsizetype kMaxRecordLineBytes = 4 * 1024 * 1024;
+
+Error overlongLine(const QString &what, qsizetype size)
+{
+    return Error::make(Error::Kind::Decode, QString(),
+                       QStringLiteral("a line of the %1 stream longer than %2 MiB (%3 bytes "
+                                      "without a newline): the stream is ended rather than held")
+                           .arg(what)
+                           .arg(kMaxRecordLineBytes >> 20)
+                           .arg(size));
+}
 
 // Values go into the query fully percent-encoded: the daemon (Go) would read a raw '+' as a
 // space, and filters are JSON with '{', '"' and '='.
@@ -503,19 +517,27 @@ Result<ContainerLogs> DockerClient::containerLogs(const QString &id, const LogOp
                                                   const CallOptions &options) const
 {
     ContainerLogs out;
+    BoundedBuffer stdoutTail(BoundedBuffer::Keep::Tail, ContainerLogs::kMaxBytes);
+    BoundedBuffer stderrTail(BoundedBuffer::Keep::Tail, ContainerLogs::kMaxBytes);
+    qsizetype framesBytes = 0;
     auto followed = streamLogs(
         id, logs, false,
-        [&out](const LogFrame &frame) {
-            if (frame.stream == LogFrame::Stream::Stderr)
-                out.stderrData += frame.data;
-            else
-                out.stdoutData += frame.data;
+        [&](const LogFrame &frame) {
+            (frame.stream == LogFrame::Stream::Stderr ? stderrTail : stdoutTail).append(frame.data);
             out.frames.append(frame);
+            framesBytes += frame.data.size();
+            while (framesBytes > ContainerLogs::kMaxBytes && out.frames.size() > 1) {
+                framesBytes -= out.frames.first().data.size();
+                out.droppedBytes += out.frames.first().data.size();
+                out.frames.removeFirst();
+            }
             return true;
         },
         options);
     if (!followed)
         return fail(followed.error());
+    out.stdoutData = stdoutTail.data();
+    out.stderrData = stderrTail.data();
     return out;
 }
 
@@ -580,7 +602,7 @@ Result<void> DockerClient::streamLogs(const QString &id, const LogOptions &logs,
         return fail(response.error());
     if (streamError)
         return fail(decodeError(*streamError, request));
-    if (!tty && demuxer.pendingBytes() > 0 && !demuxer.hasFailed())
+    if (!tty && demuxer.insideFrame() && !demuxer.hasFailed())
         return fail(decodeError(Error::make(Error::Kind::Decode, QString(),
                                             QStringLiteral("log stream ends inside a frame")),
                                 request));
@@ -790,13 +812,17 @@ Result<void> DockerClient::streamStats(const QString &id, bool stream,
             }
         }
         buffer.remove(0, start);
+        if (buffer.size() > kMaxRecordLineBytes) {
+            decodeFailure = overlongLine(QStringLiteral("stats"), buffer.size());
+            return false;
+        }
         return true;
     };
     auto response = send(request, options);
-    if (!response)
-        return fail(response.error());
     if (decodeFailure)
         return fail(decodeError(*decodeFailure, request));
+    if (!response)
+        return fail(response.error());
     if (const QByteArray rest = buffer.trimmed(); !rest.isEmpty()) {
         auto sample = decoded(Json::decodeContainerStats(rest), request);
         if (!sample)
@@ -1005,6 +1031,7 @@ Result<void> DockerClient::streamEvents(const EventFilter &filter, std::optional
 
     // One JSON object per line; a line may be split across chunks.
     QByteArray pending;
+    std::optional<Error> overlong;
     request.onData = [&](const QByteArray &chunk) {
         pending += chunk;
         qsizetype start = 0;
@@ -1026,9 +1053,16 @@ Result<void> DockerClient::streamEvents(const EventFilter &filter, std::optional
             }
         }
         pending.remove(0, start);
+        if (pending.size() > kMaxRecordLineBytes) {
+            overlong = overlongLine(QStringLiteral("events"), pending.size());
+            return false;
+        }
         return true;
     };
-    return sendNoContent(request, options);
+    auto sent = sendNoContent(request, options);
+    if (overlong)
+        return fail(decodeError(*overlong, request));
+    return sent;
 }
 
 } // namespace ClusterDeck::Docker

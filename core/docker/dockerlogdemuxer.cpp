@@ -1,5 +1,7 @@
 #include "dockerlogdemuxer.h"
 
+#include <algorithm>
+
 namespace ClusterDeck::Docker {
 
 namespace {
@@ -10,30 +12,52 @@ Result<QList<LogFrame>> DockerLogDemuxer::feed(const QByteArray &chunk)
 {
     if (m_failed)
         return fail(Error::Kind::Decode, QString(), QStringLiteral("log stream already failed"));
-    m_buffer.append(chunk);
-
     QList<LogFrame> frames;
-    while (m_buffer.size() - m_offset >= kHeaderSize) {
-        const auto *h = reinterpret_cast<const uchar *>(m_buffer.constData() + m_offset);
+    qsizetype at = 0;
+    while (at < chunk.size()) {
+        if (m_inFrame) {
+            const qsizetype take = qsizetype(std::min<qint64>(m_remaining, chunk.size() - at));
+            if (m_whole)
+                m_frame.append(chunk.constData() + at, take);
+            else
+                frames.append({m_stream, chunk.mid(at, take)});
+            at += take;
+            m_remaining -= take;
+            m_position += take;
+            if (m_remaining == 0) {
+                if (m_whole)
+                    frames.append({m_stream, m_frame});
+                m_frame.clear();
+                m_inFrame = false;
+            }
+            continue;
+        }
+        const qsizetype take = std::min(kHeaderSize - m_header.size(), chunk.size() - at);
+        m_header.append(chunk.constData() + at, take);
+        at += take;
+        if (m_header.size() < kHeaderSize)
+            break;
+        const auto *h = reinterpret_cast<const uchar *>(m_header.constData());
         if (h[0] > 2 || h[1] != 0 || h[2] != 0 || h[3] != 0) {
             m_failed = true;
             return fail(Error::Kind::Decode, QString(),
                         QStringLiteral("malformed log frame header at byte %1 (stream %2): the "
                                        "stream is not multiplexed")
-                            .arg(m_offset)
+                            .arg(m_position)
                             .arg(int(h[0])));
         }
         const quint32 size =
             (quint32(h[4]) << 24) | (quint32(h[5]) << 16) | (quint32(h[6]) << 8) | quint32(h[7]);
-        if (m_buffer.size() - m_offset - kHeaderSize < qsizetype(size))
-            break; // wait for the rest of the frame
-        frames.append({LogFrame::Stream(h[0]), m_buffer.mid(m_offset + kHeaderSize, size)});
-        m_offset += kHeaderSize + qsizetype(size);
-    }
-    // Compact once the consumed prefix dominates, so long streams do not grow the buffer.
-    if (m_offset > 0 && m_offset * 2 >= m_buffer.size()) {
-        m_buffer.remove(0, m_offset);
-        m_offset = 0;
+        m_stream = LogFrame::Stream(h[0]);
+        m_header.clear();
+        m_position += kHeaderSize;
+        if (size == 0) {
+            frames.append({m_stream, QByteArray()});
+            continue;
+        }
+        m_remaining = size;
+        m_whole = qint64(size) <= kMaxWholeFrameBytes;
+        m_inFrame = true;
     }
     return frames;
 }
@@ -44,10 +68,11 @@ Result<QList<LogFrame>> DockerLogDemuxer::demultiplex(const QByteArray &stream)
     auto frames = demuxer.feed(stream);
     if (!frames)
         return frames;
-    if (demuxer.pendingBytes() > 0)
+    if (demuxer.insideFrame())
         return fail(Error::Kind::Decode, QString(),
-                    QStringLiteral("log stream ends inside a frame (%1 bytes left over)")
-                        .arg(demuxer.pendingBytes()));
+                    QStringLiteral("log stream ends inside a frame (%1 bytes missing)")
+                        .arg(demuxer.m_inFrame ? demuxer.m_remaining
+                                               : kHeaderSize - demuxer.m_header.size()));
     return frames;
 }
 

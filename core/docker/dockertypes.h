@@ -107,9 +107,9 @@ struct ImageSummary
 // POST /images/create: what to pull and with which login.
 struct ImagePullSpec
 {
-    QString fromImage;        // "registry.example:5000/team/train" (no tag)
-    QString tag;              // "3" or a digest "sha256:…"; never empty (empty pulls every tag)
-    QByteArray registryAuth;  // X-Registry-Auth value; empty: anonymous
+    QString fromImage;       // "registry.example:5000/team/train" (no tag)
+    QString tag;             // "3" or a digest "sha256:…"; never empty (empty pulls every tag)
+    QByteArray registryAuth; // X-Registry-Auth value; empty: anonymous
 };
 
 // DELETE /images/{name}: what the daemon untagged and deleted.
@@ -363,11 +363,15 @@ struct LogFrame
     bool operator==(const LogFrame &other) const = default;
 };
 
+// Collected in memory: at most the last kMaxBytes of each (a kernel writing without newlines
+// would otherwise fill it with its whole log, whatever `tail` asked).
 struct ContainerLogs
 {
-    QList<LogFrame> frames;
+    static constexpr qsizetype kMaxBytes = 1024 * 1024;
+    QList<LogFrame> frames; // the last frames, kMaxBytes in all
     QByteArray stdoutData;
     QByteArray stderrData;
+    qint64 droppedBytes = 0; // older output not kept
 };
 
 // ---------------------------------------------------------------------------------------------

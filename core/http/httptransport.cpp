@@ -16,6 +16,7 @@ namespace ClusterDeck::Http {
 namespace {
 
 constexpr size_t kMaxPooledHandles = 16;
+constexpr qsizetype kMaxUpgradeHeadBytes = 64 * 1024;
 
 struct TransferState
 {
@@ -335,6 +336,13 @@ Result<UpgradedResponse> HttpTransport::openRaw(const HttpRequest &request) cons
         if (!chunk)
             return fail(chunk.error());
         received += *chunk;
+        // A reply head is a status line and a few headers: one that does not end within this
+        // is not held (issue 24 D.9).
+        if (received.indexOf("\r\n\r\n") < 0 && received.size() > kMaxUpgradeHeadBytes)
+            return fail(Error::Kind::Decode, displayName(),
+                        QStringLiteral("%1 %2: the reply head does not end within %3 KiB")
+                            .arg(QString::fromLatin1(method), request.path)
+                            .arg(kMaxUpgradeHeadBytes / 1024));
         if (stream->atEnd() && received.indexOf("\r\n\r\n") < 0)
             return fail(Error::Kind::Transport, displayName(),
                         QStringLiteral("%1 %2: the connection closed before a response")

@@ -1,6 +1,7 @@
 #include "sessioncontroller.h"
 
 #include "common/failpoint.h"
+#include "common/linesplitter.h"
 #include "common/logging.h"
 #include "concurrent.h"
 #include "docker/dockerhost.h"
@@ -458,16 +459,15 @@ Result<void> SessionController::logs(const QString &sessionId, const QString &ho
         if (!firstError)
             firstError = e;
     };
-    auto emitLines = [&](const QString &host, const QByteArray &data, bool err) {
-        const QList<QByteArray> lines = data.split('\n');
+    auto emitLines = [&](const QString &host, const QList<QByteArray> &lines, bool err) {
+        if (lines.isEmpty())
+            return;
         std::lock_guard lock(mutex);
-        for (qsizetype i = 0; i < lines.size(); ++i) {
-            if (i + 1 == lines.size() && lines.at(i).isEmpty())
-                break;
-            sink(host, lines.at(i), err);
-        }
+        for (const QByteArray &line : lines)
+            sink(host, line, err);
     };
-    // One kernel's logs, line by line as the frames arrive: nothing but a partial line is held.
+    // One kernel's logs, line by line as the frames arrive: nothing but a partial line (of at
+    // most LineSplitter's limit; longer ones go on in pieces) is held.
     auto stream = [&](const KernelRecord &k, bool followIt) {
         auto client = m_registry->dockerHost(k.host);
         if (!client)
@@ -477,16 +477,10 @@ Result<void> SessionController::logs(const QString &sessionId, const QString &ho
         Docker::CallOptions call;
         call.cancel = cancel;
         call.timeout = followIt ? 0ms : std::chrono::milliseconds(300s);
-        QByteArray pending[3];
+        LineSplitter pending[3];
         auto sinkFrame = [&](const Docker::LogFrame &f) {
-            QByteArray &buf = pending[int(f.stream)];
-            buf += f.data;
-            const qsizetype nl = buf.lastIndexOf('\n');
-            if (nl >= 0) {
-                emitLines(k.hostname, buf.left(nl + 1),
-                          f.stream == Docker::LogFrame::Stream::Stderr);
-                buf.remove(0, nl + 1);
-            }
+            emitLines(k.hostname, pending[int(f.stream)].feed(f.data),
+                      f.stream == Docker::LogFrame::Stream::Stderr);
             return !cancel.isCancelled();
         };
         // The kernel's own container: never a same-named container of another owner.
@@ -499,10 +493,8 @@ Result<void> SessionController::logs(const QString &sessionId, const QString &ho
         const QString container = *owned;
         auto ok = followIt ? (*client)->followLogs(container, o, sinkFrame, call)
                            : (*client)->readLogs(container, o, sinkFrame, call);
-        for (int s = 1; s < 3; ++s) {
-            if (!pending[s].isEmpty())
-                emitLines(k.hostname, pending[s], s == 2);
-        }
+        for (int s = 1; s < 3; ++s)
+            emitLines(k.hostname, pending[s].flush(), s == 2);
         if (!ok && !cancel.isCancelled())
             note(ok.error().withContext(QStringLiteral("logs of %1").arg(k.hostname)));
     };

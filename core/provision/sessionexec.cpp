@@ -1,6 +1,8 @@
 #include "sessionexec.h"
 
 #include "boundedexecutor.h"
+#include "common/boundedbuffer.h"
+#include "common/linesplitter.h"
 #include "docker/dockerhost.h"
 #include "host/hostregistry.h"
 #include "ownedcontainer.h"
@@ -61,16 +63,11 @@ QList<KernelExecResult> SessionExec::run(const QList<KernelRecord> &kernels,
 {
     QList<KernelExecResult> results(kernels.size());
     std::mutex sinkMutex;
-    auto emitLines = [&](const QString &hostname, QByteArray &buffer, bool err, bool flush) {
-        const qsizetype end = flush ? buffer.size() : buffer.lastIndexOf('\n') + 1;
-        if (end <= 0 || !sink)
+    auto emitLines = [&](const QString &hostname, const QList<QByteArray> &lines, bool err) {
+        if (lines.isEmpty() || !sink)
             return;
-        QList<QByteArray> lines = buffer.left(end).split('\n');
-        if (lines.last().isEmpty())
-            lines.removeLast();
-        buffer.remove(0, end);
         std::lock_guard lock(sinkMutex);
-        for (const QByteArray &line : std::as_const(lines))
+        for (const QByteArray &line : lines)
             sink(hostname, line, err);
     };
 
@@ -99,19 +96,24 @@ QList<KernelExecResult> SessionExec::run(const QList<KernelRecord> &kernels,
             r.elapsedMs = timer.elapsed();
             return;
         }
-        QByteArray pending[2];
+        // Lines go on as they come (cut in pieces beyond LineSplitter's limit); what is kept for
+        // the result is capped (BoundedBuffer), so `yes` in a kernel grows nothing.
+        LineSplitter pending[2];
+        BoundedBuffer kept[2];
         auto code = (*client)->runExec(
             *owned, spec,
             [&](const Docker::LogFrame &f) {
                 const bool err = f.stream == Docker::LogFrame::Stream::Stderr;
-                (err ? r.stderrData : r.stdoutData) += f.data;
-                pending[err] += f.data;
-                emitLines(r.kernel.hostname, pending[err], err, false);
+                kept[err].append(f.data);
+                emitLines(r.kernel.hostname, pending[err].feed(f.data), err);
                 return true;
             },
             call);
-        emitLines(r.kernel.hostname, pending[0], false, true);
-        emitLines(r.kernel.hostname, pending[1], true, true);
+        emitLines(r.kernel.hostname, pending[0].flush(), false);
+        emitLines(r.kernel.hostname, pending[1].flush(), true);
+        r.stdoutData = kept[0].data();
+        r.stderrData = kept[1].data();
+        r.droppedBytes = kept[0].droppedBytes() + kept[1].droppedBytes();
         r.elapsedMs = timer.elapsed();
         if (!code)
             r.error = code.error().withContext(QStringLiteral("in %1").arg(r.kernel.hostname));

@@ -27,9 +27,10 @@ struct KernelSelection
 struct KernelExecResult
 {
     KernelRecord kernel;
-    int exitCode = -1; // -1: it did not run (error says why)
-    QByteArray stdoutData;
+    int exitCode = -1;     // -1: it did not run (error says why)
+    QByteArray stdoutData; // the first BoundedBuffer::kDefaultMaxBytes of each
     QByteArray stderrData;
+    qint64 droppedBytes = 0; // output beyond that: streamed to the sink, not kept
     std::optional<Error> error;
     qint64 elapsedMs = 0;
 };

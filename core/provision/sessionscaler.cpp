@@ -1,5 +1,6 @@
 #include "sessionscaler.h"
 
+#include "common/boundedbuffer.h"
 #include "common/logging.h"
 #include "concurrent.h"
 #include "docker/dockerhost.h"
@@ -515,16 +516,17 @@ QStringList SessionScaler::rewriteFiles(const SessionSpec &spec, const QList<Ker
         mv.cmd = {QStringLiteral("/bin/sh"), QStringLiteral("-c"),
                   moves.join(QStringLiteral(" && "))};
         mv.user = QStringLiteral("0");
-        QByteArray output;
+        // Only the last words are shown: the template's hook may write without end.
+        BoundedBuffer output(BoundedBuffer::Keep::Tail, 4096);
         auto sink = [&](const Docker::LogFrame &frame) {
-            output += frame.data;
+            output.append(frame.data);
             return true;
         };
         auto code = (*client)->runExec(r.containerId, mv, sink, call);
         if (!code || *code != 0) {
             note(QStringLiteral("%1: rewriting the cluster files failed: %2")
-                     .arg(r.hostname,
-                          !code ? code.error().toString() : QString::fromUtf8(output).trimmed()));
+                     .arg(r.hostname, !code ? code.error().toString()
+                                            : QString::fromUtf8(output.data()).trimmed()));
             return;
         }
         if (k->onScale.isEmpty())
@@ -539,7 +541,7 @@ QStringList SessionScaler::rewriteFiles(const SessionSpec &spec, const QList<Ker
                           !ran ? ran.error().toString()
                                : QStringLiteral("exited with %1: %2")
                                      .arg(*ran)
-                                     .arg(QString::fromUtf8(output).trimmed().right(200))));
+                                     .arg(QString::fromUtf8(output.data()).trimmed().right(200))));
     });
     return problems;
 }

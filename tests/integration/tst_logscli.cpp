@@ -5,9 +5,12 @@
 
 #include "labcli.h"
 
+#include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -40,6 +43,7 @@ private Q_SLOTS:
     void tailUsageErrors_data();
     void tailUsageErrors();
     void peakRssIsBounded();
+    void endlessLineStaysBounded();
 
 private:
     Proc cli(const QStringList &args, int timeoutMs = 240000) const
@@ -188,6 +192,83 @@ void TestLogsCli::peakRssIsBounded()
     QVERIFY2(all.maxRssKb < small.maxRssKb + 8 * 1024,
              qPrintable(QStringLiteral("%1 KiB vs %2 KiB").arg(all.maxRssKb).arg(small.maxRssKb)));
     QVERIFY(logKb > 16 * 1024); // the bound above means something
+}
+
+// Output without newlines (`yes | tr -d '\n'`) grows neither `exec` nor `logs` (issue 24 D.9):
+// 100 MB from an exec and a 50 MB line in a kernel's log go through in pieces of 64 KiB, the CLI's
+// peak RSS within 8 MiB of a 1000-line read, and `exec --json` keeps the first MiB and says how
+// much more there was.
+void TestLogsCli::endlessLineStaysBounded()
+{
+    const Measured small = measured(
+        {QStringLiteral("logs"), m_session, QStringLiteral("--tail"), QStringLiteral("1000")});
+    QVERIFY2(small.proc.exitCode == 0 && small.maxRssKb > 0, small.proc.err.constData());
+
+    const QString endless = QStringLiteral("head -c %1 /dev/zero | tr '\\0' y");
+    const Measured exec =
+        measured({QStringLiteral("exec"), m_session, QStringLiteral("--"), QStringLiteral("sh"),
+                  QStringLiteral("-c"), endless.arg(100000000)});
+    QVERIFY2(exec.proc.exitCode == 0, exec.proc.err.constData());
+    const QList<QByteArray> pieces = exec.proc.out.split('\n');
+    qint64 ys = 0;
+    for (const QByteArray &piece : pieces) {
+        if (piece.isEmpty())
+            continue;
+        QVERIFY(piece.startsWith("printer1 | "));
+        QVERIFY(piece.size() <= 64 * 1024 + 11);
+        ys += piece.size() - 11;
+    }
+    QCOMPARE(ys, qint64(100000000));
+
+    const Proc json =
+        cli({QStringLiteral("exec"), m_session, QStringLiteral("--json"), QStringLiteral("--"),
+             QStringLiteral("sh"), QStringLiteral("-c"), endless.arg(3000000)});
+    QVERIFY2(json.exitCode == 0, json.err.constData());
+    const QJsonObject result = QJsonDocument::fromJson(json.out)
+                                   .object()
+                                   .value(QStringLiteral("kernels"))
+                                   .toArray()
+                                   .first()
+                                   .toObject();
+    QCOMPARE(result.value(QStringLiteral("stdout")).toString().size(), 1024 * 1024);
+    QCOMPARE(qint64(result.value(QStringLiteral("output_dropped_bytes")).toDouble()),
+             qint64(3000000 - 1024 * 1024));
+
+    // A kernel whose log is one line of 50 MB.
+    const QString file = m_dir.filePath(QStringLiteral("endless.yaml"));
+    QFile yaml(file);
+    QVERIFY(yaml.open(QIODevice::WriteOnly));
+    yaml.write("name: endless\nmode: single-node\nroles:\n  - name: writer\n    task:\n"
+               "      image: clusterdeck/lab:latest\n"
+               "      command: [/bin/sh, -c, \"head -c 50000000 /dev/zero | tr '\\\\0' y; "
+               "echo; echo done; sleep 3600\"]\n");
+    yaml.close();
+    const Proc launched = cli({QStringLiteral("launch"), file, QStringLiteral("--json")});
+    const QString sid = QJsonDocument::fromJson(launched.out).object().value("id").toString();
+    QVERIFY2(launched.exitCode == 0 && !sid.isEmpty(), launched.err.constData());
+    auto removeIt = qScopeGuard([&] { cli({QStringLiteral("rm"), sid}); });
+    QElapsedTimer waited;
+    waited.start();
+    bool done = false;
+    while (!done && waited.elapsed() < 60000) {
+        const Proc last =
+            cli({QStringLiteral("logs"), sid, QStringLiteral("--tail"), QStringLiteral("1")});
+        done = last.exitCode == 0 && last.out.contains("| done");
+        if (!done)
+            QThread::msleep(500);
+    }
+    QVERIFY2(done, "the kernel did not write its 50 MB line");
+    const Measured logs =
+        measured({QStringLiteral("logs"), sid, QStringLiteral("--tail"), QStringLiteral("all")});
+    QVERIFY2(logs.proc.exitCode == 0, logs.proc.err.constData());
+    QVERIFY(logs.proc.out.size() > 50000000);
+    qInfo("peak RSS of clusterdeckctl: logs --tail 1000 %lld KiB, exec printing 100 MB without a "
+          "newline %lld KiB, logs of a 50 MB line %lld KiB",
+          small.maxRssKb, exec.maxRssKb, logs.maxRssKb);
+    QVERIFY2(exec.maxRssKb < small.maxRssKb + 8 * 1024,
+             qPrintable(QStringLiteral("exec %1 KiB").arg(exec.maxRssKb)));
+    QVERIFY2(logs.maxRssKb < small.maxRssKb + 8 * 1024,
+             qPrintable(QStringLiteral("logs %1 KiB").arg(logs.maxRssKb)));
 }
 
 QTEST_GUILESS_MAIN(TestLogsCli)

@@ -44,6 +44,19 @@ QByteArray eventLine(const QString &action, const QString &id, qint64 timeNano)
     return QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n';
 }
 
+// Answers every request but _ping with `chunks` times `chunk`, streamed, without a newline.
+Handler endlessYes(const QByteArray &chunk, int chunks)
+{
+    return [=](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping("1.41");
+        FakeResponse response;
+        for (int i = 0; i < chunks; ++i)
+            response.chunks.append(chunk);
+        return response;
+    };
+}
+
 } // namespace
 
 class TestDockerRequests : public QObject
@@ -67,6 +80,9 @@ private Q_SLOTS:
     void bodyCapPerRequest_data();
     void bodyCapPerRequest();
     void streamedLogsAreNotCapped();
+    void endlessLinesAreNotHeld_data();
+    void endlessLinesAreNotHeld();
+    void endlessUpgradeHeadIsRefused();
     void credentialsOnlyEncrypted();
 
 private:
@@ -398,14 +414,7 @@ void TestDockerRequests::streamedLogsAreNotCapped()
     // Logs stream frame by frame: no cap, nothing collected.
     const QByteArray chunk(1024 * 1024, 'y');
     const int chunks = 70;
-    m_daemon->setHandler([&](const FakeRequest &r) {
-        if (r.path == QLatin1String("/_ping"))
-            return ping("1.41");
-        FakeResponse response;
-        for (int i = 0; i < chunks; ++i)
-            response.chunks.append(chunk);
-        return response;
-    });
+    m_daemon->setHandler(endlessYes(chunk, chunks));
     auto client = makeClient();
     LogOptions options;
     options.tty = true;
@@ -416,6 +425,85 @@ void TestDockerRequests::streamedLogsAreNotCapped()
     });
     QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().toString()));
     QCOMPARE(received, qint64(chunks) * chunk.size());
+}
+
+// A daemon that sends 70 MiB without a newline (issue 24 D.9): the event and stats streams end
+// with an error naming the limit instead of holding the line, and collected logs (a kernel's
+// last lines) keep only their last MiB.
+void TestDockerRequests::endlessLinesAreNotHeld_data()
+{
+    QTest::addColumn<QString>("call");
+    QTest::addColumn<QString>("error"); // empty: succeeds
+    QTest::newRow("stats") << "stats"
+                           << "a line of the stats stream longer than 4 MiB";
+    QTest::newRow("events") << "events"
+                            << "a line of the events stream longer than 4 MiB";
+    QTest::newRow("collected logs") << "logs"
+                                    << "";
+}
+
+void TestDockerRequests::endlessLinesAreNotHeld()
+{
+    QFETCH(QString, call);
+    QFETCH(QString, error);
+    const QByteArray chunk(1024 * 1024, 'y');
+    constexpr int kChunks = 70;
+    m_daemon->setHandler(endlessYes(chunk, kChunks));
+    auto client = makeClient();
+    CallOptions options;
+    options.timeout = 30s;
+    Result<void> done;
+    if (call == u"stats") {
+        done = client->streamStats(
+            QStringLiteral("c1"), true, [](const ContainerStats &) { return true; }, options);
+    } else if (call == u"events") {
+        done = client->streamEvents(
+            EventFilter{}, std::nullopt, std::nullopt, [](const DockerEvent &) { return true; },
+            options);
+    } else {
+        LogOptions logs;
+        logs.tty = true;
+        const auto collected = client->containerLogs(QStringLiteral("c1"), logs, options);
+        QVERIFY2(collected, qPrintable(collected ? QString() : collected.error().toString()));
+        QCOMPARE(collected->stdoutData.size(), ContainerLogs::kMaxBytes);
+        qsizetype framed = 0;
+        for (const LogFrame &f : collected->frames)
+            framed += f.data.size();
+        QVERIFY(framed <= ContainerLogs::kMaxBytes);
+        QCOMPARE(collected->droppedBytes + framed, qint64(kChunks) * chunk.size());
+        return;
+    }
+    QVERIFY(!done);
+    QVERIFY2(done.error().toString().contains(error), qPrintable(done.error().toString()));
+    QCOMPARE(done.error().kind, Error::Kind::Decode);
+}
+
+// An exec's upgraded reply whose head never ends is refused once it passes 64 KiB.
+void TestDockerRequests::endlessUpgradeHeadIsRefused()
+{
+    m_daemon->setHandler([=](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping("1.41");
+        if (r.path.endsWith(QLatin1String("/containers/c1/exec")))
+            return json(201, R"({"Id":"e1"})");
+        if (r.path.endsWith(QLatin1String("/exec/e1/start"))) {
+            FakeResponse response;
+            response.raw = "HTTP/1.1 101 UPGRADED\r\nX-Padding: " + QByteArray(1 << 20, 'p');
+            return response;
+        }
+        return json(404, R"({"message":"no such path"})");
+    });
+    auto client = makeClient();
+    ExecSpec spec;
+    spec.cmd = {QStringLiteral("true")};
+    CallOptions options;
+    options.timeout = 10s;
+    const auto code = client->runExec(
+        QStringLiteral("c1"), spec, [](const LogFrame &) { return true; }, options);
+    QVERIFY(!code);
+    QVERIFY2(code.error().toString().contains(QStringLiteral("the reply head does not end within "
+                                                             "64 KiB")),
+             qPrintable(code.error().toString()));
 }
 
 void TestDockerRequests::execOutputArrivingWithTheHead()

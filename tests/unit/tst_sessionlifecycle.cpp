@@ -4,6 +4,7 @@
 // without the lab. What only a real daemon shows stays in tests/integration.
 
 #include "control/actionapplier.h"
+#include "control/controller.h"
 #include "control/exitpolicy.h"
 #include "fakedockerhost.h"
 #include "host/hostregistry.h"
@@ -22,10 +23,12 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
 #include <algorithm>
+#include <sqlite3.h>
 #include <thread>
 
 using namespace ClusterDeck;
@@ -100,6 +103,8 @@ private Q_SLOTS:
     void execAndLogsOnlyInTheKernelsOwnContainer();
     void rollbackRemovesOnlyItsOwnVolumes_data();
     void rollbackRemovesOnlyItsOwnVolumes();
+    void tamperedSpecIsNotRestartedFrom();
+    void eventIntakeOverflowFallsBackToAPass();
 
 private:
     Result<SessionRecord> launch(const QString &name, const QString &mode, int workers,
@@ -893,6 +898,122 @@ void TestSessionLifecycle::rollbackRemovesOnlyItsOwnVolumes()
         if (existsAlready)
             QCOMPARE(h->calls(QStringLiteral("removeVolume")), 0);
     }
+}
+
+// Whoever can write the store must not make the controller's next restart mount the host: a spec
+// changed to bind the Docker socket is refused when read, before anything is stopped, and no
+// container on any host mounts it (issue 24 D.6).
+void TestSessionLifecycle::tamperedSpecIsNotRestartedFrom()
+{
+    auto s = launch(QStringLiteral("tamper"), QStringLiteral("multi-node"), 2);
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    auto before = m_store->kernels(s->id);
+    QVERIFY(before);
+
+    auto session = m_store->session(s->id);
+    QVERIFY(session);
+    QJsonObject spec = session->launchOptions.value(QStringLiteral("spec")).toObject();
+    QJsonArray kernels = spec.value(QStringLiteral("kernels")).toArray();
+    for (qsizetype i = 0; i < kernels.size(); ++i) {
+        QJsonObject k = kernels.at(i).toObject();
+        k.insert(QStringLiteral("mounts"),
+                 QJsonArray{
+                     QJsonObject{{QStringLiteral("type"), QStringLiteral("bind")},
+                                 {QStringLiteral("source"), QStringLiteral("/var/run/docker.sock")},
+                                 {QStringLiteral("target"), QStringLiteral("/sock")}}});
+        kernels.replace(i, k);
+    }
+    spec.insert(QStringLiteral("kernels"), kernels);
+    session->launchOptions.insert(QStringLiteral("spec"), spec);
+    QVERIFY(m_store->updateSession(*session));
+
+    SessionController sessions(m_store.get(), m_registry.get());
+    sessions.setStopTimeout(1);
+    auto restarted = sessions.restart(s->id, QStringLiteral("test"));
+    QVERIFY(!restarted);
+    const QString error = restarted.error().toString();
+    QVERIFY2(error.contains(QStringLiteral("the stored session spec breaks a template rule")) &&
+                 error.contains(QStringLiteral("'/var/run/docker.sock' is a path on the host")),
+             qPrintable(error));
+    // Nothing was stopped or made: the same containers run, none mounts the socket.
+    auto after = m_store->kernels(s->id);
+    QVERIFY(after);
+    for (const KernelRecord &k : std::as_const(*after)) {
+        const auto was = std::find_if(before->cbegin(), before->cend(),
+                                      [&](const KernelRecord &b) { return b.id == k.id; });
+        QVERIFY(was != before->cend());
+        QCOMPARE(k.containerId, was->containerId);
+        const auto c = hostOf(k)->container(k.containerId);
+        QVERIFY2(c, qPrintable(k.hostname));
+        QCOMPARE(c->state, QStringLiteral("running"));
+        QCOMPARE(c->restarts, 0);
+    }
+    for (const auto &h : m_fleet->hosts()) {
+        for (const FakeDockerHost::Container &c : h->containers()) {
+            for (const Docker::MountSpec &m : c.spec.mounts)
+                QVERIFY2(m.source != u"/var/run/docker.sock", qPrintable(c.spec.name));
+        }
+    }
+    QCOMPARE(countOf(s->id), 3);
+}
+
+// The controller's event intake is bounded (issue 24 D.9): while the store is held by another
+// connection, 31 kernels die at once; the intake (capacity 4) drops what it cannot hold and asks
+// for a full pass, which records every exit (the kernels leave RUNNING) once the store is free.
+void TestSessionLifecycle::eventIntakeOverflowFallsBackToAPass()
+{
+    auto s =
+        launch(QStringLiteral("burst"), QStringLiteral("multi-node"), 30, QStringLiteral("ignore"));
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    auto kernels = m_store->kernels(s->id);
+    QVERIFY(kernels);
+    QCOMPARE(kernels->size(), 31);
+
+    ControllerOptions options;
+    options.intakeCapacity = 4;
+    options.resyncInterval = std::chrono::hours(1); // only events and requested passes
+    options.actor = QStringLiteral("tst_sessionlifecycle");
+    Controller controller(m_store.get(), m_registry.get(), options);
+    QSignalSpy passes(&controller, &Controller::passFinished);
+    controller.start();
+    QTRY_VERIFY_WITH_TIMEOUT(controller.isLeading(), 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(passes.count() >= 1, 15000);
+    for (const auto &h : m_fleet->hosts())
+        QTRY_VERIFY_WITH_TIMEOUT(h->calls(QStringLiteral("streamEvents")) >= 1, 5000);
+    QTest::qWait(200); // the streams read from "now": let them get there
+
+    sqlite3 *blocker = nullptr;
+    QCOMPARE(sqlite3_open_v2(qPrintable(m_dir->filePath(QStringLiteral("s.db"))), &blocker,
+                             SQLITE_OPEN_READWRITE, nullptr),
+             SQLITE_OK);
+    QCOMPARE(sqlite3_exec(blocker, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+    const int passesBefore = int(passes.count());
+    for (const KernelRecord &k : std::as_const(*kernels))
+        QVERIFY(hostOf(k)->killContainer(k.containerId));
+    QTRY_VERIFY_WITH_TIMEOUT(controller.intakeOverflows() >= 1, 5000);
+    QCOMPARE(sqlite3_exec(blocker, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(blocker);
+
+    auto allExited = [&] {
+        auto now = m_store->kernels(s->id);
+        // An event marks its kernel's exit; a dropped one leaves that to the pass.
+        return now && std::all_of(now->cbegin(), now->cend(), [](const KernelRecord &k) {
+                   return k.status != KernelStatus::Running;
+               });
+    };
+    if (!QTest::qWaitFor(allExited, 30000)) {
+        QStringList states;
+        const auto now = m_store->kernels(s->id);
+        QVERIFY(now);
+        for (const KernelRecord &k : *now)
+            states << k.hostname + u'=' + k.observed.state + u'/' + toString(k.status);
+        QFAIL(qPrintable(states.join(u' ')));
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(passes.count() > passesBefore, 10000);
+    qInfo() << "intake overflows" << controller.intakeOverflows() << "peak"
+            << controller.intakePeak() << "of 31 events";
+    QVERIFY(controller.intakePeak() <= options.intakeCapacity);
+    controller.stop();
 }
 
 QTEST_GUILESS_MAIN(TestSessionLifecycle)
