@@ -8,7 +8,12 @@
 # sigstop-host (SIGSTOP/SIGCONT of a random host's dockerd during a launch), netem (200 ms more
 # round trip and 5 % loss on one host's link during a launch), etcd-leader (kill of the etcd
 # leader during a launch on an etcd store), sqlite-full (the SQLite store's tmpfs fills up during a
-# launch). --trials is per fault; --kill-trials (default: --trials) for the four kill -9 faults.
+# launch), sigstop-leader (the leading controller SIGSTOPped in the middle of a whole-session
+# restart on an etcd store, a standby finishes it, the old one resumed must change nothing),
+# host-restart (a host's dockerd stopped for 2-12 s and started under a session whose policy
+# restarts it: RUNNING again within 90 s), console-and-cli (an offscreen console leads the SQLite
+# store while CLI processes launch, list, kill a kernel and remove; another process must see the
+# console's restart, and PRAGMA integrity_check is ok). --trials is per fault; --kill-trials (default: --trials) for the four kill -9 faults.
 # Prints a table: fault, trials, invariant violations, leftovers; exit status 1 when any trial
 # broke an invariant or left something behind.
 #

@@ -28,7 +28,9 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTextStream>
@@ -36,9 +38,11 @@
 #include <QUrl>
 #include <QUuid>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <sqlite3.h>
 #include <sys/mount.h>
 
 using namespace ClusterDeck;
@@ -46,6 +50,9 @@ using namespace std::chrono_literals;
 
 #ifndef CLUSTERDECKCTL
 #error "CLUSTERDECKCTL must name the clusterdeckctl binary"
+#endif
+#ifndef CLUSTERDECK_GUI
+#error "CLUSTERDECK_GUI must name the console binary"
 #endif
 
 namespace {
@@ -73,10 +80,12 @@ void say(const QString &line)
 }
 
 const QStringList kFaults = {
-    QStringLiteral("kill9-launch"),  QStringLiteral("kill9-rm"),
-    QStringLiteral("kill9-restart"), QStringLiteral("kill9-controller"),
-    QStringLiteral("sigstop-host"),  QStringLiteral("netem"),
-    QStringLiteral("etcd-leader"),   QStringLiteral("sqlite-full"),
+    QStringLiteral("kill9-launch"),    QStringLiteral("kill9-rm"),
+    QStringLiteral("kill9-restart"),   QStringLiteral("kill9-controller"),
+    QStringLiteral("sigstop-host"),    QStringLiteral("netem"),
+    QStringLiteral("etcd-leader"),     QStringLiteral("sqlite-full"),
+    QStringLiteral("sigstop-leader"),  QStringLiteral("host-restart"),
+    QStringLiteral("console-and-cli"),
 };
 
 QString clusterTemplate(const QString &name, int workers, const QString &policy)
@@ -263,6 +272,14 @@ private:
     void netem(Bench &b, QStringList *problems);
     void etcdLeader(Bench &b, QStringList *problems);
     void sqliteFull(Bench &b, QStringList *problems);
+    void sigstopLeader(Bench &b, QStringList *problems);
+    void hostRestart(Bench &b, QStringList *problems);
+    void consoleAndCli(Bench &b, QStringList *problems);
+    // `launch --json` of 1+`workers` kernels with the restart-session policy; {} if it failed.
+    QJsonObject launchRestarting(const Bench &b, int workers, QStringList *problems);
+    QJsonObject randomKernel(const QJsonObject &launched);
+    // Polls the store until session `id` is `status` (true) or `limitMs` passed (false).
+    bool waitForStatus(const Bench &b, const QString &id, SessionStatus status, int limitMs) const;
 
     const int m_trials;
     QRandomGenerator m_rng;
@@ -514,17 +531,10 @@ void Chaos::kill9Controller(Bench &b, QStringList *problems)
 {
     // A kernel dies and the controller applies the session's policy; it is killed at a random
     // moment of that, and a new one takes over.
-    const Proc launched =
-        cli(b, {QStringLiteral("launch"), templateFile(3, QStringLiteral("restart-session")),
-                QStringLiteral("--settle"), QStringLiteral("0.5"), QStringLiteral("--json")});
-    const QJsonObject s = QJsonDocument::fromJson(launched.out).object();
-    if (launched.exitCode != 0) {
-        problems->append(QStringLiteral("setup launch failed: ") +
-                         QString::fromUtf8(launched.err).trimmed());
+    const QJsonObject s = launchRestarting(b, 3, problems);
+    if (s.isEmpty())
         return;
-    }
-    const QJsonArray kernels = s.value(QStringLiteral("kernels")).toArray();
-    const QJsonObject victim = kernels.at(int(m_rng.bounded(quint32(kernels.size())))).toObject();
+    const QJsonObject victim = randomKernel(s);
     QThread::msleep(500);
     m_lab.docker(
         victim.value(QStringLiteral("host")).toString(),
@@ -672,6 +682,262 @@ void Chaos::tearDown(Bench &b, Tally &tally)
         ::umount2(b.mountPoint.toLocal8Bit().constData(), MNT_DETACH);
 }
 
+QJsonObject Chaos::launchRestarting(const Bench &b, int workers, QStringList *problems)
+{
+    const Proc launched =
+        cli(b, {QStringLiteral("launch"), templateFile(workers, QStringLiteral("restart-session")),
+                QStringLiteral("--settle"), QStringLiteral("0.5"), QStringLiteral("--json")});
+    const QJsonObject s = QJsonDocument::fromJson(launched.out).object();
+    if (launched.exitCode != 0 || s.value(QStringLiteral("id")).toString().isEmpty()) {
+        problems->append(QStringLiteral("setup launch failed: ") + lastLine(launched.err));
+        return {};
+    }
+    return s;
+}
+
+QJsonObject Chaos::randomKernel(const QJsonObject &launched)
+{
+    const QJsonArray kernels = launched.value(QStringLiteral("kernels")).toArray();
+    return kernels.at(int(m_rng.bounded(quint32(kernels.size())))).toObject();
+}
+
+bool Chaos::waitForStatus(const Bench &b, const QString &id, SessionStatus status,
+                          int limitMs) const
+{
+    QElapsedTimer t;
+    t.start();
+    for (;;) {
+        const auto s = b.store->session(id);
+        if (s && s->status == status)
+            return true;
+        if (t.elapsed() > limitMs)
+            return false;
+        QThread::msleep(50);
+    }
+}
+
+// Issue 24 D.1: the leader is frozen (SIGSTOP) in the middle of a whole-session restart; a standby
+// takes over and finishes it; the old leader, resumed, must touch nothing: 8 s later every kernel
+// still runs in the container the new leader gave it.
+void Chaos::sigstopLeader(Bench &b, QStringList *problems)
+{
+    Controller standby(b.url, QDir(m_dir).filePath(b.name + QStringLiteral("-standby.log")),
+                       m_resync);
+    if (!standby.start()) {
+        problems->append(QStringLiteral("the standby controller did not start"));
+        return;
+    }
+    const QJsonObject s = launchRestarting(b, 3, problems);
+    const QString id = s.value(QStringLiteral("id")).toString();
+    if (id.isEmpty())
+        return;
+    const QJsonObject victim = randomKernel(s);
+    m_lab.docker(
+        victim.value(QStringLiteral("host")).toString(),
+        {QStringLiteral("kill"), victim.value(QStringLiteral("container_name")).toString()});
+    if (!waitForStatus(b, id, SessionStatus::Restarting, 15000)) {
+        problems->append(QStringLiteral("the policy did not start a restart within 15 s"));
+        return;
+    }
+    const int at = ms(0, 1500);
+    QThread::msleep(at);
+    const auto leader = b.store->leader();
+    const qint64 pid = leader && *leader ? (*leader)->pid : 0;
+    if (pid != b.controller->pid() && pid != standby.pid()) {
+        problems->append(QStringLiteral("the leader (pid %1) is neither controller").arg(pid));
+        return;
+    }
+    ::kill(pid_t(pid), SIGSTOP);
+    const bool finished = waitForStatus(b, id, SessionStatus::Running, 90000);
+    auto byNewLeader = b.store->kernels(id);
+    ::kill(pid_t(pid), SIGCONT);
+    say(QStringLiteral("  docker kill %1, SIGSTOP of the leader (pid %2) %3 ms into the restart; "
+                       "the standby %4")
+            .arg(victim.value(QStringLiteral("hostname")).toString())
+            .arg(pid)
+            .arg(at)
+            .arg(finished ? QStringLiteral("finished it") : QStringLiteral("did not finish it")));
+    if (!finished || !byNewLeader) {
+        problems->append(QStringLiteral("the standby did not finish the restart within 90 s"));
+        return;
+    }
+    QThread::msleep(8000); // the old leader runs again
+    auto now = b.store->kernels(id);
+    if (!now) {
+        problems->append(now.error().toString());
+        return;
+    }
+    for (const KernelRecord &k : std::as_const(*byNewLeader)) {
+        Docker::CallOptions call;
+        call.timeout = 20s;
+        const auto info = b.docker.value(k.host)->inspectContainer(k.containerId, call);
+        if (!info || !info->state.running)
+            problems->append(QStringLiteral("the resumed old leader left %1 without its container "
+                                            "%2 (%3)")
+                                 .arg(k.hostname, k.containerId.left(12),
+                                      info ? QStringLiteral("not running") : info.error().message));
+        const auto same = std::find_if(now->cbegin(), now->cend(),
+                                       [&](const KernelRecord &n) { return n.id == k.id; });
+        if (same == now->cend() || same->containerId != k.containerId)
+            problems->append(QStringLiteral("%1 changed container after the old leader resumed")
+                                 .arg(k.hostname));
+    }
+    standby.stop();
+}
+
+// Issue 24 B: a host's dockerd stopped and started again (its containers die with it) under a
+// running session whose policy restarts it: RUNNING again within 90 s of the daemon's start.
+void Chaos::hostRestart(Bench &b, QStringList *problems)
+{
+    const QJsonObject s = launchRestarting(b, ms(3, 6), problems);
+    const QString id = s.value(QStringLiteral("id")).toString();
+    if (id.isEmpty())
+        return;
+    const QString host = randomKernel(s).value(QStringLiteral("host")).toString();
+    const Proc stopped = lab({QStringLiteral("dockerd"), QStringLiteral("stop"), host.mid(1)});
+    if (stopped.exitCode != 0) {
+        problems->append(
+            QStringLiteral("lab.sh dockerd stop %1: %2").arg(host, lastLine(stopped.err)));
+        return;
+    }
+    const int hold = ms(2000, 12000);
+    QThread::msleep(hold);
+    const Proc started = lab({QStringLiteral("dockerd"), QStringLiteral("start"), host.mid(1)});
+    if (started.exitCode != 0) {
+        problems->append(
+            QStringLiteral("lab.sh dockerd start %1: %2").arg(host, lastLine(started.err)));
+        return;
+    }
+    QElapsedTimer t;
+    t.start();
+    // The session leaves RUNNING (the policy restarts it, waiting for the host) and comes back.
+    bool left = false;
+    while (!left && t.elapsed() < 30000) {
+        const auto now = b.store->session(id);
+        left = now && now->status != SessionStatus::Running;
+        if (!left)
+            QThread::msleep(50);
+    }
+    const bool running = left && waitForStatus(b, id, SessionStatus::Running, 90000);
+    say(QStringLiteral("  dockerd of %1 stopped for %2 ms: session %3 after %4 s")
+            .arg(host)
+            .arg(hold)
+            .arg(running ? QStringLiteral("RUNNING again") : QStringLiteral("not RUNNING"))
+            .arg(double(t.elapsed()) / 1000.0, 0, 'f', 1));
+    if (!running)
+        problems->append(QStringLiteral("session not RUNNING within 90 s of %1's start").arg(host));
+}
+
+// Issue 24 A: an offscreen console leads the SQLite store while CLI processes launch, show, kill
+// and remove sessions on it; the console's own writes (the policy restart of a killed kernel)
+// must be seen by other processes, and the file must stay whole. The trial's check (settle) reads
+// the store from this process, not the console's.
+void Chaos::consoleAndCli(Bench &b, QStringList *problems)
+{
+    b.controller->stop();
+    QProcess console;
+    console.setStandardOutputFile(QDir(m_dir).filePath(QStringLiteral("console.log")),
+                                  QIODevice::Append);
+    console.setStandardErrorFile(QDir(m_dir).filePath(QStringLiteral("console.log")),
+                                 QIODevice::Append);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    console.setProcessEnvironment(env);
+    console.start(QStringLiteral(CLUSTERDECK_GUI), {QStringLiteral("--store"), b.url});
+    auto closeConsole = qScopeGuard([&] {
+        if (console.state() == QProcess::Running) {
+            ::kill(pid_t(console.processId()), SIGTERM);
+            if (!console.waitForFinished(20000)) {
+                console.kill();
+                console.waitForFinished();
+            }
+        }
+        b.controller->start();
+    });
+    QElapsedTimer t;
+    t.start();
+    bool leads = false;
+    while (!leads && t.elapsed() < 30000) {
+        const auto leader = b.store->leader();
+        leads = leader && *leader && (*leader)->pid == console.processId();
+        if (!leads)
+            QThread::msleep(100);
+    }
+    if (!leads) {
+        problems->append(QStringLiteral("the console did not lead within 30 s"));
+        return;
+    }
+    // Two launches at once, `show` beside them, then a kernel killed and a session removed.
+    QProcess first, second;
+    startCli(first, b,
+             {QStringLiteral("launch"), templateFile(ms(2, 4), QStringLiteral("restart-session")),
+              QStringLiteral("--settle"), QStringLiteral("0.5"), QStringLiteral("--json")});
+    startCli(second, b,
+             {QStringLiteral("launch"), templateFile(ms(2, 4)), QStringLiteral("--settle"),
+              QStringLiteral("0.5"), QStringLiteral("--json")});
+    for (int i = 0; i < 5; ++i)
+        cli(b, {QStringLiteral("ls")});
+    const Proc one = finishBounded(first, 120000, QStringLiteral("the first launch"), problems);
+    const Proc two = finishBounded(second, 120000, QStringLiteral("the second launch"), problems);
+    const QJsonObject kept = QJsonDocument::fromJson(one.out).object();
+    const QString keptId = kept.value(QStringLiteral("id")).toString();
+    const QString removedId =
+        QJsonDocument::fromJson(two.out).object().value(QStringLiteral("id")).toString();
+    if (one.exitCode != 0 || two.exitCode != 0 || keptId.isEmpty() || removedId.isEmpty()) {
+        problems->append(QStringLiteral("a launch failed: ") + lastLine(one.err + two.err));
+        return;
+    }
+    const QJsonObject victim = randomKernel(kept);
+    const QString before = victim.value(QStringLiteral("container_id")).toString();
+    m_lab.docker(
+        victim.value(QStringLiteral("host")).toString(),
+        {QStringLiteral("kill"), victim.value(QStringLiteral("container_name")).toString()});
+    const Proc removed = cli(b, {QStringLiteral("rm"), removedId});
+    if (removed.exitCode != 0)
+        problems->append(QStringLiteral("rm failed: ") + lastLine(removed.err));
+    // The console restarts the session; `show` (another process) sees the new container.
+    t.restart();
+    QString after;
+    while (t.elapsed() < 90000) {
+        const Proc shown = cli(b, {QStringLiteral("show"), keptId, QStringLiteral("--json")});
+        const QJsonObject o = QJsonDocument::fromJson(shown.out).object();
+        if (o.value(QStringLiteral("status")).toString() == u"RUNNING") {
+            for (const QJsonValue &k : o.value(QStringLiteral("kernels")).toArray()) {
+                if (k.toObject().value(QStringLiteral("hostname")) ==
+                    victim.value(QStringLiteral("hostname")))
+                    after = k.toObject().value(QStringLiteral("container_id")).toString();
+            }
+            if (!after.isEmpty() && after != before)
+                break;
+        }
+        QThread::msleep(500);
+    }
+    say(QStringLiteral("  console leads; two launches, docker kill %1, rm: another process sees "
+                       "%2")
+            .arg(victim.value(QStringLiteral("hostname")).toString(),
+                 after.isEmpty() || after == before ? QStringLiteral("no new container")
+                                                    : QStringLiteral("its new container")));
+    if (after.isEmpty() || after == before)
+        problems->append(QStringLiteral("the console's restart is not seen by another process "
+                                        "within 90 s"));
+    // The file itself, read by this process while the console holds it open.
+    const QString path = b.url.mid(int(qstrlen("sqlite://")));
+    sqlite3 *db = nullptr;
+    QString integrity;
+    if (sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr) ==
+        SQLITE_OK) {
+        sqlite3_stmt *st = nullptr;
+        if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, nullptr) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+            integrity =
+                QString::fromUtf8(reinterpret_cast<const char *>(sqlite3_column_text(st, 0)));
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    if (integrity != u"ok")
+        problems->append(QStringLiteral("PRAGMA integrity_check: %1").arg(integrity));
+}
+
 void Chaos::run(const QStringList &faults, QMap<QString, Tally> &tallies)
 {
     say(QStringLiteral("chaos: %1 trial(s) per fault, seed %2, controller resync %3 s, work in %4")
@@ -686,13 +952,13 @@ void Chaos::run(const QStringList &faults, QMap<QString, Tally> &tallies)
         QString url;
         QString mountPoint;
         bool proxied = fault == u"netem";
-        if (fault == u"etcd-leader") {
+        if (fault == u"etcd-leader" || fault == u"sigstop-leader") {
             QString members = qEnvironmentVariable("CLUSTERDECK_LAB_ETCD_MEMBERS");
             QStringList authorities;
             for (const QString &m : members.split(QLatin1Char(','), Qt::SkipEmptyParts))
                 authorities.append(QUrl(m).authority());
-            url =
-                QStringLiteral("etcd://%1/cdchaos/%2").arg(authorities.join(QLatin1Char(',')), tag);
+            url = QStringLiteral("etcd://%1/cdchaos/%2-%3")
+                      .arg(authorities.join(QLatin1Char(',')), tag, fault);
         } else if (fault == u"sqlite-full") {
             mountPoint = QDir(m_dir).filePath(QStringLiteral("full"));
             QDir().mkpath(mountPoint);
@@ -732,6 +998,12 @@ void Chaos::run(const QStringList &faults, QMap<QString, Tally> &tallies)
                 etcdLeader(*bench, &problems);
             else if (fault == u"sqlite-full")
                 sqliteFull(*bench, &problems);
+            else if (fault == u"sigstop-leader")
+                sigstopLeader(*bench, &problems);
+            else if (fault == u"host-restart")
+                hostRestart(*bench, &problems);
+            else if (fault == u"console-and-cli")
+                consoleAndCli(*bench, &problems);
             const Check c = settle(*bench, fault);
             for (const QString &p : std::as_const(problems))
                 say(QStringLiteral("    problem: ") + p);
