@@ -844,6 +844,12 @@ void Chaos::consoleAndCli(Bench &b, QStringList *problems)
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     console.setProcessEnvironment(env);
     console.start(QStringLiteral(CLUSTERDECK_GUI), {QStringLiteral("--store"), b.url});
+    // Without an event loop the state leaves Starting only here.
+    if (!console.waitForStarted(10000)) {
+        problems->append(QStringLiteral("the console did not start: ") + console.errorString());
+        b.controller->start();
+        return;
+    }
     auto closeConsole = qScopeGuard([&] {
         if (console.state() == QProcess::Running) {
             ::kill(pid_t(console.processId()), SIGTERM);

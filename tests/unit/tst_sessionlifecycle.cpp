@@ -23,11 +23,11 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
 #include <algorithm>
+#include <atomic>
 #include <sqlite3.h>
 #include <thread>
 
@@ -973,11 +973,16 @@ void TestSessionLifecycle::eventIntakeOverflowFallsBackToAPass()
     options.intakeCapacity = 4;
     options.resyncInterval = std::chrono::hours(1); // only events and requested passes
     options.actor = QStringLiteral("tst_sessionlifecycle");
+    // Counted on the controller's thread (a QSignalSpy's list would be shared unguarded); it
+    // outlives the controller.
+    std::atomic_int passes{0};
     Controller controller(m_store.get(), m_registry.get(), options);
-    QSignalSpy passes(&controller, &Controller::passFinished);
+    connect(
+        &controller, &Controller::passFinished, this, [&](int, int) { ++passes; },
+        Qt::DirectConnection);
     controller.start();
     QTRY_VERIFY_WITH_TIMEOUT(controller.isLeading(), 15000);
-    QTRY_VERIFY_WITH_TIMEOUT(passes.count() >= 1, 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(passes.load() >= 1, 15000);
     for (const auto &h : m_fleet->hosts())
         QTRY_VERIFY_WITH_TIMEOUT(h->calls(QStringLiteral("streamEvents")) >= 1, 5000);
     QTest::qWait(200); // the streams read from "now": let them get there
@@ -987,7 +992,7 @@ void TestSessionLifecycle::eventIntakeOverflowFallsBackToAPass()
                              SQLITE_OPEN_READWRITE, nullptr),
              SQLITE_OK);
     QCOMPARE(sqlite3_exec(blocker, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
-    const int passesBefore = int(passes.count());
+    const int passesBefore = passes.load();
     for (const KernelRecord &k : std::as_const(*kernels))
         QVERIFY(hostOf(k)->killContainer(k.containerId));
     QTRY_VERIFY_WITH_TIMEOUT(controller.intakeOverflows() >= 1, 5000);
@@ -1009,7 +1014,7 @@ void TestSessionLifecycle::eventIntakeOverflowFallsBackToAPass()
             states << k.hostname + u'=' + k.observed.state + u'/' + toString(k.status);
         QFAIL(qPrintable(states.join(u' ')));
     }
-    QTRY_VERIFY_WITH_TIMEOUT(passes.count() > passesBefore, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(passes.load() > passesBefore, 10000);
     qInfo() << "intake overflows" << controller.intakeOverflows() << "peak"
             << controller.intakePeak() << "of 31 events";
     QVERIFY(controller.intakePeak() <= options.intakeCapacity);
