@@ -118,12 +118,17 @@ Docker::ContainerSpec containerSpecWith(const KernelSpec &k, const QString &netw
                                         const QString &storeId, const QString &hostAddress,
                                         EnvStrings *shared);
 
-// A busy swarm manager missed the daemon's deadline for an overlay attachment.
-bool isAttachmentTimeout(const Error &e)
+// A busy swarm manager missed the daemon's deadline for an overlay attachment; or, on an overlay
+// this launch has just created, the node does not know it yet ("network … not found", seen in the
+// chaos suite with two launches at once). Neither is a bad request: the start is tried again.
+// (On a reused overlay "not found" is a node dropping its instance: waitForNetworkTeardown's.)
+bool isTransientAttachmentError(const Error &e, bool freshNetwork)
 {
-    return e.httpStatus == 500 &&
-           e.message.contains(QLatin1String("attaching to network failed")) &&
-           e.message.contains(QLatin1String("deadline exceeded"));
+    if (e.httpStatus == 500 && e.message.contains(QLatin1String("attaching to network failed")) &&
+        e.message.contains(QLatin1String("deadline exceeded")))
+        return true;
+    return freshNetwork && e.httpStatus == 404 && e.message.startsWith(QLatin1String("network ")) &&
+           e.message.contains(QLatin1String(" not found"));
 }
 
 } // namespace
@@ -1467,8 +1472,10 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         // ("attaching to network failed … context deadline exceeded", HTTP 500); the daemon has
         // undone that attachment, and a second start usually attaches.
         auto started = client->startContainer(id, run.call());
-        for (int retry = 1;
-             !started && isAttachmentTimeout(started.error()) && retry <= 2 && !run.aborted();
+        const bool freshNetwork =
+            !run.networkReused && run.spec.placement.mode == ClusterMode::MultiNode;
+        for (int retry = 1; !started && isTransientAttachmentError(started.error(), freshNetwork) &&
+                            retry <= 2 && !run.aborted();
              ++retry) {
             qCInfo(lcProvision).noquote() << "starting" << k.hostname << "on host" << host
                                           << "again:" << started.error().message;

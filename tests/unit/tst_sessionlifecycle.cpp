@@ -393,11 +393,14 @@ void TestSessionLifecycle::restart()
 
 void TestSessionLifecycle::startRetriesAnAttachmentTimeout_data()
 {
-    QTest::addColumn<int>("timeouts"); // starts in a row on h1 that miss the attachment deadline
+    QTest::addColumn<int>("timeouts");  // starts in a row on h1 that miss the attachment deadline
+    QTest::addColumn<bool>("notFound"); // "network … not found" (the node lags) instead
     QTest::addColumn<bool>("runs");
-    QTest::newRow("one timeout: the second start attaches") << 1 << true;
-    QTest::newRow("two timeouts: the third start attaches") << 2 << true;
-    QTest::newRow("three timeouts: the launch fails and rolls back") << 3 << false;
+    QTest::newRow("one timeout: the second start attaches") << 1 << false << true;
+    QTest::newRow("two timeouts: the third start attaches") << 2 << false << true;
+    QTest::newRow("three timeouts: the launch fails and rolls back") << 3 << false << false;
+    QTest::newRow("new overlay not found once: the second start attaches") << 1 << true << true;
+    QTest::newRow("new overlay not found three times: fails and rolls back") << 3 << true << false;
 }
 
 // "attaching to network failed … context deadline exceeded" is a busy swarm manager, not a bad
@@ -405,12 +408,16 @@ void TestSessionLifecycle::startRetriesAnAttachmentTimeout_data()
 void TestSessionLifecycle::startRetriesAnAttachmentTimeout()
 {
     QFETCH(int, timeouts);
+    QFETCH(bool, notFound);
     QFETCH(bool, runs);
-    const Error timeout = Error::make(
-        Error::Kind::Http, QStringLiteral("host h1 (fake)"),
-        QStringLiteral("attaching to network failed, make sure your network options are correct "
-                       "and check manager logs: context deadline exceeded"),
-        500);
+    const Error timeout =
+        notFound ? Error::make(Error::Kind::NotFound, QStringLiteral("host h1 (fake)"),
+                               QStringLiteral("network r7f9hfbqqy898l8nppite8zqf not found"), 404)
+                 : Error::make(Error::Kind::Http, QStringLiteral("host h1 (fake)"),
+                               QStringLiteral("attaching to network failed, make sure your network "
+                                              "options are correct and check manager logs: context "
+                                              "deadline exceeded"),
+                               500);
     for (int i = 0; i < timeouts; ++i)
         m_fleet->host(QStringLiteral("h1"))
             ->addFault({QStringLiteral("startContainer"), 1, timeout});
@@ -420,7 +427,8 @@ void TestSessionLifecycle::startRetriesAnAttachmentTimeout()
         QCOMPARE(countOf(s->id), 3);
         QCOMPARE(toString(m_store->session(s->id)->status), toString(SessionStatus::Running));
     } else {
-        QVERIFY2(s.error().toString().contains(QStringLiteral("deadline exceeded")),
+        QVERIFY2(s.error().toString().contains(notFound ? QStringLiteral("not found")
+                                                        : QStringLiteral("deadline exceeded")),
                  qPrintable(s.error().toString()));
         for (const auto &h : m_fleet->hosts())
             QCOMPARE(h->containerCount(), 0);
