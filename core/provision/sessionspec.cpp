@@ -2,6 +2,7 @@
 
 #include "plan/planjson.h"
 #include "plan/planvalidator.h"
+#include "provisionlabels.h"
 #include "template/templatevalues.h"
 
 #include <QJsonArray>
@@ -165,7 +166,7 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
         plan.networkName = QStringLiteral("cd-") + plan.sessionId.left(8);
     for (KernelSpec &k : plan.kernels) {
         if (k.containerName.isEmpty())
-            k.containerName = QStringLiteral("cd-%1-%2").arg(plan.sessionId.left(8), k.hostname);
+            k.containerName = ProvisionLabels::containerName(plan.sessionId, k.hostname);
     }
     // Held to a template's rules: whoever can write the store must not be able to make the
     // controller mount the host (or anything else a template may not do) on its next restart.

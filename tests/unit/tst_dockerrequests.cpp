@@ -57,6 +57,28 @@ Handler endlessYes(const QByteArray &chunk, int chunks)
     };
 }
 
+// A daemon with one exec (e1 in container c1): its start answers `startReply` verbatim (head
+// included) and closes; its inspect says it exited with `exitCode`.
+Handler execDaemon(const QByteArray &startReply, int exitCode)
+{
+    return [=](const FakeRequest &r) {
+        if (r.path == QLatin1String("/_ping"))
+            return ping("1.41");
+        if (r.path.endsWith(QLatin1String("/containers/c1/exec")))
+            return json(201, R"({"Id":"e1"})");
+        if (r.path.endsWith(QLatin1String("/exec/e1/start"))) {
+            FakeResponse response;
+            response.raw = startReply;
+            return response;
+        }
+        if (r.path.endsWith(QLatin1String("/exec/e1/json")))
+            return json(200, QStringLiteral(R"({"ID":"e1","Running":false,"ExitCode":%1})")
+                                 .arg(exitCode)
+                                 .toUtf8());
+        return json(404, R"({"message":"no such path"})");
+    };
+}
+
 } // namespace
 
 class TestDockerRequests : public QObject
@@ -481,18 +503,8 @@ void TestDockerRequests::endlessLinesAreNotHeld()
 // An exec's upgraded reply whose head never ends is refused once it passes 64 KiB.
 void TestDockerRequests::endlessUpgradeHeadIsRefused()
 {
-    m_daemon->setHandler([=](const FakeRequest &r) {
-        if (r.path == QLatin1String("/_ping"))
-            return ping("1.41");
-        if (r.path.endsWith(QLatin1String("/containers/c1/exec")))
-            return json(201, R"({"Id":"e1"})");
-        if (r.path.endsWith(QLatin1String("/exec/e1/start"))) {
-            FakeResponse response;
-            response.raw = "HTTP/1.1 101 UPGRADED\r\nX-Padding: " + QByteArray(1 << 20, 'p');
-            return response;
-        }
-        return json(404, R"({"message":"no such path"})");
-    });
+    m_daemon->setHandler(
+        execDaemon("HTTP/1.1 101 UPGRADED\r\nX-Padding: " + QByteArray(1 << 20, 'p'), 0));
     auto client = makeClient();
     ExecSpec spec;
     spec.cmd = {QStringLiteral("true")};
@@ -516,23 +528,11 @@ void TestDockerRequests::execOutputArrivingWithTheHead()
         out[7] = char(data.size());
         return out + data;
     };
-    m_daemon->setHandler([=](const FakeRequest &r) {
-        if (r.path == QLatin1String("/_ping"))
-            return ping("1.41");
-        if (r.path.endsWith(QLatin1String("/containers/c1/exec")))
-            return json(201, R"({"Id":"e1"})");
-        if (r.path.endsWith(QLatin1String("/exec/e1/start"))) {
-            FakeResponse response;
-            response.raw = "HTTP/1.1 101 UPGRADED\r\n"
-                           "Content-Type: application/vnd.docker.raw-stream\r\n"
-                           "Connection: Upgrade\r\nUpgrade: tcp\r\n\r\n" +
-                           frame(1, "worker7\n") + frame(2, "note\n");
-            return response;
-        }
-        if (r.path.endsWith(QLatin1String("/exec/e1/json")))
-            return json(200, R"({"ID":"e1","Running":false,"ExitCode":3})");
-        return json(404, R"({"message":"no such path"})");
-    });
+    m_daemon->setHandler(execDaemon("HTTP/1.1 101 UPGRADED\r\n"
+                                    "Content-Type: application/vnd.docker.raw-stream\r\n"
+                                    "Connection: Upgrade\r\nUpgrade: tcp\r\n\r\n" +
+                                        frame(1, "worker7\n") + frame(2, "note\n"),
+                                    3));
     auto client = makeClient();
     ExecSpec spec;
     spec.cmd = {QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo $HOSTNAME")};
