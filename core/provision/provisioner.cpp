@@ -139,6 +139,7 @@ struct Provisioner::Run
     SessionSpec spec;
     SessionRecord session;
     QString storeId;
+    StoreIdentity self; // storeId and the URL labels of earlier releases
     QHash<QString, std::shared_ptr<Docker::DockerHost>> clients; // host → client
     QHash<QString, HostRecord> hosts;
     Http::CancelToken userCancel;
@@ -482,6 +483,7 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     Run run;
     run.spec = spec;
     run.storeId = m_store->storeId();
+    run.self = m_store->identity();
     run.userCancel = cancel;
     run.lock = lock;
     run.stop = lock ? Http::CancelToken::anyOf(m_stop, lock->lostToken())
@@ -569,6 +571,7 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
         hostOf.insert(h, spec.placement.hostOf.value(h));
     run.spec.placement.hostOf = hostOf;
     run.storeId = m_store->storeId();
+    run.self = m_store->identity();
     run.userCancel = cancel;
     run.timeout = m_callTimeout;
     if (run.spec.plan.kernels.isEmpty())
@@ -969,46 +972,48 @@ Result<void> Provisioner::prepareHosts(Run &run)
                           }});
         }
     }
-    tasks.append({placement.networkHost, [&run]() -> Result<void> {
-                      if (run.partial) { // scale: the session's network is there
-                          std::lock_guard lock(run.mutex);
-                          run.networkReused = true;
-                          return {};
-                      }
-                      const ClusterPlan &plan = run.spec.plan;
-                      const QString host = run.spec.placement.networkHost;
-                      const auto &client = run.clients.value(host);
-                      Docker::NetworkSpec n;
-                      n.name = plan.networkName;
-                      const bool overlay = run.spec.placement.mode == ClusterMode::MultiNode;
-                      n.driver = overlay ? QStringLiteral("overlay") : QStringLiteral("bridge");
-                      n.attachable = overlay;
-                      n.labels = {{ProvisionLabels::session(), plan.sessionId},
-                                  {ProvisionLabels::store(), run.storeId}};
-                      if (plan.mtu)
-                          n.options.insert(QStringLiteral("com.docker.network.driver.mtu"),
-                                           QString::number(*plan.mtu));
-                      auto id = client->createNetwork(n, run.call());
-                      if (!id && id.error().kind == Error::Kind::Conflict) {
-                          // Completing an interrupted launch: adopt our own network.
-                          auto existing = client->inspectNetwork(plan.networkName, run.call());
-                          if (existing &&
-                              existing->labels.value(ProvisionLabels::session()) ==
-                                  plan.sessionId &&
-                              existing->labels.value(ProvisionLabels::store()) == run.storeId) {
-                              id = existing->id;
-                              std::lock_guard lock(run.mutex);
-                              run.networkReused = true;
-                          }
-                      }
-                      if (!id)
-                          return fail(id.error().withContext(
-                              QStringLiteral("creating network %1").arg(plan.networkName)));
-                      std::lock_guard lock(run.mutex);
-                      run.session.networkId = *id;
-                      run.session.networkHost = host;
-                      return {};
-                  }});
+    tasks.append(
+        {placement.networkHost, [&run]() -> Result<void> {
+             if (run.partial) { // scale: the session's network is there
+                 std::lock_guard lock(run.mutex);
+                 run.networkReused = true;
+                 return {};
+             }
+             const ClusterPlan &plan = run.spec.plan;
+             const QString host = run.spec.placement.networkHost;
+             const auto &client = run.clients.value(host);
+             Docker::NetworkSpec n;
+             n.name = plan.networkName;
+             const bool overlay = run.spec.placement.mode == ClusterMode::MultiNode;
+             n.driver = overlay ? QStringLiteral("overlay") : QStringLiteral("bridge");
+             n.attachable = overlay;
+             n.labels = {{ProvisionLabels::session(), plan.sessionId},
+                         {ProvisionLabels::store(), run.storeId}};
+             if (plan.mtu)
+                 n.options.insert(QStringLiteral("com.docker.network.driver.mtu"),
+                                  QString::number(*plan.mtu));
+             auto id = client->createNetwork(n, run.call());
+             if (!id && id.error().kind == Error::Kind::Conflict) {
+                 // Completing an interrupted launch, or restarting a session: adopt
+                 // our own network, also one an earlier release labelled with the
+                 // store's URL (the session is this store's: the caller read it there).
+                 auto existing = client->inspectNetwork(plan.networkName, run.call());
+                 if (existing &&
+                     existing->labels.value(ProvisionLabels::session()) == plan.sessionId &&
+                     run.self.owns(existing->labels.value(ProvisionLabels::store()), true)) {
+                     id = existing->id;
+                     std::lock_guard lock(run.mutex);
+                     run.networkReused = true;
+                 }
+             }
+             if (!id)
+                 return fail(id.error().withContext(
+                     QStringLiteral("creating network %1").arg(plan.networkName)));
+             std::lock_guard lock(run.mutex);
+             run.session.networkId = *id;
+             run.session.networkHost = host;
+             return {};
+         }});
 
     std::mutex errorMutex;
     std::optional<Error> error;
@@ -1824,7 +1829,7 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
                 continue;
             }
             if (info->labels.value(ProvisionLabels::session()) != spec.plan.sessionId ||
-                info->labels.value(ProvisionLabels::store()) != m_store->storeId()) {
+                !self.owns(info->labels.value(ProvisionLabels::store()), true)) {
                 qCInfo(lcProvision).noquote() << "volume" << v << "on host" << it.key()
                                               << "is not this session's: left alone";
                 continue;
