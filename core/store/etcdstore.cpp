@@ -782,32 +782,118 @@ Result<void> EtcdStore::resizeSession(const SessionRecord &session,
                                       const QStringList &removedIds)
 {
     const QString what = QStringLiteral("resizing session %1").arg(session.id);
-    if (added.size() + removedIds.size() + 1 > kMaxTxnOps)
-        return fail(Error::Kind::Invalid, what,
-                    QStringLiteral("at most %1 kernels can be added or removed at once")
-                        .arg(kMaxTxnOps - 1));
-    const QByteArray sessionKey = key(QStringLiteral("sessions"), session.id);
-    TxnRequest txn;
-    txn.compare = {TxnCompare::version(sessionKey, TxnCompare::Op::Greater, 0)};
-    txn.success.append(
-        TxnOp::makePut(sessionKey, RecordJson::compact(RecordJson::toJson(session))));
     for (const KernelRecord &k : added) {
         if (k.id.isEmpty() || k.sessionId != session.id)
             return fail(Error::Kind::Invalid, what,
                         QStringLiteral("kernel %1 (%2) must have an id and session id %3")
                             .arg(k.id, k.hostname, session.id));
-        const QByteArray kk = kernelKey(session.id, k.id);
-        txn.compare.append(TxnCompare::missing(kk));
-        txn.success.append(TxnOp::makePut(kk, RecordJson::compact(RecordJson::toJson(k))));
     }
-    for (const QString &id : removedIds)
-        txn.success.append(TxnOp::makeDelete(kernelKey(session.id, id)));
-    auto result = commit(txn);
-    if (!result)
-        return fail(txnFailed(result.error(), what));
-    if (!result->succeeded)
-        return fail(Error::Kind::Conflict, what,
-                    QStringLiteral("the session is gone or a new kernel's id is already used"));
+    const QByteArray sessionKey = key(QStringLiteral("sessions"), session.id);
+    const Error conflict = Error::make(
+        Error::Kind::Conflict, what,
+        QStringLiteral("the session is gone, a new kernel's id is already used, or a removed "
+                       "kernel changed meanwhile"));
+    if (added.size() + removedIds.size() + 1 <= kMaxTxnOps) {
+        TxnRequest txn;
+        txn.compare = {TxnCompare::version(sessionKey, TxnCompare::Op::Greater, 0)};
+        txn.success.append(
+            TxnOp::makePut(sessionKey, RecordJson::compact(RecordJson::toJson(session))));
+        for (const KernelRecord &k : added) {
+            const QByteArray kk = kernelKey(session.id, k.id);
+            txn.compare.append(TxnCompare::missing(kk));
+            txn.success.append(TxnOp::makePut(kk, RecordJson::compact(RecordJson::toJson(k))));
+        }
+        for (const QString &id : removedIds)
+            txn.success.append(TxnOp::makeDelete(kernelKey(session.id, id)));
+        auto result = commit(txn);
+        if (!result)
+            return fail(txnFailed(result.error(), what));
+        if (!result->succeeded)
+            return fail(conflict);
+        return {};
+    }
+
+    // More than one txn takes (etcd's --max-txn-ops): chunks, all or nothing, as putKernels
+    // writes them. Every chunk but the last writes an undo record naming the kernels it created
+    // (removed again) and the values of those it removed (put back); the last one writes the
+    // session and deletes the undo records, which commits the resize.
+    auto current = m_client->rangePrefix(kernelsPrefix(session.id));
+    if (!current)
+        return fail(current.error().withContext(what));
+    QHash<QByteArray, KeyValue> stored;
+    for (const KeyValue &kv : std::as_const(current->kvs))
+        stored.insert(kv.key, kv);
+    struct Change
+    {
+        QByteArray key;
+        QByteArray value; // put; empty: remove
+    };
+    QList<Change> changes;
+    for (const KernelRecord &k : added)
+        changes.append({kernelKey(session.id, k.id), RecordJson::compact(RecordJson::toJson(k))});
+    for (const QString &id : removedIds) {
+        const QByteArray kk = kernelKey(session.id, id);
+        if (stored.contains(kk)) // gone already: nothing to remove
+            changes.append({kk, QByteArray()});
+    }
+    const QByteArray intentPrefix =
+        m_prefix + "/intents/" + QUuid::createUuid().toByteArray(QUuid::WithoutBraces) + '/';
+    const QByteArray firstIntent = intentPrefix + '0';
+    auto abandon = [&](const Error &error) -> Result<void> {
+        undoIntent(intentPrefix);
+        return fail(error);
+    };
+    // Compares: the chunk's kernels, the session, the first undo record.
+    const int perTxn = kMaxTxnOps - 4;
+    qsizetype done = 0;
+    int chunk = 0;
+    do {
+        const qsizetype end = std::min<qsizetype>(changes.size(), done + perTxn);
+        const bool last = end == changes.size();
+        TxnRequest txn;
+        txn.compare = {TxnCompare::version(sessionKey, TxnCompare::Op::Greater, 0)};
+        if (chunk > 0)
+            txn.compare.append(TxnCompare::version(firstIntent, TxnCompare::Op::Greater, 0));
+        QJsonArray created;
+        QJsonObject restore;
+        for (qsizetype i = done; i < end; ++i) {
+            const Change &c = changes.at(i);
+            if (c.value.isEmpty()) {
+                const KeyValue &was = stored.value(c.key);
+                txn.compare.append(
+                    TxnCompare::modRevision(c.key, TxnCompare::Op::Equal, was.modRevision));
+                txn.success.append(TxnOp::makeDelete(c.key));
+                restore.insert(QString::fromUtf8(c.key), QString::fromUtf8(was.value));
+            } else {
+                txn.compare.append(TxnCompare::missing(c.key));
+                txn.success.append(TxnOp::makePut(c.key, c.value));
+                created.append(QString::fromUtf8(c.key));
+            }
+        }
+        if (last) {
+            txn.success.append(
+                TxnOp::makePut(sessionKey, RecordJson::compact(RecordJson::toJson(session))));
+            txn.success.append(
+                TxnOp::makeDelete(intentPrefix, DeleteOptions{prefixEnd(intentPrefix)}));
+        } else {
+            txn.success.append(TxnOp::makePut(
+                intentPrefix + QByteArray::number(chunk),
+                RecordJson::compact(QJsonObject{
+                    {QStringLiteral("at"), RecordJson::dateToText(QDateTime::currentDateTimeUtc())},
+                    {QStringLiteral("created"), created},
+                    {QStringLiteral("restore"), restore}})));
+        }
+        auto result = commitResolved(txn, what);
+        if (!result)
+            return abandon(txnFailed(result.error(), what));
+        if (!result->succeeded)
+            return abandon(conflict);
+        done = end;
+        ++chunk;
+        if (!last && m_failAfterChunk > 0 && chunk >= m_failAfterChunk)
+            return fail(Error::Kind::Cancelled, what,
+                        QStringLiteral("stopped after chunk %1 (a test's fault)").arg(chunk));
+    } while (done < changes.size());
     return {};
 }
 
@@ -1165,13 +1251,32 @@ void EtcdStore::undoIntent(const QByteArray &intentPrefix)
             object ? object->value(QLatin1StringView("undo")).toObject() : QJsonObject();
         // Each key back to its value before the update, unless someone wrote it since (its mod
         // revision is no longer the chunk's own: the undo record's).
-        for (auto it = undo.begin(); it != undo.end(); ++it) {
-            const QByteArray k = it.key().toUtf8();
+        auto undoOne = [&](const QByteArray &k, const TxnCompare &unchanged, const TxnOp &op) {
             TxnRequest txn;
-            txn.compare = {TxnCompare::modRevision(k, TxnCompare::Op::Equal, kv.modRevision)};
-            txn.success = {TxnOp::makePut(k, it.value().toString().toUtf8())};
+            txn.compare = {unchanged};
+            txn.success = {op};
             if (auto ok = commit(txn); !ok)
                 qCWarning(lcStore) << "undoing" << k << ":" << ok.error().toString();
+        };
+        for (auto it = undo.begin(); it != undo.end(); ++it) {
+            const QByteArray k = it.key().toUtf8();
+            undoOne(k, TxnCompare::modRevision(k, TxnCompare::Op::Equal, kv.modRevision),
+                    TxnOp::makePut(k, it.value().toString().toUtf8()));
+        }
+        // A resize's (resizeSession): the kernels it created removed, those it removed put
+        // back unless one of that key was made since.
+        const QJsonArray created =
+            object ? object->value(QLatin1StringView("created")).toArray() : QJsonArray();
+        for (const QJsonValue &v : created) {
+            const QByteArray k = v.toString().toUtf8();
+            undoOne(k, TxnCompare::modRevision(k, TxnCompare::Op::Equal, kv.modRevision),
+                    TxnOp::makeDelete(k));
+        }
+        const QJsonObject restore =
+            object ? object->value(QLatin1StringView("restore")).toObject() : QJsonObject();
+        for (auto it = restore.begin(); it != restore.end(); ++it) {
+            const QByteArray k = it.key().toUtf8();
+            undoOne(k, TxnCompare::missing(k), TxnOp::makePut(k, it.value().toString().toUtf8()));
         }
         TxnRequest drop;
         drop.success = {TxnOp::makeDelete(kv.key)};

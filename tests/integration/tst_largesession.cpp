@@ -1,8 +1,9 @@
 // A session of more than 127 kernels on etcd (issue 24, item D.3): etcd refuses a transaction of
 // more than 128 operations, and launch, the status batcher, a policy's restart, completion and
-// removal all change whole sessions. A 1+140 session on the lab's etcd is launched, restarted by
-// its policy after a kernel dies, completed by its primary's zero exit, and removed, each step
-// checked against the hosts (the 300-kernel store contract rows test the store calls alone):
+// removal all change whole sessions. A 1+140 session on the lab's etcd is launched (on simulated
+// hosts also scaled to 1+5 and back), restarted by its policy after a kernel dies, completed by its
+// primary's zero exit, and removed, each step checked against the hosts (the 300-kernel store
+// contract rows test the store calls alone):
 //  - onSimulatedHosts: the provisioner, the controller's exit handling and the session
 //    controller over three simulated hosts (tests/support/fakedockerhost.h), in seconds;
 //  - onTheLab: the same through clusterdeckctl and its controller on the lab's h1 (141 real
@@ -17,6 +18,7 @@
 #include "labcli.h"
 #include "provision/provisioner.h"
 #include "provision/sessioncontroller.h"
+#include "provision/sessionscaler.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
 #include "template/templateloader.h"
@@ -64,6 +66,7 @@ roles:
       resources: {cpus: 0.01, memory: 8m}
   - name: worker
     count: %1
+    min: 1
     max: %1
     task:
       image: clusterdeck/lab:latest
@@ -218,6 +221,17 @@ void TestLargeSession::onSimulatedHosts()
     QVERIFY2(allRunning(id, &why), qPrintable(why));
     QCOMPARE(toString(store.session(id)->status), toString(SessionStatus::Running));
 
+    // Scaled down by 135 workers and up again: a resize of more kernels than one txn takes.
+    SessionScaler scaler(&store, &registry);
+    scaler.setSettlePeriod(0ms);
+    for (const int workers : {5, kWorkers}) {
+        auto scaled = scaler.scale(id, {{QStringLiteral("worker"), workers}});
+        QVERIFY2(scaled, qPrintable(scaled ? QString() : scaled.error().toString()));
+        QCOMPARE(store.kernels(id)->size(), workers + 1);
+        QCOMPARE(fleet.containerCount(), workers + 1);
+    }
+    QVERIFY2(allRunning(id, &why), qPrintable(why));
+
     // A worker dies: the policy restarts all 141 kernels.
     ActionApplier applier(&store, &registry, store.identity(), QStringLiteral("tst_largesession"));
     applier.setStopTimeout(1);
@@ -239,7 +253,7 @@ void TestLargeSession::onSimulatedHosts()
         }
         return fail(Error::Kind::NotFound, hostname, QStringLiteral("no such kernel"));
     };
-    auto decided = exitOf(QStringLiteral("worker77"), 137);
+    auto decided = exitOf(QStringLiteral("worker3"), 137);
     QVERIFY2(decided, qPrintable(decided ? QString() : decided.error().toString()));
     QVERIFY(decided->has_value());
     QCOMPARE(ExitDecision::name((*decided)->outcome),

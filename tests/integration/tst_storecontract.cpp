@@ -269,6 +269,7 @@ private Q_SLOTS:
     void createSessionReplyLost();
     void chunkedCreateInterrupted();
     void chunkedUpdateAllOrNothing();
+    void resizeBeyondOneTransaction();
 
 private:
     QString backend() const;
@@ -1503,6 +1504,73 @@ void TestStoreContract::chunkedCreateInterrupted()
     QCOMPARE(m_store->kernels(s.id)->size(), 300);
     CHECK_OK(m_store->removeStrayRecords(0ms));
     QCOMPARE(m_store->kernels(s.id)->size(), 300);
+}
+
+void TestStoreContract::resizeBeyondOneTransaction()
+{
+    // `scale` by more kernels than one etcd txn takes (128 operations; issue 24 D.3): 300 added
+    // and 150 removed at once, all or nothing.
+    SessionRecord s = makeSession();
+    const QList<KernelRecord> kernels = makeKernels(s.id, 200);
+    CHECK_OK(m_store->createSession(s, kernels));
+    auto idsOf = [&] {
+        QStringList ids;
+        const auto listed = m_store->kernels(s.id);
+        for (const KernelRecord &k : listed.value_or(QList<KernelRecord>{}))
+            ids.append(k.id);
+        ids.sort();
+        return ids;
+    };
+    const QStringList before = idsOf();
+    QList<KernelRecord> added;
+    for (int i = 0; i < 300; ++i)
+        added.append(makeKernel(s.id, 1000 + i));
+    QStringList removed;
+    for (int i = 0; i < 150; ++i)
+        removed.append(kernels.at(i).id);
+    const QByteArray intents = (m_etcdPrefix + QStringLiteral("/intents/")).toUtf8();
+    auto noIntents = [&] {
+        return !m_etcd || m_etcd->rangePrefix(intents)->kvs.isEmpty();
+    };
+
+    if (backend() == u"etcd") {
+        auto *etcdStore = dynamic_cast<EtcdStore *>(m_store.get());
+        QVERIFY(etcdStore);
+        // A new kernel whose id is taken, in the third chunk: nothing changed.
+        QList<KernelRecord> clash = added;
+        clash[280].id = kernels.at(199).id;
+        SessionRecord renamed = s;
+        renamed.name = QStringLiteral("not this");
+        auto failed = m_store->resizeSession(renamed, clash, removed);
+        QVERIFY(!failed);
+        QCOMPARE(failed.error().kind, Error::Kind::Conflict);
+        QCOMPARE(idsOf(), before);
+        QCOMPARE(*m_store->session(s.id), s);
+        QVERIFY(noIntents());
+        // The writer dies after its first chunk: the controller's pass undoes it.
+        etcdStore->setFailAfterChunkForTests(1);
+        auto interrupted = m_store->resizeSession(renamed, added, removed);
+        etcdStore->setFailAfterChunkForTests(0);
+        QVERIFY(!interrupted);
+        QVERIFY(idsOf() != before);
+        CHECK_OK(m_store->removeStrayRecords(0ms));
+        QCOMPARE(idsOf(), before);
+        QCOMPARE(*m_store->session(s.id), s);
+        QVERIFY(noIntents());
+    }
+
+    s.name = QStringLiteral("resized");
+    CHECK_OK(m_store->resizeSession(s, added, removed));
+    QStringList expected;
+    for (int i = 150; i < 200; ++i)
+        expected.append(kernels.at(i).id);
+    for (const KernelRecord &k : std::as_const(added))
+        expected.append(k.id);
+    expected.sort();
+    QCOMPARE(idsOf(), expected);
+    QCOMPARE(*m_store->session(s.id), s);
+    QCOMPARE(*m_store->kernel(s.id, added.at(299).id), added.at(299));
+    QVERIFY(noIntents());
 }
 
 void TestStoreContract::chunkedUpdateAllOrNothing()
