@@ -4,12 +4,14 @@
 // (endpoints from `scripts/lab.sh env`), and looking at what a session left on them.
 
 #include <QByteArray>
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QMap>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QThread>
 
 #include <csignal>
 
@@ -34,6 +36,23 @@ inline Proc finishProcess(QProcess &p, int timeoutMs)
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();
     return r;
+}
+
+// Polls `done` every 250 ms, processing events, until it holds or `timeoutMs` of wall time have
+// passed. QTRY_* count only their own sleeps: with a predicate that runs processes (the CLI,
+// docker) their timeout stretches many times over, and a failing wait outlasts ctest's timeout.
+template<typename Predicate>
+bool waitUntil(Predicate done, int timeoutMs)
+{
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > timeoutMs)
+            return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(250);
+    }
+    return true;
 }
 
 inline Proc runProcess(const QString &program, const QStringList &args, int timeoutMs = 180000)

@@ -76,19 +76,6 @@ roles:
         .arg(kWorkers);
 }
 
-template<typename Predicate>
-bool waitUntil(Predicate done, int timeoutMs)
-{
-    QElapsedTimer t;
-    t.start();
-    while (!done()) {
-        if (t.elapsed() > timeoutMs)
-            return false;
-        QThread::msleep(500);
-    }
-    return true;
-}
-
 } // namespace
 
 class TestLargeSession : public QObject

@@ -51,21 +51,6 @@ Result<Http::HttpResponse> engine(const QString &endpoint, const QByteArray &met
     return transport.perform(r);
 }
 
-// Polls `done` until it holds or `timeoutMs` of wall time passed. (QTRY_* count only their own
-// sleeps, and each poll here runs CLI and docker processes: a 90 s QTRY ran for many minutes.)
-template<typename Predicate>
-bool waitUntil(Predicate done, int timeoutMs)
-{
-    QElapsedTimer t;
-    t.start();
-    while (!done()) {
-        if (t.elapsed() > timeoutMs)
-            return false;
-        QThread::msleep(250);
-    }
-    return true;
-}
-
 QString describe(const Result<Http::HttpResponse> &r)
 {
     if (!r)
