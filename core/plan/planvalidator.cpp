@@ -16,14 +16,14 @@ using namespace TemplateValues;
 
 QString checkResources(const Resources &r)
 {
-    if (r.cpus && (!std::isfinite(*r.cpus) || *r.cpus <= 0 || *r.cpus > 4096))
-        return QStringLiteral("cpus %1 is not in (0, 4096]").arg(*r.cpus);
+    if (r.cpus && (!std::isfinite(*r.cpus) || *r.cpus <= 0 || *r.cpus > kMaxCpus))
+        return QStringLiteral("cpus %1 is not in (0, %2]").arg(*r.cpus).arg(kMaxCpus);
     if (r.memoryBytes && (*r.memoryBytes < 1 || *r.memoryBytes > kMaxMemoryBytes))
         return QStringLiteral("memory %1 bytes is not between 1 byte and %2")
             .arg(*r.memoryBytes)
             .arg(formatMemory(kMaxMemoryBytes));
-    if (r.gpus && (*r.gpus < 0 || *r.gpus > 64))
-        return QStringLiteral("gpus %1 is not in 0-64").arg(*r.gpus);
+    if (r.gpus && (*r.gpus < 0 || *r.gpus > kMaxGpus))
+        return QStringLiteral("gpus %1 is not in 0-%2").arg(*r.gpus).arg(kMaxGpus);
     return {};
 }
 

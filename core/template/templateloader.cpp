@@ -732,7 +732,7 @@ private:
             }
         }
         if (const YAML::Node g = n["gpus"]; present(g))
-            r.gpus = integer(g, join(path, QStringLiteral("gpus")), 0, 64);
+            r.gpus = integer(g, join(path, QStringLiteral("gpus")), 0, kMaxGpus);
         return r;
     }
 

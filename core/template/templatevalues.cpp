@@ -68,7 +68,7 @@ std::optional<double> parseCpus(const QString &text)
         return std::nullopt;
     bool ok = false;
     const double cpus = m.captured(1).toDouble(&ok);
-    if (!ok || cpus <= 0 || cpus > 4096)
+    if (!ok || cpus <= 0 || cpus > kMaxCpus)
         return std::nullopt;
     return cpus;
 }

@@ -21,7 +21,12 @@ std::optional<qint64> parseMemory(const QString &text);
 // The shortest exact spelling: 4294967296 -> "4g", 1536 MiB -> "1536m".
 QString formatMemory(qint64 bytes);
 
-// `1.5`, `2` -> cpus (> 0); nullopt if invalid.
+// The most CPUs and GPUs one kernel may ask for; a template and a stored spec are held to the
+// same limits.
+inline constexpr double kMaxCpus = 4096;
+inline constexpr int kMaxGpus = 64;
+
+// `1.5`, `2` -> cpus in (0, kMaxCpus]; nullopt if invalid.
 std::optional<double> parseCpus(const QString &text);
 QString formatCpus(double cpus);
 
