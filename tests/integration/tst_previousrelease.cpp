@@ -214,8 +214,18 @@ void TestPreviousRelease::upgradedSessionStaysManageable()
                        files, "application/x-tar");
             QVERIFY2(put && put->status == 200, qPrintable(describe(put)));
         }
-        const auto started =
-            engine(endpoint, "POST", QStringLiteral("/containers/%1/start").arg(id));
+        // A worker node may not know an overlay made a moment ago on the manager ("network …
+        // not found", an attachment timeout): tried again, as this release's launch does.
+        Result<Http::HttpResponse> started =
+            fail(Error::Kind::Transport, QString(), QStringLiteral("not tried"));
+        for (int attempt = 0; attempt < 5; ++attempt) {
+            if (attempt > 0)
+                QThread::msleep(1000);
+            started = engine(endpoint, "POST", QStringLiteral("/containers/%1/start").arg(id));
+            if (!started || started->status == 204 ||
+                !(started->body.contains("not found") || started->body.contains("attach")))
+                break;
+        }
         QVERIFY2(started && started->status == 204, qPrintable(describe(started)));
         const QString hostname = c[QStringLiteral("create")][QStringLiteral("Hostname")].toString();
         values.insert(QStringLiteral("@CID:%1@").arg(hostname), id);
