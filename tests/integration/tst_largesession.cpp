@@ -164,8 +164,8 @@ void TestLargeSession::onSimulatedHosts()
                                      QUuid::createUuid().toString(QUuid::Id128).left(12)));
     QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().toString()));
     StateStore &store = **opened;
+    FakeDockerFleet fleet; // outlives the registry it is installed in
     HostRegistry registry(&store);
-    FakeDockerFleet fleet;
     auto installed = fleet.install(registry, 3);
     QVERIFY2(installed, qPrintable(installed ? QString() : installed.error().toString()));
     auto hostOf = [&](const KernelRecord &k) {
