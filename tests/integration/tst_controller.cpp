@@ -681,10 +681,13 @@ void TestController::leaderFrozenMidRestartTouchesNothing()
     // B leads and finishes the restart; its generation is recorded.
     for (Trial &t : trials) {
         QVERIFY2(t.b->waitFor(" leads", (ttl + 5) * 1000), t.b->err().constData());
-        QTRY_VERIFY_WITH_TIMEOUT(
+        QJsonObject shown;
+        // By wall time (a QTRY over CLI calls stretched this 90 s wait to 7 minutes), and a
+        // failure says what B and the store saw: 1 run in 20 did not finish here.
+        const bool finished = waitUntil(
             [&] {
                 t.generation.clear();
-                const QJsonObject shown = showOn(t.url, t.id);
+                shown = showOn(t.url, t.id);
                 if (shown.value(QStringLiteral("status")).toString() != u"RUNNING")
                     return false;
                 for (const QJsonValue &v : shown.value(QStringLiteral("kernels")).toArray()) {
@@ -698,8 +701,13 @@ void TestController::leaderFrozenMidRestartTouchesNothing()
                          m_lab.startedAt(k.value(QStringLiteral("host")).toString(), container)});
                 }
                 return t.generation.size() == 5;
-            }(),
+            },
             90000);
+        QVERIFY2(finished,
+                 qPrintable(t.backend + QStringLiteral(": B did not finish the restart in 90 s; ") +
+                            QString::fromUtf8(QJsonDocument(shown).toJson(QJsonDocument::Compact)) +
+                            QStringLiteral("\nB: ") + QString::fromUtf8(t.b->err().right(4000)) +
+                            QStringLiteral("\nA: ") + QString::fromUtf8(t.a->err().right(2000))));
     }
     const QDateTime resumedAt = QDateTime::currentDateTimeUtc();
     for (Trial &t : trials)
