@@ -138,8 +138,7 @@ struct Provisioner::Run
 {
     SessionSpec spec;
     SessionRecord session;
-    QString storeId;
-    StoreIdentity self; // storeId and the URL labels of earlier releases
+    StoreIdentity self; // the store id our labels carry, and the URL labels of earlier releases
     QHash<QString, std::shared_ptr<Docker::DockerHost>> clients; // host → client
     QHash<QString, HostRecord> hosts;
     Http::CancelToken userCancel;
@@ -482,7 +481,6 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     m_unanswered.clear();
     Run run;
     run.spec = spec;
-    run.storeId = m_store->storeId();
     run.self = m_store->identity();
     run.userCancel = cancel;
     run.lock = lock;
@@ -570,7 +568,6 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
     for (const QString &h : hostnames)
         hostOf.insert(h, spec.placement.hostOf.value(h));
     run.spec.placement.hostOf = hostOf;
-    run.storeId = m_store->storeId();
     run.self = m_store->identity();
     run.userCancel = cancel;
     run.timeout = m_callTimeout;
@@ -951,7 +948,7 @@ Result<void> Provisioner::prepareHosts(Run &run)
                               v.driver = m.driver.isEmpty() ? QStringLiteral("local") : m.driver;
                               v.driverOptions = m.driverOptions;
                               v.labels = {{ProvisionLabels::session(), run.spec.plan.sessionId},
-                                          {ProvisionLabels::store(), run.storeId}};
+                                          {ProvisionLabels::store(), run.self.id}};
                               auto made = client->createVolume(v, run.call());
                               if (!made)
                                   return fail(made.error().withContext(
@@ -960,7 +957,7 @@ Result<void> Provisioner::prepareHosts(Run &run)
                               // else: used, never removed by our rollback.
                               if (made->labels.value(ProvisionLabels::session()) !=
                                       run.spec.plan.sessionId ||
-                                  made->labels.value(ProvisionLabels::store()) != run.storeId) {
+                                  made->labels.value(ProvisionLabels::store()) != run.self.id) {
                                   qCInfo(lcProvision).noquote()
                                       << "volume" << m.source << "on host" << host
                                       << "was made meanwhile by someone else: used, not ours";
@@ -988,7 +985,7 @@ Result<void> Provisioner::prepareHosts(Run &run)
              n.driver = overlay ? QStringLiteral("overlay") : QStringLiteral("bridge");
              n.attachable = overlay;
              n.labels = {{ProvisionLabels::session(), plan.sessionId},
-                         {ProvisionLabels::store(), run.storeId}};
+                         {ProvisionLabels::store(), run.self.id}};
              if (plan.mtu)
                  n.options.insert(QStringLiteral("com.docker.network.driver.mtu"),
                                   QString::number(*plan.mtu));
@@ -1410,7 +1407,7 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
     QString id;
     bool adopted = false;
     const Docker::ContainerSpec spec =
-        containerSpecWith(k, run.spec.plan.networkName, run.storeId, hostAddress, &run.env);
+        containerSpecWith(k, run.spec.plan.networkName, run.self.id, hostAddress, &run.env);
     setKernelStatus(run, k.hostname, KernelStatus::Creating);
     auto created = client->createContainer(spec, run.call());
     if (!created && created.error().kind == Error::Kind::Conflict) {
