@@ -836,8 +836,7 @@ Result<void> EtcdStore::resizeSession(const SessionRecord &session,
         if (stored.contains(kk)) // gone already: nothing to remove
             changes.append({kk, QByteArray()});
     }
-    const QByteArray intentPrefix =
-        m_prefix + "/intents/" + QUuid::createUuid().toByteArray(QUuid::WithoutBraces) + '/';
+    const QByteArray intentPrefix = newIntentPrefix();
     const QByteArray firstIntent = intentPrefix + '0';
     auto abandon = [&](const Error &error) -> Result<void> {
         undoIntent(intentPrefix);
@@ -876,12 +875,9 @@ Result<void> EtcdStore::resizeSession(const SessionRecord &session,
             txn.success.append(
                 TxnOp::makeDelete(intentPrefix, DeleteOptions{prefixEnd(intentPrefix)}));
         } else {
-            txn.success.append(TxnOp::makePut(
-                intentPrefix + QByteArray::number(chunk),
-                RecordJson::compact(QJsonObject{
-                    {QStringLiteral("at"), RecordJson::dateToText(QDateTime::currentDateTimeUtc())},
-                    {QStringLiteral("created"), created},
-                    {QStringLiteral("restore"), restore}})));
+            txn.success.append(intentRecord(
+                intentPrefix, chunk,
+                {{QStringLiteral("created"), created}, {QStringLiteral("restore"), restore}}));
         }
         auto result = commitResolved(txn, what);
         if (!result)
@@ -956,10 +952,7 @@ Result<void> EtcdStore::putKernels(const QList<KernelRecord> &kernels,
     // Compares count against the limit too: kernels, the session, the first undo record, the
     // controller's fence.
     const int perTxn = chunked ? kMaxTxnOps - 4 : kMaxTxnOps - 1;
-    const QByteArray intentPrefix =
-        chunked
-            ? m_prefix + "/intents/" + QUuid::createUuid().toByteArray(QUuid::WithoutBraces) + '/'
-            : QByteArray();
+    const QByteArray intentPrefix = chunked ? newIntentPrefix() : QByteArray();
     const QByteArray firstIntent = intentPrefix + '0';
     auto abandon = [&](const Error &error) -> Result<void> {
         if (chunked)
@@ -1022,11 +1015,7 @@ Result<void> EtcdStore::putKernels(const QList<KernelRecord> &kernels,
                 txn.compare.append(TxnCompare::version(firstIntent, TxnCompare::Op::Greater, 0));
             if (chunked && !last)
                 txn.success.append(
-                    TxnOp::makePut(intentPrefix + QByteArray::number(chunk),
-                                   RecordJson::compact(QJsonObject{
-                                       {QStringLiteral("at"),
-                                        RecordJson::dateToText(QDateTime::currentDateTimeUtc())},
-                                       {QStringLiteral("undo"), undo}})));
+                    intentRecord(intentPrefix, chunk, {{QStringLiteral("undo"), undo}}));
             if (chunked && last)
                 txn.success.append(
                     TxnOp::makeDelete(intentPrefix, DeleteOptions{prefixEnd(intentPrefix)}));
@@ -1235,6 +1224,17 @@ Result<TxnResult> EtcdStore::commitResolved(const TxnRequest &txn, const QString
     error.message += QStringLiteral(" (whether it was applied is unknown: reading back failed: %1)")
                          .arg(readError ? readError->toString() : QString());
     return fail(error);
+}
+
+QByteArray EtcdStore::newIntentPrefix() const
+{
+    return m_prefix + "/intents/" + QUuid::createUuid().toByteArray(QUuid::WithoutBraces) + '/';
+}
+
+TxnOp EtcdStore::intentRecord(const QByteArray &intentPrefix, int chunk, QJsonObject undo)
+{
+    undo.insert(QStringLiteral("at"), RecordJson::dateToText(QDateTime::currentDateTimeUtc()));
+    return TxnOp::makePut(intentPrefix + QByteArray::number(chunk), RecordJson::compact(undo));
 }
 
 void EtcdStore::undoIntent(const QByteArray &intentPrefix)

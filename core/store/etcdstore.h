@@ -175,7 +175,11 @@ private:
     Result<Etcd::TxnResult> commitResolved(const Etcd::TxnRequest &txn, const QString &what);
     // Whether every put of `txn` is stored with its value, all at one revision.
     Result<bool> landed(const Etcd::TxnRequest &txn) const;
-    // Undoes the chunks of an unfinished multi-chunk kernel update (see putKernels).
+    // A multi-chunk update's undo records (see putKernels, resizeSession): a new update's key
+    // prefix, chunk `chunk`'s record (when it was written, plus `undo`'s fields), and the undoing
+    // of the chunks of one that did not finish.
+    QByteArray newIntentPrefix() const;
+    static Etcd::TxnOp intentRecord(const QByteArray &intentPrefix, int chunk, QJsonObject undo);
     void undoIntent(const QByteArray &intentPrefix);
     bool strayLongEnough(const QString &what, const QDateTime &newest,
                          std::chrono::milliseconds grace);
