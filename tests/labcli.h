@@ -7,6 +7,8 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMap>
 #include <QProcess>
 #include <QString>
@@ -60,6 +62,22 @@ inline Proc runProcess(const QString &program, const QStringList &args, int time
     QProcess p;
     p.start(program, args);
     return finishProcess(p, timeoutMs);
+}
+
+// `clusterdeckctl --store URL ARGS…` (the binary at `program`), and its `show SESSION --json`.
+inline Proc storeCli(const QString &program, const QString &storeUrl, const QStringList &args,
+                     int timeoutMs = 180000)
+{
+    return runProcess(program, QStringList{QStringLiteral("--store"), storeUrl} + args, timeoutMs);
+}
+inline QJsonObject showSession(const QString &program, const QString &storeUrl,
+                               const QString &session)
+{
+    return QJsonDocument::fromJson(
+               storeCli(program, storeUrl,
+                        {QStringLiteral("show"), session, QStringLiteral("--json")})
+                   .out)
+        .object();
 }
 
 class LabHosts

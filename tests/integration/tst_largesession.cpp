@@ -91,14 +91,11 @@ private Q_SLOTS:
 private:
     Proc cli(const QStringList &args, int timeoutMs = 300000) const
     {
-        return runProcess(QStringLiteral(CLUSTERDECKCTL),
-                          QStringList{QStringLiteral("--store"), m_storeUrl} + args, timeoutMs);
+        return storeCli(QStringLiteral(CLUSTERDECKCTL), m_storeUrl, args, timeoutMs);
     }
     QJsonObject show() const
     {
-        return QJsonDocument::fromJson(
-                   cli({QStringLiteral("show"), m_sessionId, QStringLiteral("--json")}).out)
-            .object();
+        return showSession(QStringLiteral(CLUSTERDECKCTL), m_storeUrl, m_sessionId);
     }
     // status → number of kernels with it.
     static QMap<QString, int> kernelStatuses(const QJsonObject &shown)

@@ -73,14 +73,11 @@ private Q_SLOTS:
 private:
     Proc cli(const QStringList &args, int timeoutMs = 180000) const
     {
-        return runProcess(QStringLiteral(CLUSTERDECKCTL),
-                          QStringList{QStringLiteral("--store"), m_storeUrl} + args, timeoutMs);
+        return storeCli(QStringLiteral(CLUSTERDECKCTL), m_storeUrl, args, timeoutMs);
     }
     QJsonObject show() const
     {
-        return QJsonDocument::fromJson(
-                   cli({QStringLiteral("show"), m_sessionId, QStringLiteral("--json")}).out)
-            .object();
+        return showSession(QStringLiteral(CLUSTERDECKCTL), m_storeUrl, m_sessionId);
     }
     // hostname → container id, as the store records them.
     static QMap<QString, QString> containerIds(const QJsonObject &shown)
