@@ -12,7 +12,7 @@ namespace ClusterDeck::Cli {
 
 namespace {
 
-Http::CancelToken *g_interrupt = nullptr;
+CancelToken *g_interrupt = nullptr;
 const char *g_firstNotice = nullptr;
 const char *g_secondNotice = nullptr;
 volatile sig_atomic_t g_signals = 0;

@@ -28,10 +28,10 @@ public:
     InterruptScope(const InterruptScope &) = delete;
     InterruptScope &operator=(const InterruptScope &) = delete;
 
-    const Http::CancelToken &token() const { return m_token; }
+    const CancelToken &token() const { return m_token; }
 
 private:
-    Http::CancelToken m_token;
+    CancelToken m_token;
     struct sigaction m_oldInt = {};
     struct sigaction m_oldTerm = {};
 };

@@ -7,7 +7,7 @@
 #include "common/credentialpolicy.h"
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
-#include "provision/concurrent.h"
+#include "common/concurrent.h"
 #include "pullprogressprinter.h"
 #include "registry/dockerconfig.h"
 #include "registry/imageinventory.h"

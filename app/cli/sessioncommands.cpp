@@ -9,7 +9,7 @@
 #include "host/hostregistry.h"
 #include "plan/launchvalues.h"
 #include "provision/provisioner.h"
-#include "provision/provisionlabels.h"
+#include "common/labels.h"
 #include "provision/sessioncontroller.h"
 #include "provision/sessionjson.h"
 #include "provision/sessionscaler.h"
@@ -102,7 +102,7 @@ void printSession(QTextStream &out, const SessionRecord &s, QList<KernelRecord> 
     out << "session   " << s.name << " (" << s.id << ")\n"
         << "template  " << s.templateName << '\n'
         << "mode      "
-        << (s.mode == ClusterMode::Auto ? QStringLiteral("-") : TemplateValues::modeName(s.mode))
+        << (s.mode == ClusterMode::Auto ? QStringLiteral("-") : modeName(s.mode))
         << '\n'
         << "status    " << toString(s.status) << " (desired " << toString(s.desired) << ")\n"
         << "network   " << s.networkName
@@ -241,7 +241,7 @@ int launchCommand(Context &context, const QStringList &args)
         return context.usage(values.error().toString());
     if (a.values.contains(QStringLiteral("--mode"))) {
         const QString mode = a.values.value(QStringLiteral("--mode"));
-        const auto parsed = TemplateValues::parseMode(mode);
+        const auto parsed = parseMode(mode);
         if (!parsed)
             return context.usage(
                 QStringLiteral("--mode is single-node, multi-node or auto, not '%1'").arg(mode));
@@ -318,7 +318,7 @@ int launchCommand(Context &context, const QStringList &args)
                 unused.insert(it.key(), it.value());
             const QJsonObject o{
                 {QStringLiteral("name"), spec->plan.sessionName},
-                {QStringLiteral("mode"), TemplateValues::modeName(p.mode)},
+                {QStringLiteral("mode"), modeName(p.mode)},
                 {QStringLiteral("hosts_used"), QJsonArray::fromStringList(p.hostsUsed)},
                 {QStringLiteral("network_host"), p.networkHost},
                 {QStringLiteral("kernels"), kernels},
@@ -328,7 +328,7 @@ int launchCommand(Context &context, const QStringList &args)
         }
         context.out() << "would launch " << spec->plan.sessionName << ": "
                       << spec->plan.kernels.size() << " kernels, "
-                      << TemplateValues::modeName(p.mode) << " on "
+                      << modeName(p.mode) << " on "
                       << p.hostsUsed.join(QStringLiteral(", ")) << " (network on " << p.networkHost
                       << ")\n";
         QList<QStringList> rows;
@@ -434,7 +434,7 @@ int lsCommand(Context &context, const QStringList &args)
         }
         rows.append(
             {s.name, s.id.left(8), s.templateName,
-             s.mode == ClusterMode::Auto ? QStringLiteral("-") : TemplateValues::modeName(s.mode),
+             s.mode == ClusterMode::Auto ? QStringLiteral("-") : modeName(s.mode),
              toString(s.status), QStringLiteral("%1/%2").arg(running).arg(ks.size()),
              hosts.isEmpty() ? QStringLiteral("-") : hosts.join(QLatin1Char(',')),
              s.createdAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))});

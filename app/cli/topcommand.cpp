@@ -5,7 +5,7 @@
 #include "commandsupport.h"
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
-#include "provision/concurrent.h"
+#include "common/concurrent.h"
 #include "provision/sessioncontroller.h"
 #include "stats/statsmonitor.h"
 #include "stats/usageaggregator.h"

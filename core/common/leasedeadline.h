@@ -30,7 +30,7 @@ public:
                   std::function<void(const QString &why)> onExpired,
                   std::shared_ptr<std::atomic<qint64>> publishTo = {});
     // The deadline as nanoseconds of the steady clock, kept up to date for readers on any thread
-    // (Http::CancelToken::untilDeadline): a call checks it before it is sent.
+    // (CancelToken::untilDeadline): a call checks it before it is sent.
     std::shared_ptr<const std::atomic<qint64>> published() const { return m_published; }
     ~LeaseDeadline();
     LeaseDeadline(const LeaseDeadline &) = delete;

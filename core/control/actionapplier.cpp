@@ -4,12 +4,12 @@
 #include "common/logging.h"
 #include "docker/dockerhost.h"
 #include "host/hostregistry.h"
-#include "provision/concurrent.h"
+#include "common/concurrent.h"
 #include "provision/eventlog.h"
 #include "provision/hostprobe.h"
 #include "provision/ownedcontainer.h"
 #include "provision/provisioner.h"
-#include "provision/provisionlabels.h"
+#include "common/labels.h"
 #include "provision/sessioncontroller.h"
 #include "provision/sessionscaler.h"
 #include "store/statestore.h"
@@ -79,7 +79,7 @@ ActionApplier::HeldLock::HeldLock(ActionApplier *applier, const SessionLock *loc
     , m_outerCancel(applier->m_cancel)
     , m_outerLock(applier->m_heldLock)
 {
-    m_applier->m_cancel = Http::CancelToken::anyOf(m_outerCancel, lock->lostToken());
+    m_applier->m_cancel = CancelToken::anyOf(m_outerCancel, lock->lostToken());
     m_applier->m_heldLock = lock;
 }
 
@@ -145,7 +145,7 @@ Result<Observed> ActionApplier::observe(const QList<HostRecord> &hosts,
 {
     Observed o;
     o.listedAt = QDateTime::currentDateTimeUtc();
-    o.hosts = listHosts(hosts, ProvisionLabels::session(), timeout);
+    o.hosts = listHosts(hosts, Labels::session(), timeout);
     // The store after the hosts (see Observed).
     auto sessions = m_store->listSessions();
     if (!sessions)
@@ -176,7 +176,7 @@ Observed ActionApplier::observeSession(const QString &sessionId,
 {
     Observed o;
     o.listedAt = QDateTime::currentDateTimeUtc();
-    o.hosts = listHosts(hosts, ProvisionLabels::session() + QLatin1Char('=') + sessionId, 10s);
+    o.hosts = listHosts(hosts, Labels::session() + QLatin1Char('=') + sessionId, 10s);
     if (auto s = m_store->session(sessionId); s) {
         o.sessions = {*s};
         if (auto k = m_store->kernels(sessionId); k)
@@ -373,13 +373,13 @@ ActionApplier::Outcome ActionApplier::removeObject(const ReconcileAction &a)
                                         : Outcome{false, info.error().toString()};
         id = info->id;
         labels = info->labels;
-        kernelName = ProvisionLabels::isKernelContainerName(info->name, labels);
+        kernelName = Labels::isKernelContainerName(info->name, labels);
     }
     const bool knownSession = a.kind == Kind::RemoveStrayContainer;
     const bool checkKernel = a.kind == Kind::RemoveStrayContainer;
-    if (!m_self.owns(labels.value(ProvisionLabels::store()), knownSession) ||
-        labels.value(ProvisionLabels::session()) != a.sessionId ||
-        (checkKernel && labels.value(ProvisionLabels::kernel()) != a.kernelId))
+    if (!m_self.owns(labels.value(Labels::store()), knownSession) ||
+        labels.value(Labels::session()) != a.sessionId ||
+        (checkKernel && labels.value(Labels::kernel()) != a.kernelId))
         return {false, QStringLiteral("left alone: its labels changed")};
     if (!kernelName)
         return {false, QStringLiteral("left alone: its name is not the one its labels give a "
@@ -427,9 +427,9 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
         call.timeout = 30s;
         call.cancel = m_cancel;
         for (const Docker::ContainerSummary &c : listing.containers) {
-            if (c.labels.value(ProvisionLabels::session()) != a.sessionId ||
-                !m_self.owns(c.labels.value(ProvisionLabels::store()), true) ||
-                !ProvisionLabels::isKernelContainerName(c.names.value(0), c.labels))
+            if (c.labels.value(Labels::session()) != a.sessionId ||
+                !m_self.owns(c.labels.value(Labels::store()), true) ||
+                !Labels::isKernelContainerName(c.names.value(0), c.labels))
                 continue;
             Docker::RemoveContainerOptions rm;
             rm.force = true;
@@ -450,8 +450,8 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
                     ok.error().withContext(QStringLiteral("host %1").arg(host)).toString());
         }
         for (const Docker::NetworkInfo &n : listing.networks) {
-            if (n.labels.value(ProvisionLabels::session()) != a.sessionId ||
-                !m_self.owns(n.labels.value(ProvisionLabels::store()), true))
+            if (n.labels.value(Labels::session()) != a.sessionId ||
+                !m_self.owns(n.labels.value(Labels::store()), true))
                 continue;
             // An overlay keeps its endpoints for a moment after the last container left.
             Result<void> ok;

@@ -33,7 +33,7 @@ public:
     void setStopTimeout(int seconds) { m_stopTimeout = seconds; }
     // Before every side effect on a host: false stops the work (a deposed leader acts no more).
     void setStillLeading(std::function<bool()> check) { m_stillLeading = std::move(check); }
-    void setCancel(const Http::CancelToken &cancel) { m_cancel = cancel; }
+    void setCancel(const CancelToken &cancel) { m_cancel = cancel; }
 
     const StoreIdentity &identity() const { return m_self; }
     std::chrono::seconds orphanGrace() const { return m_grace; }
@@ -64,7 +64,7 @@ private:
 
     private:
         ActionApplier *m_applier;
-        Http::CancelToken m_outerCancel;
+        CancelToken m_outerCancel;
         const SessionLock *m_outerLock;
     };
     struct Outcome
@@ -104,7 +104,7 @@ private:
     std::chrono::seconds m_grace{60};
     int m_stopTimeout = 5;
     std::function<bool()> m_stillLeading;
-    Http::CancelToken m_cancel;
+    CancelToken m_cancel;
     const SessionLock *m_heldLock = nullptr;
 };
 

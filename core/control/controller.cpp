@@ -7,7 +7,7 @@
 #include "host/hostregistry.h"
 #include "provision/eventlog.h"
 #include "provision/hostprobe.h"
-#include "provision/provisionlabels.h"
+#include "common/labels.h"
 #include "store/statestore.h"
 
 #include <QCoreApplication>
@@ -361,8 +361,8 @@ void Controller::syncStreams(const QList<HostRecord> &hosts)
         // about, listen to every store's objects (the planner sorts them out).
         const StoreIdentity &self = m_applier->identity();
         filter.labels = {self.legacyLabels.isEmpty()
-                             ? ProvisionLabels::store() + QLatin1Char('=') + self.id
-                             : ProvisionLabels::store()};
+                             ? Labels::store() + QLatin1Char('=') + self.id
+                             : Labels::store()};
         auto stream = std::make_shared<Docker::DockerEventStream>(*client, filter);
         const QString host = h.name;
         stream->setCallback([this, host](const Docker::DockerEvent &event) {
@@ -452,8 +452,8 @@ void Controller::record(const QList<Intake> &batch)
     QList<KernelRef> refs;
     for (const Intake &in : batch) {
         const Docker::DockerEvent &e = *in.event;
-        const QString sid = e.attributes.value(ProvisionLabels::session());
-        const QString kid = e.attributes.value(ProvisionLabels::kernel());
+        const QString sid = e.attributes.value(Labels::session());
+        const QString kid = e.attributes.value(Labels::kernel());
         if (sid.isEmpty() || kid.isEmpty())
             continue;
         const QString key = sid + QLatin1Char('/') + kid;

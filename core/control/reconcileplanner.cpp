@@ -1,6 +1,6 @@
 #include "reconcileplanner.h"
 
-#include "provision/provisionlabels.h"
+#include "common/labels.h"
 #include "sessionpolicies.h"
 
 #include <QJsonArray>
@@ -19,14 +19,14 @@ using Kind = ReconcileAction::Kind;
 // count as ours).
 bool isOurs(const Docker::Labels &labels, const StoreIdentity &self, bool knownSession)
 {
-    return self.owns(labels.value(ProvisionLabels::store()), knownSession);
+    return self.owns(labels.value(Labels::store()), knownSession);
 }
 
 // A container is ours by its labels and the name they give it (see isKernelContainerName).
 bool isOurs(const Docker::ContainerSummary &c, const StoreIdentity &self, bool knownSession)
 {
     return isOurs(c.labels, self, knownSession) &&
-           ProvisionLabels::isKernelContainerName(c.names.value(0), c.labels);
+           Labels::isKernelContainerName(c.names.value(0), c.labels);
 }
 
 qint64 networkCreated(const Docker::NetworkInfo &n)
@@ -43,8 +43,8 @@ const Docker::ContainerSummary *containerOf(const HostListing &listing, const Ke
 {
     const Docker::ContainerSummary *labelled = nullptr;
     for (const Docker::ContainerSummary &c : listing.containers) {
-        if (c.labels.value(ProvisionLabels::kernel()) != kernel.id ||
-            c.labels.value(ProvisionLabels::session()) != kernel.sessionId ||
+        if (c.labels.value(Labels::kernel()) != kernel.id ||
+            c.labels.value(Labels::session()) != kernel.sessionId ||
             !isOurs(c, self, true))
             continue;
         if (!kernel.containerId.isEmpty() && c.id == kernel.containerId)
@@ -130,7 +130,7 @@ ReconcilePlan planReconcile(const Observed &o, const StoreIdentity &self,
     for (const SessionRecord &s : o.sessions)
         sessionById.insert(s.id, &s);
     const qint64 cutoff = o.listedAt.toSecsSinceEpoch() - qint64(grace.count());
-    const QString sessionLabel = ProvisionLabels::session();
+    const QString sessionLabel = Labels::session();
     auto add = [&](ReconcileAction a) {
         plan.actions.append(std::move(a));
     };
@@ -152,7 +152,7 @@ ReconcilePlan planReconcile(const Observed &o, const StoreIdentity &self,
                 ++foreign;
                 continue;
             }
-            if (!ProvisionLabels::isKernelContainerName(c.names.value(0), c.labels)) {
+            if (!Labels::isKernelContainerName(c.names.value(0), c.labels)) {
                 ++misnamed;
                 continue;
             }
@@ -169,7 +169,7 @@ ReconcilePlan planReconcile(const Observed &o, const StoreIdentity &self,
                 continue;
             }
             const QList<KernelRecord> kernels = o.kernels.value(sid);
-            const QString kid = c.labels.value(ProvisionLabels::kernel());
+            const QString kid = c.labels.value(Labels::kernel());
             const auto kernel = std::find_if(kernels.cbegin(), kernels.cend(),
                                              [&](const KernelRecord &k) { return k.id == kid; });
             // While a scale is unfinished its kernels come and go: finish-scale settles them.

@@ -111,7 +111,7 @@ void DockerEventStream::run()
             std::lock_guard lock(m_mutex);
             if (m_stopping)
                 break;
-            m_cancel = Http::CancelToken();
+            m_cancel = CancelToken();
             options.cancel = m_cancel;
             m_forced = false;
         }

@@ -77,7 +77,7 @@ private:
 
     std::mutex m_mutex; // guards m_cancel and the wake-up of the back-off wait
     std::condition_variable m_wake;
-    Http::CancelToken m_cancel;
+    CancelToken m_cancel;
 
     // Keys of recently delivered events, to drop the ones a reconnect replays.
     std::deque<QString> m_recentOrder;

@@ -23,7 +23,7 @@ using Labels = QMap<QString, QString>;
 struct CallOptions
 {
     std::chrono::milliseconds timeout{30000};
-    Http::CancelToken cancel;
+    CancelToken cancel;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -210,7 +210,7 @@ Result<QJsonObject> EtcdClient::call(const QString &path, const QJsonObject &bod
 }
 
 Result<void> EtcdClient::stream(const QString &path, const QJsonObject &body,
-                                const Http::DataSink &sink, const Http::CancelToken &cancel,
+                                const Http::DataSink &sink, const CancelToken &cancel,
                                 std::chrono::milliseconds timeout, StreamInfo *info) const
 {
     if (m_transports.empty())

@@ -95,7 +95,7 @@ public:
         QByteArray errorBody; // body of a non-2xx answer
     };
     Result<void> stream(const QString &path, const QJsonObject &body, const Http::DataSink &sink,
-                        const Http::CancelToken &cancel, std::chrono::milliseconds timeout,
+                        const CancelToken &cancel, std::chrono::milliseconds timeout,
                         StreamInfo *info = nullptr) const;
     // Forget `staleToken` (if it is still the current one) and authenticate again.
     Result<void> refreshToken(const QString &staleToken) const;

@@ -40,7 +40,7 @@ public:
     bool isAlive() const;
     qint64 leaseId() const { return m_leaseId; }
     int keepAliveCount() const;
-    // The lease's local deadline, for Http::CancelToken::untilDeadline.
+    // The lease's local deadline, for CancelToken::untilDeadline.
     std::shared_ptr<const std::atomic<qint64>> deadline() const { return m_deadline->published(); }
     // Called on the keeper's thread when the lease is lost, before the signal.
     void setLostCallback(std::function<void(const ClusterDeck::Error &)> callback);

@@ -300,7 +300,7 @@ Result<void> EtcdLock::waitForDelete(const QByteArray &key, qint64 fromRevision,
     };
     auto result = m_client.stream(QStringLiteral("/v3/watch"),
                                   Json::encodeWatchCreate(key, {}, fromRevision, false), sink,
-                                  Http::CancelToken(), timeout, &info);
+                                  CancelToken(), timeout, &info);
     if (staleToken) {
         if (auto refreshed = m_client.refreshToken(info.token); !refreshed)
             return refreshed;

@@ -47,7 +47,7 @@ public:
     // The create revision of our key while held: grows with every new holder (a fencing token).
     qint64 createRevision() const;
     // While held: the lease's local deadline (nanoseconds of the steady clock, moved by every
-    // confirmed keep-alive), for Http::CancelToken::untilDeadline; null when not held.
+    // confirmed keep-alive), for CancelToken::untilDeadline; null when not held.
     std::shared_ptr<const std::atomic<qint64>> deadline() const;
     // The current holder's key and value, if anyone holds the lock.
     Result<std::optional<KeyValue>> holder() const;

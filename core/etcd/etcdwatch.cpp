@@ -178,7 +178,7 @@ void EtcdWatch::run()
 {
     auto delay = std::chrono::duration_cast<std::chrono::milliseconds>(m_options.reconnectDelay);
     for (;;) {
-        Http::CancelToken cancel;
+        CancelToken cancel;
         qint64 from = 0;
         {
             std::lock_guard lock(m_mutex);

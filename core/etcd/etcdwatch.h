@@ -85,7 +85,7 @@ private:
     bool m_fresh = true;       // no revision known yet (startRevision 0 and not yet created)
     qint64 m_lastRevision = 0; // delivered up to here
     int m_connects = 0;
-    Http::CancelToken m_cancel;
+    CancelToken m_cancel;
     std::thread m_thread;
 };
 

@@ -3,7 +3,7 @@
 #include "common/logging.h"
 #include "docker/dockerhost.h"
 #include "hostregistry.h"
-#include "provision/boundedexecutor.h"
+#include "common/boundedexecutor.h"
 #include "store/statestore.h"
 
 #include <QElapsedTimer>

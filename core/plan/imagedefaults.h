@@ -7,8 +7,6 @@
 
 namespace ClusterDeck {
 
-inline constexpr auto kServicePortsLabel = "io.clusterdeck.service-ports";
-
 // What an image brings by itself (from `docker image inspect`): the lowest precedence level.
 // Passed into the resolver so that it stays free of I/O.
 struct ImageDefaults

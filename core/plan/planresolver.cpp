@@ -1,5 +1,6 @@
 #include "planresolver.h"
 
+#include "common/labels.h"
 #include "common/logging.h"
 #include "planvalidator.h"
 #include "presets.h"
@@ -147,14 +148,14 @@ Result<ClusterPlan> resolvePlan(const ClusterTemplate &t, const LaunchOptions &o
         const ImageDefaults image = images.value(task.image);
 
         QList<ServicePort> imagePorts;
-        if (const QString label = image.labels.value(QLatin1String(kServicePortsLabel));
+        if (const QString label = image.labels.value(Labels::servicePorts());
             !label.isEmpty()) {
             QString problem;
             const auto parsed = parseServicePortList(label, &problem);
             if (!parsed)
                 return fail(Error::Kind::Invalid,
                             QStringLiteral("image %1 label %2")
-                                .arg(task.image, QLatin1String(kServicePortsLabel)),
+                                .arg(task.image, Labels::servicePorts()),
                             problem);
             imagePorts = *parsed;
         }
@@ -202,11 +203,11 @@ Result<ClusterPlan> resolvePlan(const ClusterTemplate &t, const LaunchOptions &o
             k.mounts = mounts;
             k.hostLabels = role.hostLabels;
             k.labels = task.labels;
-            k.labels.insert(QStringLiteral("io.clusterdeck.session"), sessionId);
-            k.labels.insert(QStringLiteral("io.clusterdeck.kernel"), k.kernelId);
-            k.labels.insert(QStringLiteral("io.clusterdeck.role"), role.name);
-            k.labels.insert(QStringLiteral("io.clusterdeck.role-idx"), QString::number(idx));
-            k.labels.insert(QStringLiteral("io.clusterdeck.hostname"), k.hostname);
+            k.labels.insert(Labels::session(), sessionId);
+            k.labels.insert(Labels::kernel(), k.kernelId);
+            k.labels.insert(Labels::role(), role.name);
+            k.labels.insert(Labels::roleIdx(), QString::number(idx));
+            k.labels.insert(Labels::hostname(), k.hostname);
             if (!task.bootstrap.isEmpty()) {
                 k.files.append({QLatin1String(PlanPaths::kBootstrapScript), task.bootstrap.toUtf8(),
                                 0755, QString()});

@@ -1,5 +1,6 @@
 #include "scaleplanner.h"
 
+#include "common/labels.h"
 #include "presets.h"
 #include "template/templatevalues.h"
 
@@ -89,9 +90,9 @@ KernelSpec newKernelFrom(const KernelSpec &base, const QString &sessionId, int i
         k.env.insert(QStringLiteral("RANK"), QString::number(rank));
     if (k.env.contains(QStringLiteral("NODE_RANK")))
         k.env.insert(QStringLiteral("NODE_RANK"), QString::number(rank));
-    k.labels.insert(QStringLiteral("io.clusterdeck.kernel"), k.kernelId);
-    k.labels.insert(QStringLiteral("io.clusterdeck.role-idx"), QString::number(idx));
-    k.labels.insert(QStringLiteral("io.clusterdeck.hostname"), k.hostname);
+    k.labels.insert(Labels::kernel(), k.kernelId);
+    k.labels.insert(Labels::roleIdx(), QString::number(idx));
+    k.labels.insert(Labels::hostname(), k.hostname);
     return k;
 }
 

@@ -1,6 +1,6 @@
 #include "hostprobe.h"
 
-#include "concurrent.h"
+#include "common/concurrent.h"
 #include "docker/dockerhost.h"
 #include "host/hostregistry.h"
 
@@ -10,7 +10,7 @@ namespace ClusterDeck {
 
 QMap<QString, Error> HostProbe::unanswered(HostRegistry *registry, const QStringList &hosts,
                                            std::chrono::milliseconds timeout,
-                                           const Http::CancelToken &cancel)
+                                           const CancelToken &cancel)
 {
     std::mutex mutex;
     QMap<QString, Error> down;

@@ -20,7 +20,7 @@ public:
     // host → why, for each of `hosts` that did not answer (an unregistered host too).
     static QMap<QString, Error> unanswered(HostRegistry *registry, const QStringList &hosts,
                                            std::chrono::milliseconds timeout,
-                                           const Http::CancelToken &cancel = {});
+                                           const CancelToken &cancel = {});
     // One Unavailable error naming every host of `down` and why it did not answer.
     static Error describe(const QMap<QString, Error> &down);
 };

@@ -58,7 +58,7 @@ QList<std::pair<QString, Error>> HostWatchdog::hung() const
 void HostWatchdog::watch(const QString &host, std::shared_ptr<Docker::DockerHost> client)
 {
     // Cancelled when the watchdog stops, so a ping to a hung host does not hold stop().
-    Http::CancelToken stopping;
+    CancelToken stopping;
     int missed = 0;
     QElapsedTimer silentFor;
     Error last;

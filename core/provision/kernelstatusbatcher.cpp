@@ -42,7 +42,7 @@ KernelStatusBatcher::~KernelStatusBatcher()
             << ok.error().toString();
 }
 
-void KernelStatusBatcher::setStopToken(const Http::CancelToken &stop)
+void KernelStatusBatcher::setStopToken(const CancelToken &stop)
 {
     std::lock_guard lock(m_mutex);
     m_stop = stop;
@@ -93,7 +93,7 @@ Result<void> KernelStatusBatcher::flush()
     std::lock_guard flushing(m_flushMutex);
     QHash<QString, Pending> batch;
     QStringList order;
-    Http::CancelToken stop;
+    CancelToken stop;
     {
         std::lock_guard lock(m_mutex);
         batch = std::exchange(m_pending, {});

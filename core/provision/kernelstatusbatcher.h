@@ -37,7 +37,7 @@ public:
 
     // Once `stop` is cancelled nothing more is written (a lost session lock: its new holder owns
     // the records); what is queued then is dropped.
-    void setStopToken(const Http::CancelToken &stop);
+    void setStopToken(const CancelToken &stop);
 
     // Queue a change of one kernel; changes of one kernel are written in the order queued.
     void setStatus(const QString &kernelId, KernelStatus status, const QString &reason,
@@ -73,7 +73,7 @@ private:
     StateStore *m_store;
     const QString m_sessionId;
     const std::chrono::milliseconds m_interval;
-    Http::CancelToken m_stop;
+    CancelToken m_stop;
 
     std::mutex m_flushMutex; // one flush at a time, so batches reach the store in queue order
 

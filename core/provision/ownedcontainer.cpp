@@ -1,7 +1,7 @@
 #include "ownedcontainer.h"
 
 #include "docker/dockerhost.h"
-#include "provisionlabels.h"
+#include "common/labels.h"
 
 namespace ClusterDeck {
 
@@ -19,10 +19,10 @@ Result<QString> OwnedContainer::of(Docker::DockerHost &client, const KernelRecor
     }
     if (!info)
         return fail(info.error());
-    if (info->labels.value(ProvisionLabels::session()) != k.sessionId ||
-        info->labels.value(ProvisionLabels::kernel()) != k.id ||
-        !self.owns(info->labels.value(ProvisionLabels::store()), true) ||
-        !ProvisionLabels::isKernelContainerName(info->name, info->labels))
+    if (info->labels.value(Labels::session()) != k.sessionId ||
+        info->labels.value(Labels::kernel()) != k.id ||
+        !self.owns(info->labels.value(Labels::store()), true) ||
+        !Labels::isKernelContainerName(info->name, info->labels))
         return fail(Error::Kind::Conflict, QStringLiteral("host %1").arg(k.host),
                     QStringLiteral("container %1 on host %2 is not kernel %3 of this store's "
                                    "session (its labels or name differ); left alone")

@@ -1,7 +1,7 @@
 #include "provisioner.h"
 
 #include "common/logging.h"
-#include "concurrent.h"
+#include "common/concurrent.h"
 #include "docker/dockerhost.h"
 #include "docker/tararchivebuilder.h"
 #include "eventlog.h"
@@ -13,7 +13,7 @@
 #include "plan/planresolver.h"
 #include "plan/presets.h"
 #include "plan/useraccounts.h"
-#include "provisionlabels.h"
+#include "common/labels.h"
 #include "registry/imagereference.h"
 #include "registry/registryclient.h"
 #include "store/sessionsecrets.h"
@@ -75,7 +75,7 @@ QJsonObject launchOptionsJson(const LaunchRequest &request, const QJsonObject &s
         {QStringLiteral("env"), env},
         {QStringLiteral("mounts"), mounts},
         {QStringLiteral("mode"),
-         o.mode ? TemplateValues::modeName(*o.mode) : QStringLiteral("template")},
+         o.mode ? modeName(*o.mode) : QStringLiteral("template")},
         {QStringLiteral("strategy"), toString(request.strategy)},
         {QStringLiteral("spec"), specJson},
     };
@@ -141,8 +141,8 @@ struct Provisioner::Run
     StoreIdentity self; // the store id our labels carry, and the URL labels of earlier releases
     QHash<QString, std::shared_ptr<Docker::DockerHost>> clients; // host → client
     QHash<QString, HostRecord> hosts;
-    Http::CancelToken userCancel;
-    Http::CancelToken ops; // cancelled on the first failure or on the user's cancel
+    CancelToken userCancel;
+    CancelToken ops; // cancelled on the first failure or on the user's cancel
     std::chrono::milliseconds timeout{60000};
     bool partial = false;       // adding kernels to a running session: its network and spec stay
     bool networkReused = false; // the session's network was there already (restart, completion)
@@ -151,7 +151,7 @@ struct Provisioner::Run
     const SessionLock *lock = nullptr;
     // Cancelled with the lock's loss or the provisioner's stop token (a leader that lost its
     // lease): the work stops where it is, with no rollback and no final status.
-    Http::CancelToken stop;
+    CancelToken stop;
     bool lockLost() const { return (lock && lock->isLost()) || stop.isCancelled(); }
     Error stopError() const
     {
@@ -175,7 +175,7 @@ struct Provisioner::Run
 
     // Per host, for the rollback: cancelled when the host stops answering or the rollback is
     // abandoned. Made before any thread starts, never changed afterwards.
-    QHash<QString, Http::CancelToken> hostStop;
+    QHash<QString, CancelToken> hostStop;
 
     std::mutex mutex; // guards everything below
     std::optional<Error> firstError;
@@ -226,7 +226,7 @@ Provisioner::Provisioner(StateStore *store, HostRegistry *registry)
 Provisioner::~Provisioner() = default;
 
 Result<SessionRecord> Provisioner::launch(const LaunchRequest &request,
-                                          const Http::CancelToken &cancel)
+                                          const CancelToken &cancel)
 {
     LaunchRequest req = request;
     if (req.options.sessionId.isEmpty())
@@ -351,7 +351,7 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
         s.id, {}, QStringLiteral("launch"),
         QStringLiteral("%1 kernels, %2 on %3%4")
             .arg(kernels.size())
-            .arg(TemplateValues::modeName(placement->mode),
+            .arg(modeName(placement->mode),
                  placement->hostsUsed.join(QStringLiteral(", ")),
                  unused.isEmpty()
                      ? QString()
@@ -471,7 +471,7 @@ Result<void> Provisioner::storeSpec(StateStore &store, const SessionSpec &spec,
 }
 
 Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
-                                             const Http::CancelToken &cancel,
+                                             const CancelToken &cancel,
                                              const SessionLock *lock)
 {
     // Before any side effect: kernels made without their secrets would start with empty keys.
@@ -484,10 +484,10 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     run.self = m_store->identity();
     run.userCancel = cancel;
     run.lock = lock;
-    run.stop = lock ? Http::CancelToken::anyOf(m_stop, lock->lostToken())
-                    : Http::CancelToken::anyOf(m_stop, Http::CancelToken());
+    run.stop = lock ? CancelToken::anyOf(m_stop, lock->lostToken())
+                    : CancelToken::anyOf(m_stop, CancelToken());
     // A lost lock (or leadership) stops every call in flight at once, like a hung host does.
-    run.ops = Http::CancelToken::anyOf(Http::CancelToken(), run.stop);
+    run.ops = CancelToken::anyOf(CancelToken(), run.stop);
     run.timeout = m_callTimeout;
     run.statuses = std::make_unique<KernelStatusBatcher>(m_store, spec.plan.sessionId);
     run.statuses->setStopToken(run.stop);
@@ -517,7 +517,7 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     }
 
     for (const QString &h : std::as_const(hosts))
-        run.hostStop.insert(h, Http::CancelToken::anyOf(Http::CancelToken(), run.stop));
+        run.hostStop.insert(h, CancelToken::anyOf(CancelToken(), run.stop));
 
     // The user's cancel reaches in-flight calls through `ops`; an abandoned rollback stops every
     // host's removal at once.
@@ -535,7 +535,7 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
             }
             if (m_abandon.isCancelled()) {
                 run.ops.cancel();
-                for (const Http::CancelToken &t : std::as_const(run.hostStop))
+                for (const CancelToken &t : std::as_const(run.hostStop))
                     t.cancel();
             }
             std::this_thread::sleep_for(20ms);
@@ -556,7 +556,7 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
 }
 
 Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList &hostnames,
-                                     const Http::CancelToken &cancel)
+                                     const CancelToken &cancel)
 {
     Run run;
     run.partial = true;
@@ -947,17 +947,17 @@ Result<void> Provisioner::prepareHosts(Run &run)
                               v.name = m.source;
                               v.driver = m.driver.isEmpty() ? QStringLiteral("local") : m.driver;
                               v.driverOptions = m.driverOptions;
-                              v.labels = {{ProvisionLabels::session(), run.spec.plan.sessionId},
-                                          {ProvisionLabels::store(), run.self.id}};
+                              v.labels = {{Labels::session(), run.spec.plan.sessionId},
+                                          {Labels::store(), run.self.id}};
                               auto made = client->createVolume(v, run.call());
                               if (!made)
                                   return fail(made.error().withContext(
                                       QStringLiteral("creating volume %1").arg(m.source)));
                               // Docker returns a volume of that name made meanwhile by someone
                               // else: used, never removed by our rollback.
-                              if (made->labels.value(ProvisionLabels::session()) !=
+                              if (made->labels.value(Labels::session()) !=
                                       run.spec.plan.sessionId ||
-                                  made->labels.value(ProvisionLabels::store()) != run.self.id) {
+                                  made->labels.value(Labels::store()) != run.self.id) {
                                   qCInfo(lcProvision).noquote()
                                       << "volume" << m.source << "on host" << host
                                       << "was made meanwhile by someone else: used, not ours";
@@ -984,8 +984,8 @@ Result<void> Provisioner::prepareHosts(Run &run)
              const bool overlay = run.spec.placement.mode == ClusterMode::MultiNode;
              n.driver = overlay ? QStringLiteral("overlay") : QStringLiteral("bridge");
              n.attachable = overlay;
-             n.labels = {{ProvisionLabels::session(), plan.sessionId},
-                         {ProvisionLabels::store(), run.self.id}};
+             n.labels = {{Labels::session(), plan.sessionId},
+                         {Labels::store(), run.self.id}};
              if (plan.mtu)
                  n.options.insert(QStringLiteral("com.docker.network.driver.mtu"),
                                   QString::number(*plan.mtu));
@@ -996,8 +996,8 @@ Result<void> Provisioner::prepareHosts(Run &run)
                  // store's URL (the session is this store's: the caller read it there).
                  auto existing = client->inspectNetwork(plan.networkName, run.call());
                  if (existing &&
-                     existing->labels.value(ProvisionLabels::session()) == plan.sessionId &&
-                     run.self.owns(existing->labels.value(ProvisionLabels::store()), true)) {
+                     existing->labels.value(Labels::session()) == plan.sessionId &&
+                     run.self.owns(existing->labels.value(Labels::store()), true)) {
                      id = existing->id;
                      std::lock_guard lock(run.mutex);
                      run.networkReused = true;
@@ -1248,7 +1248,7 @@ Docker::ContainerSpec containerSpecWith(const KernelSpec &k, const QString &netw
                             : it.key() + QLatin1Char('=') + it.value());
     c.labels = k.labels;
     if (!storeId.isEmpty())
-        c.labels.insert(ProvisionLabels::store(), storeId);
+        c.labels.insert(Labels::store(), storeId);
     c.entrypoint = k.entrypoint;
     c.cmd = k.command;
     c.workingDir = k.workingDir;
@@ -1416,9 +1416,9 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         auto existing = client->inspectContainer(k.containerName, run.call());
         if (!existing)
             return fail(where(QStringLiteral("inspecting"), existing.error()));
-        if (existing->labels.value(ProvisionLabels::session()) != run.spec.plan.sessionId ||
-            existing->labels.value(ProvisionLabels::kernel()) != k.kernelId ||
-            !m_store->identity().owns(existing->labels.value(ProvisionLabels::store()), true))
+        if (existing->labels.value(Labels::session()) != run.spec.plan.sessionId ||
+            existing->labels.value(Labels::kernel()) != k.kernelId ||
+            !m_store->identity().owns(existing->labels.value(Labels::store()), true))
             return fail(Error::Kind::Conflict, QStringLiteral("host %1").arg(host),
                         QStringLiteral("a container named %1 exists on host %2 and is not kernel "
                                        "%3 of this session")
@@ -1684,9 +1684,9 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
     const StoreIdentity self = m_store->identity();
     auto ownsObject = [&](const Docker::Labels &labels, const QString &session,
                           const QSet<QString> &kernels) {
-        return labels.value(ProvisionLabels::session()) == session &&
-               self.owns(labels.value(ProvisionLabels::store()), true) &&
-               (kernels.isEmpty() || kernels.contains(labels.value(ProvisionLabels::kernel())));
+        return labels.value(Labels::session()) == session &&
+               self.owns(labels.value(Labels::store()), true) &&
+               (kernels.isEmpty() || kernels.contains(labels.value(Labels::kernel())));
     };
 
     Concurrent::forEach(int(hosts.size()), [&](int h) {
@@ -1703,7 +1703,7 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
         QStringList targets;
         Docker::ContainerListOptions list;
         list.all = true;
-        list.labels = {ProvisionLabels::session() + QLatin1Char('=') + sessionId};
+        list.labels = {Labels::session() + QLatin1Char('=') + sessionId};
         const auto call = callFor(host);
         if (!call)
             return outOfTime(host);
@@ -1714,7 +1714,7 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
         }
         for (const Docker::ContainerSummary &c : std::as_const(*listed)) {
             if (ownsObject(c.labels, sessionId, kernelIds) &&
-                ProvisionLabels::isKernelContainerName(c.names.value(0), c.labels))
+                Labels::isKernelContainerName(c.names.value(0), c.labels))
                 targets.append(c.id);
             else
                 qCInfo(lcProvision) << "left alone:" << c.names.value(0) << "on host" << host
@@ -1825,8 +1825,8 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
                     note(it.key(), info.error());
                 continue;
             }
-            if (info->labels.value(ProvisionLabels::session()) != spec.plan.sessionId ||
-                !self.owns(info->labels.value(ProvisionLabels::store()), true)) {
+            if (info->labels.value(Labels::session()) != spec.plan.sessionId ||
+                !self.owns(info->labels.value(Labels::store()), true)) {
                 qCInfo(lcProvision).noquote() << "volume" << v << "on host" << it.key()
                                               << "is not this session's: left alone";
                 continue;

@@ -41,8 +41,8 @@ struct LaunchRequest
 struct RemovalOptions
 {
     std::chrono::milliseconds deadline{30000};    // the whole removal, every host, every retry
-    Http::CancelToken cancel;                     // stops it at once (the controller finishes)
-    QHash<QString, Http::CancelToken> hostCancel; // per host, used instead of `cancel`
+    CancelToken cancel;                     // stops it at once (the controller finishes)
+    QHash<QString, CancelToken> hostCancel; // per host, used instead of `cancel`
     QSet<QString> skipHosts; // known not to answer: not asked (their objects wait for them)
 };
 
@@ -73,12 +73,12 @@ public:
     void setRollbackTimeout(std::chrono::milliseconds timeout) { m_rollbackTimeout = timeout; }
     // Cancelled: a rollback under way stops at once and leaves the rest to the controller (the
     // desired state, TERMINATED, is in the store before a rollback starts).
-    void setAbandonToken(const Http::CancelToken &abandon) { m_abandon = abandon; }
+    void setAbandonToken(const CancelToken &abandon) { m_abandon = abandon; }
     // Cancelled: provision() stops at once and leaves the session as it is — no rollback, no
     // final status; the controller finishes it. For the controller's own work: a leader that
     // lost its lease stops, it never rolls a live session back. Takes precedence over the
     // cancel given to provision() (the controller's cancel and stop are one token).
-    void setStopToken(const Http::CancelToken &stop) { m_stop = stop; }
+    void setStopToken(const CancelToken &stop) { m_stop = stop; }
     bool stopped() const { return m_stop.isCancelled(); }
     // How a host that stops answering during a launch is found (see HostWatchdog).
     void setHungHostDetection(std::chrono::milliseconds pingTimeout, int misses)
@@ -112,7 +112,7 @@ public:
     // prepare() then provision(): returns the session as it ended (RUNNING), or the error that
     // made it end in ERROR / CANCELLED (the session then exists in the store with the reason).
     Result<SessionRecord> launch(const LaunchRequest &request,
-                                 const Http::CancelToken &cancel = {});
+                                 const CancelToken &cancel = {});
 
     // Resolve and place against the live hosts, then write the session and its kernels
     // (desired state Running, kernels SCHEDULED) to the store. No side effect on any host. A plan
@@ -132,7 +132,7 @@ public:
     // `lock`: the session lock the caller holds; when it is lost, the launch stops at once
     // (no rollback: the lock's new holder, usually the controller, finishes it) and fails with
     // its lostError().
-    Result<SessionRecord> provision(const SessionSpec &spec, const Http::CancelToken &cancel = {},
+    Result<SessionRecord> provision(const SessionSpec &spec, const CancelToken &cancel = {},
                                     const SessionLock *lock = nullptr);
 
     // `scale`: creates and starts the kernels `hostnames` of a running session whose spec (with
@@ -140,7 +140,7 @@ public:
     // left as they are. All-or-nothing for the batch: on any failure the new containers (and
     // images pulled for them) are removed again. The caller holds the session lock.
     Result<void> addKernels(const SessionSpec &spec, const QStringList &hostnames,
-                            const Http::CancelToken &cancel = {});
+                            const CancelToken &cancel = {});
 
     // Removes every container, the network and the volumes listed in `volumes` (host → names)
     // of a session, on every host involved, within options.deadline. Objects that are already
@@ -204,8 +204,8 @@ private:
     std::chrono::milliseconds m_rollbackTimeout{30000};
     std::chrono::milliseconds m_pingTimeout{5000};
     int m_pingMisses = 2;
-    Http::CancelToken m_abandon;
-    Http::CancelToken m_stop;
+    CancelToken m_abandon;
+    CancelToken m_stop;
     std::chrono::milliseconds m_settle{2000};
     ProgressCallback m_progress;
     PullProgressCallback m_pullProgress;

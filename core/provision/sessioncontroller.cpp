@@ -3,14 +3,14 @@
 #include "common/failpoint.h"
 #include "common/linesplitter.h"
 #include "common/logging.h"
-#include "concurrent.h"
+#include "common/concurrent.h"
 #include "docker/dockerhost.h"
 #include "eventlog.h"
 #include "host/hostregistry.h"
 #include "hostprobe.h"
 #include "ownedcontainer.h"
 #include "provisioner.h"
-#include "provisionlabels.h"
+#include "common/labels.h"
 #include "store/statestore.h"
 
 #include <QDateTime>
@@ -133,9 +133,9 @@ SessionController::withLock(const QString &sessionId,
     if (!lock)
         return fail(lock.error());
     // Losing the lock cancels the work's calls at once; what it did is left to the new holder.
-    const Http::CancelToken outer = m_cancel;
+    const CancelToken outer = m_cancel;
     const SessionLock *outerLock = m_heldLock;
-    m_cancel = Http::CancelToken::anyOf(outer, (*lock)->lostToken());
+    m_cancel = CancelToken::anyOf(outer, (*lock)->lostToken());
     m_heldLock = lock->get();
     auto done = work();
     m_cancel = outer;
@@ -428,7 +428,7 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
 }
 
 Result<void> SessionController::logs(const QString &sessionId, const QString &hostname, bool follow,
-                                     const LogSink &sink, const Http::CancelToken &cancel,
+                                     const LogSink &sink, const CancelToken &cancel,
                                      const QString &tail)
 {
     auto kernels = m_store->kernels(sessionId);

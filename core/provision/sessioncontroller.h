@@ -36,7 +36,7 @@ public:
     void setStopTimeout(int seconds) { m_stopTimeout = seconds; }
     // Stops a restart or terminate under way (what is left is the controller's), and bounds the
     // removal of a terminate in total.
-    void setCancel(const Http::CancelToken &cancel) { m_cancel = cancel; }
+    void setCancel(const CancelToken &cancel) { m_cancel = cancel; }
     // For restartLocked/terminateLocked: the session lock their caller holds. Its loss cancels
     // their work (the caller passes a cancel token that includes lock->lostToken()) and a
     // multi-node relaunch stops without rolling back.
@@ -44,7 +44,7 @@ public:
     // For the controller: cancelled when it stops leading. A relaunch under way then stops where
     // it is, never rolled back (Provisioner::setStopToken): a live session is not ended by a
     // leader that lost its lease.
-    void setStopToken(const Http::CancelToken &stop) { m_stop = stop; }
+    void setStopToken(const CancelToken &stop) { m_stop = stop; }
     void setRemovalTimeout(std::chrono::milliseconds timeout) { m_removalTimeout = timeout; }
     // For the controller: a restart that finds a host of the session not answering (before it
     // starts, or when its relaunch fails) waits for it — recordWaitForHosts — instead of ending
@@ -77,7 +77,7 @@ public:
     // holding them: `tail` is the last N lines of each kernel, "all" (or empty) everything.
     // Following (at most kMaxFollowedKernels) runs until cancel or the containers stop.
     Result<void> logs(const QString &sessionId, const QString &hostname, bool follow,
-                      const LogSink &sink, const Http::CancelToken &cancel = {},
+                      const LogSink &sink, const CancelToken &cancel = {},
                       const QString &tail = QStringLiteral("all"));
     static constexpr int kMaxFollowedKernels = 256;
 
@@ -100,8 +100,8 @@ private:
     HostRegistry *m_registry;
     QString m_actor;
     int m_stopTimeout = 5;
-    Http::CancelToken m_cancel;
-    Http::CancelToken m_stop;
+    CancelToken m_cancel;
+    CancelToken m_stop;
     const SessionLock *m_heldLock = nullptr;
     std::chrono::milliseconds m_removalTimeout{30000};
     bool m_waitForHosts = false;

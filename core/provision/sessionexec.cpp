@@ -1,6 +1,6 @@
 #include "sessionexec.h"
 
-#include "boundedexecutor.h"
+#include "common/boundedexecutor.h"
 #include "common/boundedbuffer.h"
 #include "common/linesplitter.h"
 #include "docker/dockerhost.h"
@@ -58,7 +58,7 @@ int SessionExec::worstExitCode(const QList<KernelExecResult> &results)
 
 QList<KernelExecResult> SessionExec::run(const QList<KernelRecord> &kernels,
                                          const QStringList &command, int parallel,
-                                         const LineSink &sink, const Http::CancelToken &cancel,
+                                         const LineSink &sink, const CancelToken &cancel,
                                          std::chrono::milliseconds timeout)
 {
     QList<KernelExecResult> results(kernels.size());

@@ -58,7 +58,7 @@ public:
     // parallel <= 0: all at once. timeout 0: none. Results come in the order of `kernels`.
     QList<KernelExecResult> run(const QList<KernelRecord> &kernels, const QStringList &command,
                                 int parallel, const LineSink &sink,
-                                const Http::CancelToken &cancel = {},
+                                const CancelToken &cancel = {},
                                 std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
 
 private:

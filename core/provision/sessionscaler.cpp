@@ -2,7 +2,7 @@
 
 #include "common/boundedbuffer.h"
 #include "common/logging.h"
-#include "concurrent.h"
+#include "common/concurrent.h"
 #include "docker/dockerhost.h"
 #include "docker/tararchivebuilder.h"
 #include "eventlog.h"
@@ -88,7 +88,7 @@ bool SessionScaler::isScaling(const SessionRecord &session)
 
 Result<ScaleOutcome> SessionScaler::scale(const QString &sessionId,
                                           const QMap<QString, int> &counts,
-                                          const Http::CancelToken &cancel)
+                                          const CancelToken &cancel)
 {
     auto lock = m_store->lockSession(sessionId, 30s);
     if (!lock)
@@ -189,7 +189,7 @@ Result<ScalePreview> SessionScaler::preview(const QString &sessionId,
 
 Result<ScaleOutcome> SessionScaler::scaleLocked(const QString &sessionId,
                                                 const QMap<QString, int> &counts,
-                                                const Http::CancelToken &cancel)
+                                                const CancelToken &cancel)
 {
     QElapsedTimer timer;
     timer.start();

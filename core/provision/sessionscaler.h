@@ -60,9 +60,9 @@ public:
     void setProgressCallback(ProgressCallback callback) { m_progress = std::move(callback); }
 
     Result<ScaleOutcome> scale(const QString &sessionId, const QMap<QString, int> &counts,
-                               const Http::CancelToken &cancel = {});
+                               const CancelToken &cancel = {});
     Result<ScaleOutcome> scaleLocked(const QString &sessionId, const QMap<QString, int> &counts,
-                                     const Http::CancelToken &cancel = {});
+                                     const CancelToken &cancel = {});
 
     // Checks bounds and places the new kernels against the hosts as they are now; changes
     // nothing.

@@ -2,7 +2,7 @@
 
 #include "plan/planjson.h"
 #include "plan/planvalidator.h"
-#include "provisionlabels.h"
+#include "common/labels.h"
 #include "template/templatevalues.h"
 
 #include <QJsonArray>
@@ -111,7 +111,7 @@ QJsonObject SessionSpec::toJson() const
         kernels.append(o);
     }
     QJsonObject o = PlanJson::headerToJson(plan);
-    o.insert(QStringLiteral("mode"), TemplateValues::modeName(placement.mode));
+    o.insert(QStringLiteral("mode"), modeName(placement.mode));
     o.insert(QStringLiteral("network_host"), placement.networkHost);
     o.insert(QStringLiteral("hosts_used"), QJsonArray::fromStringList(placement.hostsUsed));
     o.insert(QStringLiteral("kernels"), kernels);
@@ -166,7 +166,7 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
         plan.networkName = QStringLiteral("cd-") + plan.sessionId.left(8);
     for (KernelSpec &k : plan.kernels) {
         if (k.containerName.isEmpty())
-            k.containerName = ProvisionLabels::containerName(plan.sessionId, k.hostname);
+            k.containerName = Labels::containerName(plan.sessionId, k.hostname);
     }
     // Held to a template's rules: whoever can write the store must not be able to make the
     // controller mount the host (or anything else a template may not do) on its next restart.

@@ -2,7 +2,7 @@
 
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
-#include "provision/concurrent.h"
+#include "common/concurrent.h"
 
 #include <QHash>
 

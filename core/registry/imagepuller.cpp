@@ -4,7 +4,7 @@
 #include "docker/dockerhost.h"
 #include "dockerconfig.h"
 #include "imagereference.h"
-#include "provision/concurrent.h"
+#include "common/concurrent.h"
 
 #include <QHash>
 #include <QSet>
@@ -28,7 +28,7 @@ ImagePuller::CredentialLookup ImagePuller::dockerConfigLookup(const QString &dir
     };
 }
 
-QList<PullOutcome> ImagePuller::run(const QList<PullTarget> &input, const Http::CancelToken &cancel)
+QList<PullOutcome> ImagePuller::run(const QList<PullTarget> &input, const CancelToken &cancel)
 {
     QList<PullTarget> targets;
     QSet<QString> seen;
@@ -59,7 +59,7 @@ QList<PullOutcome> ImagePuller::run(const QList<PullTarget> &input, const Http::
             authOf.insert(key, *creds ? (*creds)->registryAuthHeader() : QByteArray());
     }
 
-    Http::CancelToken ops;
+    CancelToken ops;
     std::atomic_bool finished = false;
     // The caller's token cancels the pulls still running; so does the first failure.
     std::thread watcher([&] {
@@ -97,7 +97,7 @@ QList<PullOutcome> ImagePuller::run(const QList<PullTarget> &input, const Http::
 }
 
 PullOutcome ImagePuller::pullOne(const PullTarget &t, const QByteArray &auth,
-                                 const Http::CancelToken &ops)
+                                 const CancelToken &ops)
 {
     PullOutcome out;
     out.host = t.host;

@@ -66,14 +66,14 @@ public:
     void setStopOnFirstFailure(bool stop) { m_stopOnFirstFailure = stop; }
 
     // Pairs named twice are pulled once. Outcomes in the order of the (deduplicated) targets.
-    QList<PullOutcome> run(const QList<PullTarget> &targets, const Http::CancelToken &cancel = {});
+    QList<PullOutcome> run(const QList<PullTarget> &targets, const CancelToken &cancel = {});
 
     // The first failed outcome, as an error that names the host, the image and the registry.
     static std::optional<Error> firstError(const QList<PullOutcome> &outcomes);
 
 private:
     PullOutcome pullOne(const PullTarget &target, const QByteArray &auth,
-                        const Http::CancelToken &ops);
+                        const CancelToken &ops);
 
     CredentialLookup m_lookup;
     ProgressCallback m_progress;

@@ -12,7 +12,7 @@ namespace ClusterDeck {
 
 struct StatsMonitor::Stream
 {
-    Http::CancelToken cancel;
+    CancelToken cancel;
     std::thread thread;
 };
 
@@ -34,7 +34,7 @@ void StatsMonitor::watch(const QString &kernelId,
     if (m_streams.contains(kernelId) || !client)
         return;
     auto stream = std::make_shared<Stream>();
-    const Http::CancelToken cancel = stream->cancel;
+    const CancelToken cancel = stream->cancel;
     QPointer<StatsMonitor> self(this);
     stream->thread = std::thread([self, kernelId, client, containerId, cancel] {
         Docker::CallOptions options;

@@ -1543,7 +1543,7 @@ public:
     }
     LeaderRecord record() const override { return m_record; }
     bool isHeld() const override { return m_fence->held.load() && m_lock->isHeld(); }
-    Http::CancelToken lostToken() const override { return m_fence->lost; }
+    CancelToken lostToken() const override { return m_fence->lost; }
 
 private:
     QPointer<EtcdStore> m_store;
@@ -1615,7 +1615,7 @@ Result<std::unique_ptr<Leadership>> EtcdStore::campaign(const LeaderRecord &cand
     // is lost and, checked without I/O, as soon as the lease's local deadline passes (a leader
     // frozen past its lease wakes up deposed, before its next Docker call).
     if (auto deadline = lock->deadline())
-        fence->lost = Http::CancelToken::untilDeadline(std::move(deadline));
+        fence->lost = CancelToken::untilDeadline(std::move(deadline));
     // The lease keeper reports a lost lease on its own thread: cancel at once, no event loop.
     connect(
         lock.get(), &EtcdLock::lost, lock.get(),

@@ -129,7 +129,7 @@ public:
     {
         QByteArray key;
         qint64 createRevision = 0;
-        Http::CancelToken lost;
+        CancelToken lost;
         mutable std::atomic_bool held{true};
     };
 

@@ -1,6 +1,6 @@
 #include "recordjson.h"
 
-#include "template/templatevalues.h"
+#include "common/clustermode.h"
 
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -19,12 +19,12 @@ QString str(const QJsonObject &o, QLatin1StringView key)
 QString sessionModeToText(ClusterMode mode)
 {
     // A session not placed yet has no mode at the edges ("", as in older records).
-    return mode == ClusterMode::Auto ? QString() : TemplateValues::modeName(mode);
+    return mode == ClusterMode::Auto ? QString() : modeName(mode);
 }
 
 ClusterMode sessionModeFromText(const QString &text)
 {
-    return TemplateValues::parseMode(text).value_or(ClusterMode::Auto);
+    return parseMode(text).value_or(ClusterMode::Auto);
 }
 
 QString dateToText(const QDateTime &at)

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "status.h"
-#include "template/clustertemplate.h"
+#include "common/clustermode.h"
 
 #include <QDateTime>
 #include <QJsonObject>

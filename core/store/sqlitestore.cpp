@@ -1740,7 +1740,7 @@ public:
 
     LeaderRecord record() const override { return m_record; }
     bool isHeld() const override { return m_fence->held.load() && m_deadline->isValid(); }
-    Http::CancelToken lostToken() const override { return m_fence->lost; }
+    CancelToken lostToken() const override { return m_fence->lost; }
 
 private:
     QPointer<SqliteStore> m_store;
@@ -1912,7 +1912,7 @@ Result<std::unique_ptr<Leadership>> SqliteStore::campaign(const LeaderRecord &ca
             // is lost and, checked without I/O, once its local deadline passes (see
             // SqliteLeadership).
             fence->deadline = std::make_shared<std::atomic<qint64>>(0);
-            fence->lost = Http::CancelToken::untilDeadline(fence->deadline);
+            fence->lost = CancelToken::untilDeadline(fence->deadline);
             {
                 std::lock_guard lock(m_mutex);
                 m_fence = fence;

@@ -103,7 +103,7 @@ public:
     {
         QString owner;
         qint64 term = 0;
-        Http::CancelToken lost;
+        CancelToken lost;
         mutable std::atomic_bool held{true};
         // The leadership's local deadline (LeaseDeadline::published), which `lost` follows.
         std::shared_ptr<std::atomic<qint64>> deadline;

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "common/error.h"
-#include "http/httptypes.h"
+#include "common/canceltoken.h"
 #include "records.h"
 #include "storeidentity.h"
 #include "storekey.h"
@@ -29,7 +29,7 @@ public:
     virtual ~SessionLock() = default;
 
     bool isLost() const { return m_lost.isCancelled(); }
-    Http::CancelToken lostToken() const { return m_lost; }
+    CancelToken lostToken() const { return m_lost; }
     // "lost the lock of session X (why): stopped; the controller finishes it"; Kind::Conflict.
     Error lostError() const;
     // Runs `callback` when the lock is lost (at once, on this thread, if it already is).
@@ -41,7 +41,7 @@ protected:
 
 private:
     mutable std::mutex m_lostMutex;
-    Http::CancelToken m_lost;
+    CancelToken m_lost;
     std::optional<Error> m_lostError;
     QList<std::function<void(const Error &)>> m_lostCallbacks;
 };
@@ -57,7 +57,7 @@ public:
     virtual ~Leadership() = default;
     virtual LeaderRecord record() const = 0;
     virtual bool isHeld() const = 0;
-    virtual Http::CancelToken lostToken() const = 0;
+    virtual CancelToken lostToken() const = 0;
 };
 
 // What an operation learned of one kernel since it last wrote it (see recordKernelProgress).

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/clustermode.h"
+
 #include <QList>
 #include <QMap>
 #include <QString>
@@ -105,7 +107,6 @@ struct RoleTemplate
     friend bool operator==(const RoleTemplate &, const RoleTemplate &) = default;
 };
 
-enum class ClusterMode { SingleNode, MultiNode, Auto };
 enum class StartupOrder { Parallel, InOrder };
 
 struct FailurePolicy

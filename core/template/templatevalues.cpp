@@ -235,28 +235,6 @@ QString hostname(const QString &role, int idx)
     return role + QString::number(idx);
 }
 
-QString modeName(ClusterMode mode)
-{
-    switch (mode) {
-    case ClusterMode::SingleNode:
-        return QStringLiteral("single-node");
-    case ClusterMode::MultiNode:
-        return QStringLiteral("multi-node");
-    case ClusterMode::Auto:
-        return QStringLiteral("auto");
-    }
-    return {};
-}
-
-std::optional<ClusterMode> parseMode(const QString &text)
-{
-    for (ClusterMode m : {ClusterMode::SingleNode, ClusterMode::MultiNode, ClusterMode::Auto}) {
-        if (modeName(m) == text)
-            return m;
-    }
-    return std::nullopt;
-}
-
 QString startupOrderName(StartupOrder order)
 {
     return order == StartupOrder::InOrder ? QStringLiteral("in-order") : QStringLiteral("parallel");

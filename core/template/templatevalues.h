@@ -60,8 +60,6 @@ std::optional<std::pair<QString, QString>> parseEnvAssignment(const QString &tex
 inline constexpr int kMaxHostnameLength = 63;
 QString hostname(const QString &role, int idx);
 
-QString modeName(ClusterMode mode);
-std::optional<ClusterMode> parseMode(const QString &text);
 QString startupOrderName(StartupOrder order);
 std::optional<StartupOrder> parseStartupOrder(const QString &text);
 QString pullPolicyName(PullPolicy policy);

@@ -16,10 +16,10 @@
 #include "host/hostregistry.h"
 #include "placement/placement.h"
 #include "plan/planresolver.h"
-#include "provision/concurrent.h"
+#include "common/concurrent.h"
 #include "provision/hostcapacities.h"
 #include "provision/provisioner.h"
-#include "provision/provisionlabels.h"
+#include "common/labels.h"
 #include "provision/sessioncontroller.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
@@ -167,7 +167,7 @@ void rawNetwork(const Recipe &r)
     n.name = r.spec.plan.networkName;
     n.driver = QStringLiteral("overlay");
     n.attachable = true;
-    n.labels = {{ProvisionLabels::session(), r.spec.plan.sessionId}};
+    n.labels = {{Labels::session(), r.spec.plan.sessionId}};
     auto id = r.clients.value(r.spec.placement.networkHost)->createNetwork(n, call());
     if (!id)
         die(QStringLiteral("floor: network: ") + id.error().toString());
@@ -221,7 +221,7 @@ void rawRemoveNetwork(const Recipe &r)
 // their copy of a removed overlay (they do so shortly after the manager).
 int leftovers(Lab &lab, const QString &sessionId)
 {
-    const QString label = ProvisionLabels::session() + u'=' + sessionId;
+    const QString label = Labels::session() + u'=' + sessionId;
     int n = 0;
     for (int attempt = 0; attempt < 50; ++attempt) {
         n = 0;

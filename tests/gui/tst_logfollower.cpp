@@ -3,7 +3,7 @@
 // fake daemon on a unix socket whose log stream never ends, so the thread is always mid-stream.
 
 #include "host/hostregistry.h"
-#include "provision/provisionlabels.h"
+#include "common/labels.h"
 #include "provision/sessioncontroller.h"
 #include "sessions/logfollower.h"
 #include "store/sqlitestore.h"
@@ -154,16 +154,16 @@ void TestLogFollower::init()
     // Logs are read only from the kernel's own container: the one this store created, with its
     // labels and its name.
     const QJsonObject labels{
-        {ProvisionLabels::store(), m_store->storeId()},
-        {ProvisionLabels::session(), m_sessionId},
-        {ProvisionLabels::kernel(), QString(m_sessionId + QStringLiteral("-k0"))},
-        {ProvisionLabels::hostname(), QStringLiteral("worker1")},
+        {Labels::store(), m_store->storeId()},
+        {Labels::session(), m_sessionId},
+        {Labels::kernel(), QString(m_sessionId + QStringLiteral("-k0"))},
+        {Labels::hostname(), QStringLiteral("worker1")},
     };
     const QJsonObject inspect{
         {QStringLiteral("Id"), QStringLiteral("c0")},
         {QStringLiteral("Name"),
          QString(QLatin1Char('/') +
-                 ProvisionLabels::containerName(m_sessionId, QStringLiteral("worker1")))},
+                 Labels::containerName(m_sessionId, QStringLiteral("worker1")))},
         {QStringLiteral("Config"),
          QJsonObject{{QStringLiteral("Tty"), true}, {QStringLiteral("Labels"), labels}}},
         {QStringLiteral("State"), QJsonObject{{QStringLiteral("Running"), true}}},

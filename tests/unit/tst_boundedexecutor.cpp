@@ -1,7 +1,7 @@
 // The bounded executor of all fan-out (issue 14, item 6): a cap on threads however many items,
 // a limit per key (host), exceptions and cancel, nested fan-out without deadlock.
 
-#include "provision/boundedexecutor.h"
+#include "common/boundedexecutor.h"
 
 #include <QDir>
 #include <QTest>
@@ -208,7 +208,7 @@ void TestBoundedExecutor::exceptionPropagatesAndStopsScheduling()
 void TestBoundedExecutor::cancelStopsScheduling()
 {
     BoundedExecutor executor({4, 8});
-    Http::CancelToken cancel;
+    CancelToken cancel;
     std::atomic_int started{0};
     std::atomic_int startedAfterCancel{0};
     BoundedExecutor::Options options;

@@ -156,7 +156,7 @@ void TestPlacement::distribution()
         makePlan(ClusterMode(mode), {{"master", 1}, {"worker", workers}}, cpus, GiB);
     const auto p = place(plan, hosts, PlacementStrategy(strategy));
     QVERIFY2(p.has_value(), qPrintable(p ? QString() : p.error().toString()));
-    QCOMPARE(TemplateValues::modeName(p->mode), expectedMode);
+    QCOMPARE(modeName(p->mode), expectedMode);
     QCOMPARE(perHost(*p), expected);
     QCOMPARE(p->hostOf.size(), plan.kernels.size());
     QVERIFY(!p->networkHost.isEmpty());

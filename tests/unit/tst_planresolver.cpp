@@ -1,3 +1,4 @@
+#include "common/labels.h"
 #include "control/sessionpolicies.h"
 #include "docker/dockertypes.h"
 #include "plan/planjson.h"
@@ -245,7 +246,7 @@ void TestPlanResolver::portPrecedence()
              "      ports: [web:http:8080, api:tcp:9000]\n"
              "    overrides:\n      ports: [api:tcp:9001]\n");
     ImageDefaults image;
-    image.labels.insert(QLatin1String(kServicePortsLabel), "jupyter:http:8888,web:http:80");
+    image.labels.insert(Labels::servicePorts(), "jupyter:http:8888,web:http:80");
     const auto plan = resolvePlan(t, options(), {{"img", image}});
     VERIFY_OK(plan);
     QCOMPARE(plan->kernels.first().ports,
@@ -285,7 +286,7 @@ void TestPlanResolver::portBinding()
                                    "      image: img\n      ports: [api:tcp:9000]\n" +
                                    bindLine);
     ImageDefaults image; // the image declares one more port by label
-    image.labels.insert(QLatin1String(kServicePortsLabel), "web:http:8080");
+    image.labels.insert(Labels::servicePorts(), "web:http:8080");
     const auto plan = resolvePlan(t, options(), {{"img", image}});
     VERIFY_OK(plan);
     const KernelSpec &k = plan->kernels.first();
@@ -549,7 +550,7 @@ void TestPlanResolver::imageCommandDefaults()
 void TestPlanResolver::badImageLabel()
 {
     ImageDefaults image;
-    image.labels.insert(QLatin1String(kServicePortsLabel), "jupyter:http:99999");
+    image.labels.insert(Labels::servicePorts(), "jupyter:http:99999");
     const auto plan = resolvePlan(load(kTwoRoles), options(), {{"img", image}});
     QVERIFY(!plan);
     QCOMPARE(plan.error().toString(),

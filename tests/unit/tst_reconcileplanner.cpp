@@ -1,5 +1,5 @@
 #include "control/reconcileplanner.h"
-#include "provision/provisionlabels.h"
+#include "common/labels.h"
 
 #include <QJsonObject>
 #include <QTest>
@@ -142,11 +142,11 @@ public:
         c.state = state;
         c.status = status;
         c.created = age == 0 ? 0 : kListedAt.toSecsSinceEpoch() - age;
-        c.labels.insert(ProvisionLabels::session(), sessionId);
-        c.labels.insert(ProvisionLabels::kernel(), kernelId(sessionId, name));
-        c.labels.insert(ProvisionLabels::hostname(), name);
+        c.labels.insert(Labels::session(), sessionId);
+        c.labels.insert(Labels::kernel(), kernelId(sessionId, name));
+        c.labels.insert(Labels::hostname(), name);
         if (!store.isEmpty())
-            c.labels.insert(ProvisionLabels::store(), store);
+            c.labels.insert(Labels::store(), store);
         m_o.hosts[host].containers.append(c);
         return *this;
     }
@@ -159,9 +159,9 @@ public:
         n.name = QStringLiteral("cd-") + sessionId;
         n.created = kListedAt.addSecs(-age).toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss")) +
                     QStringLiteral(".919976724Z");
-        n.labels.insert(ProvisionLabels::session(), sessionId);
+        n.labels.insert(Labels::session(), sessionId);
         if (!store.isEmpty())
-            n.labels.insert(ProvisionLabels::store(), store);
+            n.labels.insert(Labels::store(), store);
         m_o.hosts[host].networks.append(n);
         return *this;
     }

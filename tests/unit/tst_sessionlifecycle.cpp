@@ -8,9 +8,9 @@
 #include "control/exitpolicy.h"
 #include "fakedockerhost.h"
 #include "host/hostregistry.h"
-#include "provision/boundedexecutor.h"
+#include "common/boundedexecutor.h"
 #include "provision/provisioner.h"
-#include "provision/provisionlabels.h"
+#include "common/labels.h"
 #include "provision/sessioncontroller.h"
 #include "provision/sessionexec.h"
 #include "store/recordjson.h"
@@ -174,7 +174,7 @@ QMap<QString, QStringList> TestSessionLifecycle::containersOf(const QString &ses
     QMap<QString, QStringList> out;
     for (const auto &h : m_fleet->hosts()) {
         for (const FakeDockerHost::Container &c : h->containers()) {
-            if (c.spec.labels.value(ProvisionLabels::session()) == sessionId)
+            if (c.spec.labels.value(Labels::session()) == sessionId)
                 out[h->hostName()].append(c.spec.name);
         }
     }
@@ -223,8 +223,8 @@ void TestSessionLifecycle::launch()
         QVERIFY2(c, qPrintable(k.hostname + QStringLiteral(" has no container on ") + k.host));
         QCOMPARE(c->state, QStringLiteral("running"));
         QCOMPARE(c->spec.hostname, k.hostname);
-        QCOMPARE(c->spec.labels.value(ProvisionLabels::session()), s->id);
-        QCOMPARE(c->spec.labels.value(ProvisionLabels::store()), m_store->storeId());
+        QCOMPARE(c->spec.labels.value(Labels::session()), s->id);
+        QCOMPARE(c->spec.labels.value(Labels::store()), m_store->storeId());
         hosts.insert(k.host);
     }
     QCOMPARE(hosts.size(), hostsUsed);
@@ -772,7 +772,7 @@ void TestSessionLifecycle::lostLeadershipNeverRollsBack()
 
     ActionApplier applier(m_store.get(), m_registry.get(), m_store->identity(),
                           QStringLiteral("tst_sessionlifecycle"));
-    const Http::CancelToken lease;
+    const CancelToken lease;
     applier.setCancel(lease);
     std::thread loses([&] {
         QElapsedTimer t;
@@ -831,10 +831,10 @@ void TestSessionLifecycle::execAndLogsOnlyInTheKernelsOwnContainer()
     Docker::ContainerSpec foreign;
     foreign.name = w1.containerName;
     foreign.image = QStringLiteral("someone/else:latest");
-    foreign.labels = {{ProvisionLabels::session(), s->id},
-                      {ProvisionLabels::kernel(), w1.id},
-                      {ProvisionLabels::hostname(), w1.hostname},
-                      {ProvisionLabels::store(), QStringLiteral("another-store")}};
+    foreign.labels = {{Labels::session(), s->id},
+                      {Labels::kernel(), w1.id},
+                      {Labels::hostname(), w1.hostname},
+                      {Labels::store(), QStringLiteral("another-store")}};
     auto made = host->createContainer(foreign);
     QVERIFY(made);
     QVERIFY(host->startContainer(made->id));

@@ -174,8 +174,8 @@ void ImagesView::pullToCheckedHosts()
     setBusy(true);
     m_bar->setValue(0);
     m_status->setText(tr("Pulling %1 to %2 …").arg(image, hosts.join(QStringLiteral(", "))));
-    m_cancelToken = Http::CancelToken();
-    const Http::CancelToken cancel = m_cancelToken;
+    m_cancelToken = CancelToken();
+    const CancelToken cancel = m_cancelToken;
     QPointer<ImagesView> self(this);
     // Fractions per host, summed for the one bar; updates are queued to the GUI thread.
     auto fractions = std::make_shared<QMap<QString, double>>();

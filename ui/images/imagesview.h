@@ -61,7 +61,7 @@ private:
     QProgressBar *m_bar;
     QLabel *m_status;
     bool m_busy = false;
-    Http::CancelToken m_cancelToken;
+    CancelToken m_cancelToken;
 };
 
 } // namespace ClusterDeck::Ui

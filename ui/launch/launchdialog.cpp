@@ -359,7 +359,7 @@ Result<LaunchOptions> LaunchDialog::launchOptions() const
         opts.mounts.append(*mount);
     }
     if (const QString mode = m_mode->currentData().toString(); !mode.isEmpty())
-        opts.mode = TemplateValues::parseMode(mode);
+        opts.mode = parseMode(mode);
     return opts;
 }
 
@@ -474,7 +474,7 @@ void LaunchDialog::updatePreview()
     for (auto it = placement->unused.cbegin(); it != placement->unused.cend(); ++it)
         unused.append(QStringLiteral("%1: %2").arg(it.key(), it.value()));
     m_previewStatus->setText(tr("Fits: %1 on %2")
-                                 .arg(TemplateValues::modeName(placement->mode),
+                                 .arg(modeName(placement->mode),
                                       placement->hostsUsed.join(QStringLiteral(", "))) +
                              (unused.isEmpty()
                                   ? QString()
@@ -510,7 +510,7 @@ void LaunchDialog::launch()
         return;
     }
     m_launching = true;
-    m_cancelToken = Http::CancelToken();
+    m_cancelToken = CancelToken();
     m_error->hide();
     m_launch->setEnabled(false);
     m_cancel->setEnabled(true);
@@ -539,7 +539,7 @@ void LaunchDialog::launch()
     request.actor = m_controller->actor() + QStringLiteral(" (console)");
     StateStore *store = m_controller->store();
     HostRegistry *registry = m_controller->registry();
-    const Http::CancelToken cancel = m_cancelToken;
+    const CancelToken cancel = m_cancelToken;
     QPointer<LaunchDialog> self(this);
     m_controller->runInBackground(
         [store, registry, request, cancel, self]() -> Result<SessionRecord> {

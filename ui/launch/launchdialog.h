@@ -122,7 +122,7 @@ private:
     QString m_loadError;
     std::optional<QList<HostCapacity>> m_hostsOverride;
     bool m_launching = false;
-    Http::CancelToken m_cancelToken;
+    CancelToken m_cancelToken;
     QString m_sessionId;
 };
 

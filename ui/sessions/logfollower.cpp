@@ -47,7 +47,7 @@ void LogFollower::start()
     const QString sessionId = m_sessionId;
     const QString hostname = m_hostname;
     const bool follow = m_follow;
-    const Http::CancelToken cancel = m_cancel;
+    const CancelToken cancel = m_cancel;
     const std::shared_ptr<Shared> shared = m_shared;
     m_thread = QThread::create([shared, controller, sessionId, hostname, follow, cancel] {
         auto sink = [&shared](const QString &host, const QByteArray &line, bool) {

@@ -56,7 +56,7 @@ private:
     QString m_sessionId;
     QString m_hostname;
     bool m_follow;
-    Http::CancelToken m_cancel;
+    CancelToken m_cancel;
     QThread *m_thread = nullptr;
     QTimer *m_drainTimer = nullptr;
     std::shared_ptr<Shared> m_shared;

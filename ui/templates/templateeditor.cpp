@@ -112,7 +112,7 @@ void TemplateEditor::buildUi()
     m_description = new QLineEdit;
     m_mode = new QComboBox;
     for (ClusterMode m : {ClusterMode::Auto, ClusterMode::SingleNode, ClusterMode::MultiNode})
-        m_mode->addItem(TemplateValues::modeName(m), int(m));
+        m_mode->addItem(modeName(m), int(m));
     m_failure = new QComboBox;
     for (auto a : {FailurePolicy::Action::TerminateSession, FailurePolicy::Action::RestartSession,
                    FailurePolicy::Action::Ignore})

@@ -12,7 +12,7 @@ struct BoundedExecutor::Batch
     const std::function<void(int)> *fn = nullptr;
     int perKey = 8;
     int maxAtOnce = 0; // 0: no limit of its own
-    Http::CancelToken cancel;
+    CancelToken cancel;
     QHash<QString, std::deque<int>> pending; // key → items not started yet
     QStringList keys;                        // round robin over the keys
     qsizetype nextKey = 0;

@@ -2,9 +2,9 @@
 
 #include <QString>
 
-namespace ClusterDeck::ProvisionLabels {
+namespace ClusterDeck::Labels {
 
-// The labels of docs/design.md on every container and network ClusterDeck creates.
+// The labels on every container and network ClusterDeck creates (docs/architecture.md, Labels).
 inline QString session()
 {
     return QStringLiteral("io.clusterdeck.session");
@@ -38,15 +38,22 @@ inline QString containerName(const QString &sessionId, const QString &hostname)
     return QStringLiteral("cd-%1-%2").arg(sessionId.left(8), hostname);
 }
 
+// An image's (or a template's) service ports, "name:protocol:port,…": read from images and
+// template tasks, written on kernels so that a container says which ports it serves.
+inline QString servicePorts()
+{
+    return QStringLiteral("io.clusterdeck.service-ports");
+}
+
 // Labels alone do not make a container a kernel's: one run from an image committed from a kernel
 // inherits them, under a name of its own. A kernel's container also has the name its labels
 // give it (`name` as Docker lists it, with or without the leading '/').
-template<typename Labels>
-bool isKernelContainerName(QStringView name, const Labels &labels)
+template<typename LabelMap>
+bool isKernelContainerName(QStringView name, const LabelMap &labels)
 {
     if (name.startsWith(u'/'))
         name = name.mid(1);
     return name == containerName(labels.value(session()), labels.value(hostname()));
 }
 
-} // namespace ClusterDeck::ProvisionLabels
+} // namespace ClusterDeck::Labels

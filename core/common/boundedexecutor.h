@@ -1,6 +1,6 @@
 #pragma once
 
-#include "http/httptypes.h"
+#include "canceltoken.h"
 
 #include <QHash>
 #include <QString>
@@ -40,7 +40,7 @@ public:
         KeyOf keyOf;
         int perKey = 0;           // 0: the executor's limit
         int maxAtOnce = 0;        // items of this forEach at once (0: as many as threads allow)
-        Http::CancelToken cancel; // once cancelled, no further item starts
+        CancelToken cancel; // once cancelled, no further item starts
     };
 
     explicit BoundedExecutor(Limits limits);

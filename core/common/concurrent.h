@@ -21,7 +21,7 @@ inline int forEach(int n, const std::function<void(int)> &fn)
 // limit, 8), and no item started once `cancel` is cancelled: returns how many did not start.
 inline int forEachPerHost(int n, const std::function<QString(int)> &hostOf,
                           const std::function<void(int)> &fn, int perHost = 0,
-                          const Http::CancelToken &cancel = {})
+                          const CancelToken &cancel = {})
 {
     BoundedExecutor::Options options;
     options.keyOf = hostOf;
