@@ -2,8 +2,8 @@
 // Targets (issue 7): build < 100 ms, one status update < 0.1 ms, filter stays interactive.
 
 #include "gui/sessionfixtures.h"
-#include "sessions/sessionfilterproxymodel.h"
-#include "sessions/sessiontreemodel.h"
+#include "models/sessionfilterproxymodel.h"
+#include "models/sessiontreemodel.h"
 
 #include <QTest>
 

@@ -6,8 +6,8 @@
 // wall seconds would then understate the cost.
 
 #include "gui/sessionfixtures.h"
-#include "sessions/sessionfilterproxymodel.h"
-#include "sessions/sessiontreemodel.h"
+#include "models/sessionfilterproxymodel.h"
+#include "models/sessiontreemodel.h"
 #include "sessions/sparklinedelegate.h"
 
 #include <QTest>

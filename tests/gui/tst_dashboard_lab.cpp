@@ -3,9 +3,9 @@
 // With CLUSTERDECK_SCREENSHOT_DIR set, a picture of it is saved there.
 
 #include "docker/dockerclient.h"
-#include "stats/sessiondashboard.h"
+#include "dashboard/sessiondashboard.h"
 #include "stats/statsmonitor.h"
-#include "stats/usagehistorymodel.h"
+#include "models/usagehistorymodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QChart>

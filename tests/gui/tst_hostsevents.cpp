@@ -1,6 +1,6 @@
 #include "console/consolecontroller.h"
-#include "events/eventsmodel.h"
-#include "hosts/hoststablemodel.h"
+#include "models/eventsmodel.h"
+#include "models/hoststablemodel.h"
 #include "launch/launchdialog.h"
 
 #include <QAbstractItemModelTester>

@@ -11,9 +11,9 @@
 #include "provision/sessioncontroller.h"
 #include "sessions/portprober.h"
 #include "sessions/scaleroledialog.h"
-#include "sessions/sessionfilterproxymodel.h"
+#include "models/sessionfilterproxymodel.h"
 #include "sessions/sessionsview.h"
-#include "sessions/sessiontreemodel.h"
+#include "models/sessiontreemodel.h"
 #include "store/sqlitestore.h"
 #include "template/templateloader.h"
 

@@ -2,12 +2,12 @@
 #include "gui/sessionfixtures.h"
 #include "mainwindow/mainwindow.h"
 #include "sessions/portprober.h"
-#include "sessions/sessionfilterproxymodel.h"
+#include "models/sessionfilterproxymodel.h"
 #include "sessions/sessionsview.h"
-#include "sessions/sessiontreemodel.h"
+#include "models/sessiontreemodel.h"
 #include "store/sqlitestore.h"
 
-#include "sessions/execresultsmodel.h"
+#include "models/execresultsmodel.h"
 #include "sessions/runcommanddialog.h"
 #include <QAbstractItemModelTester>
 #include <QAction>

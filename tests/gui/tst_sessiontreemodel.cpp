@@ -1,6 +1,6 @@
 #include "gui/sessionfixtures.h"
-#include "sessions/sessionfilterproxymodel.h"
-#include "sessions/sessiontreemodel.h"
+#include "models/sessionfilterproxymodel.h"
+#include "models/sessiontreemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QItemSelectionModel>

@@ -3,10 +3,10 @@
 // results model — every model under QAbstractItemModelTester.
 
 #include "gui/sessionfixtures.h"
-#include "sessions/execresultsmodel.h"
-#include "sessions/sessiontreemodel.h"
+#include "models/execresultsmodel.h"
+#include "models/sessiontreemodel.h"
 #include "sessions/sparklinedelegate.h"
-#include "stats/usagehistorymodel.h"
+#include "models/usagehistorymodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>

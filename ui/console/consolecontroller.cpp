@@ -8,7 +8,7 @@
 #include "provision/sessioncontroller.h"
 #include "provision/sessionhistory.h"
 #include "provision/sessionscaler.h"
-#include "sessions/sessiontreemodel.h"
+#include "models/sessiontreemodel.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
 #include "store/storeurl.h"

@@ -1,8 +1,8 @@
 #include "eventsview.h"
 
 #include "console/consolecontroller.h"
-#include "eventsmodel.h"
-#include "sessions/sessiontreemodel.h"
+#include "models/eventsmodel.h"
+#include "models/sessiontreemodel.h"
 
 #include <QHeaderView>
 #include <QLineEdit>

@@ -5,9 +5,9 @@
 #include "console/consolecontroller.h"
 #include "host/hostregistry.h"
 #include "host/swarmsetup.h"
-#include "hoststablemodel.h"
-#include "sessions/sessiontreemodel.h"
-#include "stats/kernelstatsfeed.h"
+#include "models/hoststablemodel.h"
+#include "models/sessiontreemodel.h"
+#include "dashboard/kernelstatsfeed.h"
 #include "style/themeicon.h"
 #include "usagebardelegate.h"
 

@@ -1,6 +1,6 @@
 #include "usagebardelegate.h"
 
-#include "hoststablemodel.h"
+#include "models/hoststablemodel.h"
 
 #include <QApplication>
 #include <QPainter>

@@ -3,7 +3,7 @@
 #include "console/consolecontroller.h"
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
-#include "imagesmodel.h"
+#include "models/imagesmodel.h"
 #include "registry/imagepuller.h"
 
 #include <QHBoxLayout>

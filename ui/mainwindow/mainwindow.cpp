@@ -10,7 +10,7 @@
 #include "images/imagesview.h"
 #include "launch/launchdialog.h"
 #include "sessions/sessionsview.h"
-#include "stats/sessiondashboard.h"
+#include "dashboard/sessiondashboard.h"
 #include "style/apptheme.h"
 #include "style/themeicon.h"
 #include "templates/templateeditor.h"

@@ -4,9 +4,9 @@
 #include "launch/launchdialog.h"
 #include "mainwindow.h"
 #include "sessions/logspanel.h"
-#include "sessions/sessionfilterproxymodel.h"
+#include "models/sessionfilterproxymodel.h"
 #include "sessions/sessionsview.h"
-#include "sessions/sessiontreemodel.h"
+#include "models/sessiontreemodel.h"
 #include "style/apptheme.h"
 
 #include <QApplication>

@@ -1,6 +1,6 @@
 #include "traynotifier.h"
 
-#include "sessions/sessiontreemodel.h"
+#include "models/sessiontreemodel.h"
 #include "style/themeicon.h"
 
 #include <QApplication>

@@ -1,7 +1,7 @@
 #include "portlinkdelegate.h"
 
 #include "portprober.h"
-#include "sessiontreemodel.h"
+#include "models/sessiontreemodel.h"
 
 #include <QAbstractItemView>
 #include <QApplication>

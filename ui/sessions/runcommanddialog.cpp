@@ -1,6 +1,6 @@
 #include "runcommanddialog.h"
 
-#include "execresultsmodel.h"
+#include "models/execresultsmodel.h"
 
 #include <QDialogButtonBox>
 #include <QElapsedTimer>

@@ -6,15 +6,15 @@
 #include "runcommanddialog.h"
 #include "scaleroledialog.h"
 #include "sparklinedelegate.h"
-#include "stats/kernelstatsfeed.h"
+#include "dashboard/kernelstatsfeed.h"
 #include "stats/statsmonitor.h"
 
 #include "console/consolecontroller.h"
 #include "logspanel.h"
 #include "portlinkdelegate.h"
 #include "portprober.h"
-#include "sessionfilterproxymodel.h"
-#include "sessiontreemodel.h"
+#include "models/sessionfilterproxymodel.h"
+#include "models/sessiontreemodel.h"
 #include "store/status.h"
 #include "style/themeicon.h"
 

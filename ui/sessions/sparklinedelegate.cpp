@@ -1,6 +1,6 @@
 #include "sparklinedelegate.h"
 
-#include "sessiontreemodel.h"
+#include "models/sessiontreemodel.h"
 
 #include <QApplication>
 #include <QPainter>

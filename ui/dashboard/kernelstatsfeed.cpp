@@ -2,7 +2,7 @@
 
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
-#include "sessions/sessiontreemodel.h"
+#include "models/sessiontreemodel.h"
 #include "stats/statsmonitor.h"
 
 #include <QPointer>

@@ -2,7 +2,7 @@
 
 #include "docker/dockerclient.h"
 #include "stats/statsmonitor.h"
-#include "usagehistorymodel.h"
+#include "models/usagehistorymodel.h"
 
 #include <QChart>
 #include <QChartView>

@@ -1,0 +1,1 @@
+// The translation unit that builds the core's precompiled header (core/CMakeLists.txt).
