@@ -1,4 +1,5 @@
 #include "hostcommands.h"
+#include "common/bytesize.h"
 
 #include "columns.h"
 #include "commandspec.h"
@@ -21,21 +22,6 @@ namespace {
 int usage(Context &context, const QString &message)
 {
     return context.usage(message);
-}
-
-QString humanBytes(qint64 bytes)
-{
-    if (bytes <= 0)
-        return QStringLiteral("0");
-    const char *const units[] = {"B", "K", "M", "G", "T"};
-    double value = double(bytes);
-    int unit = 0;
-    while (value >= 1024 && unit < 4) {
-        value /= 1024;
-        ++unit;
-    }
-    return unit == 0 ? QStringLiteral("%1B").arg(bytes)
-                     : QString::number(value, 'f', value < 10 ? 1 : 0) + QLatin1String(units[unit]);
 }
 
 QString cpus(double value)
@@ -174,8 +160,8 @@ int list(Context &context, const QStringList &args)
                      s.reachable ? s.dockerVersion : QStringLiteral("-"), swarmText(s),
                      cpus(s.allocated.cpus) + u'/' +
                          (s.reachable ? QString::number(s.ncpu) : QStringLiteral("-")),
-                     humanBytes(s.allocated.memoryBytes) + u'/' +
-                         (s.reachable ? humanBytes(s.memTotal) : QStringLiteral("-")),
+                     formatBytes(s.allocated.memoryBytes) + u'/' +
+                         (s.reachable ? formatBytes(s.memTotal) : QStringLiteral("-")),
                      QString::number(s.allocated.kernels), healthText(s.host.name)});
     }
     for (const QString &line : alignColumns(rows))
@@ -268,11 +254,11 @@ int inspect(Context &context, const QStringList &args)
         line("swarm:", swarm);
         line("cpus:", QString::number(s.ncpu));
         line("memory:",
-             QStringLiteral("%1 (%2 bytes)").arg(humanBytes(s.memTotal)).arg(s.memTotal));
+             QStringLiteral("%1 (%2 bytes)").arg(formatBytes(s.memTotal)).arg(s.memTotal));
     }
     line("allocated:", QStringLiteral("%1 kernels, %2 cpus, %3 memory")
                            .arg(s.allocated.kernels)
-                           .arg(cpus(s.allocated.cpus), humanBytes(s.allocated.memoryBytes)));
+                           .arg(cpus(s.allocated.cpus), formatBytes(s.allocated.memoryBytes)));
     if (s.reachable) {
         line("images:",
              s.images.isEmpty() ? QStringLiteral("-") : s.images.join(QStringLiteral(", ")));

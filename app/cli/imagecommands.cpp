@@ -1,4 +1,6 @@
 #include "imagecommands.h"
+#include "common/bytesize.h"
+#include "common/shortid.h"
 
 #include "args.h"
 #include "columns.h"
@@ -61,11 +63,6 @@ selectHosts(HostRegistry &registry, const QString &option)
     return out;
 }
 
-QString shortId(const QString &id)
-{
-    return id.section(QLatin1Char(':'), 1).left(12);
-}
-
 int imageLs(Context &context, const Args &a)
 {
     auto env = openEnv(context);
@@ -111,7 +108,7 @@ int imageLs(Context &context, const Args &a)
     header += inv->hosts;
     table.append(header);
     for (const Registry::ImageRow &r : std::as_const(inv->rows)) {
-        QStringList row{r.reference, PullProgressPrinter::formatBytes(r.size()),
+        QStringList row{r.reference, formatBytes(r.size()),
                         r.digest.isEmpty() ? QStringLiteral("-")
                                            : r.digest.section(QLatin1Char('@'), 1).left(19)};
         for (const QString &h : std::as_const(inv->hosts)) {
@@ -183,13 +180,12 @@ int imagePull(Context &context, const Args &a)
                         {QStringLiteral("digest"), o.repoDigest},
                         {QStringLiteral("id"), o.imageId},
                         {QStringLiteral("error"), o.error ? o.error->toString() : QString()}});
-        table.append(
-            {o.host,
-             o.error ? QStringLiteral("FAILED")
-                     : (o.pulled ? QStringLiteral("pulled") : QStringLiteral("present")),
-             o.error ? o.error->message
-                     : QString(PullProgressPrinter::formatBytes(o.bytes) + QStringLiteral("  ") +
-                               (o.repoDigest.isEmpty() ? o.imageId : o.repoDigest))});
+        table.append({o.host,
+                      o.error ? QStringLiteral("FAILED")
+                              : (o.pulled ? QStringLiteral("pulled") : QStringLiteral("present")),
+                      o.error ? o.error->message
+                              : QString(formatBytes(o.bytes) + QStringLiteral("  ") +
+                                        (o.repoDigest.isEmpty() ? o.imageId : o.repoDigest))});
     }
     if (json) {
         context.out() << QJsonDocument(QJsonObject{{QStringLiteral("image"), image},

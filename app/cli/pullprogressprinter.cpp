@@ -1,4 +1,5 @@
 #include "pullprogressprinter.h"
+#include "common/bytesize.h"
 
 namespace ClusterDeck::Cli {
 
@@ -7,15 +8,6 @@ PullProgressPrinter::PullProgressPrinter(QTextStream &out, bool terminal)
     , m_terminal(terminal)
 {
     m_sinceStart.start();
-}
-
-QString PullProgressPrinter::formatBytes(qint64 bytes)
-{
-    if (bytes < 1000 * 1000)
-        return QStringLiteral("%1 kB").arg(double(bytes) / 1e3, 0, 'f', 1);
-    if (bytes < qint64(1000) * 1000 * 1000)
-        return QStringLiteral("%1 MB").arg(double(bytes) / 1e6, 0, 'f', 1);
-    return QStringLiteral("%1 GB").arg(double(bytes) / 1e9, 0, 'f', 2);
 }
 
 QString PullProgressPrinter::bar(double fraction, int width)

@@ -27,7 +27,6 @@ public:
     // Draws the final state and leaves the bars in place.
     void finish();
 
-    static QString formatBytes(qint64 bytes);
     // "[#########.........]  47%  25.1/53.6 MB  2 layers"
     static QString bar(double fraction, int width);
 

@@ -1,4 +1,5 @@
 #include "topcommand.h"
+#include "common/bytesize.h"
 
 #include "args.h"
 #include "columns.h"
@@ -25,11 +26,6 @@ namespace ClusterDeck::Cli {
 
 namespace {
 
-QString bytes(quint64 n)
-{
-    return QLocale::c().formattedDataSize(qint64(n), 1, QLocale::DataSizeIecFormat);
-}
-
 QJsonObject usageJson(const Docker::ResourceUsage &u)
 {
     QJsonObject o;
@@ -48,10 +44,12 @@ QJsonObject usageJson(const Docker::ResourceUsage &u)
 QStringList usageCells(const Docker::ResourceUsage &u)
 {
     return {QString::number(u.cpuPercent, 'f', 1) + u'%',
-            bytes(u.memoryUsed) + QStringLiteral(" / ") + bytes(u.memoryLimit),
+            formatBytes(qint64(u.memoryUsed)) + QStringLiteral(" / ") +
+                formatBytes(qint64(u.memoryLimit)),
             QString::number(u.memoryPercent(), 'f', 1) + u'%',
-            bytes(u.rxBytes) + QStringLiteral(" / ") + bytes(u.txBytes),
-            bytes(u.blockRead) + QStringLiteral(" / ") + bytes(u.blockWrite),
+            formatBytes(qint64(u.rxBytes)) + QStringLiteral(" / ") + formatBytes(qint64(u.txBytes)),
+            formatBytes(qint64(u.blockRead)) + QStringLiteral(" / ") +
+                formatBytes(qint64(u.blockWrite)),
             QString::number(u.pids)};
 }
 

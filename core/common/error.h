@@ -33,6 +33,10 @@ struct Error
         return Error{kind, std::move(where), std::move(message), httpStatus};
     }
 
+    // The object asked for does not exist (any more): Docker's 404, an etcd key or record not
+    // found. Removals and lookups treat it as done rather than as a failure.
+    bool isGone() const { return kind == Kind::NotFound || httpStatus == 404; }
+
     // Adds outer context ("launching session x: ") without losing the original place.
     Error withContext(const QString &context) const
     {

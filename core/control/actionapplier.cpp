@@ -29,11 +29,6 @@ using Kind = ReconcileAction::Kind;
 
 namespace {
 
-bool isGone(const Error &e)
-{
-    return e.kind == Error::Kind::NotFound || e.httpStatus == 404;
-}
-
 // Docker answers 409 "removal of container … is already in progress" while another client's
 // removal (say, of an `rm` that was killed) still runs: that removal will finish it.
 bool isBeingRemoved(const Error &e)
@@ -362,15 +357,15 @@ ActionApplier::Outcome ActionApplier::removeObject(const ReconcileAction &a)
     if (network) {
         auto info = (*client)->inspectNetwork(a.objectId, call);
         if (!info)
-            return isGone(info.error()) ? Outcome{true, QStringLiteral("already gone")}
-                                        : Outcome{false, info.error().toString()};
+            return info.error().isGone() ? Outcome{true, QStringLiteral("already gone")}
+                                         : Outcome{false, info.error().toString()};
         id = info->id;
         labels = info->labels;
     } else {
         auto info = (*client)->inspectContainer(a.objectId, call);
         if (!info)
-            return isGone(info.error()) ? Outcome{true, QStringLiteral("already gone")}
-                                        : Outcome{false, info.error().toString()};
+            return info.error().isGone() ? Outcome{true, QStringLiteral("already gone")}
+                                         : Outcome{false, info.error().toString()};
         id = info->id;
         labels = info->labels;
         kernelName = Labels::isKernelContainerName(info->name, labels);
@@ -388,7 +383,7 @@ ActionApplier::Outcome ActionApplier::removeObject(const ReconcileAction &a)
     rm.force = true;
     auto removed =
         network ? (*client)->removeNetwork(id, call) : (*client)->removeContainer(id, rm, call);
-    if (!removed && !isGone(removed.error()))
+    if (!removed && !removed.error().isGone())
         return {false, removed.error().toString()};
     logEvent(a.sessionId, network ? QString() : a.kernelId, QStringLiteral("reconcile"),
              QStringLiteral("removed %1 %2 on host %3: %4")
@@ -443,7 +438,7 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
                 ok = info ? Result<void>(fail(ok.error())) : Result<void>(fail(info.error()));
             }
             std::lock_guard lock(mutex);
-            if (ok || isGone(ok.error()))
+            if (ok || ok.error().isGone())
                 ++removed;
             else
                 failures.append(
@@ -457,13 +452,13 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
             Result<void> ok;
             for (int attempt = 0; attempt < 8; ++attempt) {
                 ok = (*client)->removeNetwork(n.id, bounded(call));
-                if (ok || isGone(ok.error()) || m_cancel.isCancelled() ||
+                if (ok || ok.error().isGone() || m_cancel.isCancelled() ||
                     std::chrono::steady_clock::now() >= deadline)
                     break;
                 std::this_thread::sleep_for(250ms);
             }
             std::lock_guard lock(mutex);
-            if (ok || isGone(ok.error()))
+            if (ok || ok.error().isGone())
                 ++removed;
             else
                 failures.append(
@@ -634,8 +629,8 @@ Result<std::optional<ExitDecision>> ActionApplier::handleExit(const QString &ses
     const HeldLock held(this, lock->get());
     auto session = m_store->session(sessionId);
     if (!session)
-        return isGone(session.error()) ? Result<Decision>(Decision{})
-                                       : Result<Decision>(fail(session.error()));
+        return session.error().isGone() ? Result<Decision>(Decision{})
+                                        : Result<Decision>(fail(session.error()));
     auto kernels = m_store->kernels(sessionId);
     if (!kernels)
         return fail(kernels.error());
@@ -652,7 +647,7 @@ Result<std::optional<ExitDecision>> ActionApplier::handleExit(const QString &ses
             // A container that never started reports exit code 0: that is no success.
             if (info && !checked.exitCode && info->state.status != QLatin1String("created"))
                 checked.exitCode = info->state.exitCode;
-            if (!info && isGone(info.error()) && !checked.exitCode)
+            if (!info && info.error().isGone() && !checked.exitCode)
                 checked.vanished = true;
         }
     }
@@ -728,13 +723,13 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
             // The kernel's own container only (labels and name), never a same-named other.
             auto owned = OwnedContainer::of(**client, k, m_self, call);
             if (!owned) {
-                if (!isGone(owned.error()))
+                if (!owned.error().isGone())
                     qCWarning(lcControl)
                         << "stopping" << k.hostname << ":" << owned.error().toString();
                 return;
             }
             if (auto ok = (*client)->stopContainer(*owned, m_stopTimeout, call);
-                !ok && !isGone(ok.error()))
+                !ok && !ok.error().isGone())
                 qCWarning(lcControl) << "stopping" << k.hostname << ":" << ok.error().toString();
         });
         QList<KernelRef> refs;

@@ -1,4 +1,5 @@
 #include "dockerclient.h"
+#include "common/shortid.h"
 
 #include "common/boundedbuffer.h"
 #include "common/credentialpolicy.h"
@@ -645,7 +646,7 @@ Result<QByteArray> DockerClient::readFile(const QString &id, const QString &path
     auto content = TarArchiveReader::firstFile(response->body);
     if (!content)
         return fail(content.error().withContext(
-            QStringLiteral("reading %1 of container %2").arg(path, id.left(12))));
+            QStringLiteral("reading %1 of container %2").arg(path, shortId(id))));
     return content;
 }
 
@@ -724,7 +725,7 @@ Result<int> DockerClient::waitExecExit(const QString &execId, const CallOptions 
         if (std::chrono::steady_clock::now() >= deadline)
             return fail(
                 Error::Kind::Timeout, displayName(),
-                QStringLiteral("exec %1 still runs after its output ended").arg(execId.left(12)));
+                QStringLiteral("exec %1 still runs after its output ended").arg(shortId(execId)));
         if (options.cancel.isCancelled())
             return fail(Error::Kind::Cancelled, displayName(), QStringLiteral("request cancelled"));
         std::this_thread::sleep_for(delay);
@@ -756,7 +757,7 @@ Result<int> DockerClient::runExec(const QString &containerId, const ExecSpec &sp
             return fail(Error::Kind::Cancelled, displayName(), QStringLiteral("request cancelled"));
         if (options.timeout.count() > 0 && Clock::now() >= deadline)
             return fail(Error::Kind::Timeout, displayName(),
-                        QStringLiteral("exec in %1 timed out").arg(containerId.left(12)));
+                        QStringLiteral("exec in %1 timed out").arg(shortId(containerId)));
         auto chunk = (*stream)->read(100ms);
         if (!chunk)
             return fail(chunk.error());
@@ -846,7 +847,7 @@ Result<ContainerStats> DockerClient::stats(const QString &id, const CallOptions 
         return fail(ok.error());
     if (!got)
         return fail(Error::Kind::Decode, displayName(),
-                    QStringLiteral("no stats sample for %1").arg(id.left(12)));
+                    QStringLiteral("no stats sample for %1").arg(shortId(id)));
     return *got;
 }
 

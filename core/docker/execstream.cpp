@@ -1,4 +1,5 @@
 #include "execstream.h"
+#include "common/shortid.h"
 
 #include "common/logging.h"
 #include "dockerclient.h"
@@ -59,7 +60,7 @@ ExecStream::start(std::shared_ptr<const DockerClient> client, const QString &con
     // A process that failed to start has no TTY to resize: only a warning.
     if (auto resized = exec->resize(options.rows, options.cols); !resized)
         qCDebug(lcDocker).noquote()
-            << "resizing exec" << id->left(12) << resized.error().toString();
+            << "resizing exec" << shortId(*id) << resized.error().toString();
     return exec;
 }
 
@@ -99,7 +100,7 @@ Result<std::unique_ptr<ExecStream>> ExecStream::open(std::shared_ptr<const Docke
             b.m_pending = seen;
             return bash;
         }
-        qCDebug(lcDocker).noquote() << "no bash in" << containerId.left(12) << "- using sh";
+        qCDebug(lcDocker).noquote() << "no bash in" << shortId(containerId) << "- using sh";
     }
     return start(std::move(client), containerId, {QStringLiteral("sh")}, options, call);
 }

@@ -1,4 +1,5 @@
 #include "swarmsetup.h"
+#include "common/shortid.h"
 
 #include "common/logging.h"
 #include "docker/dockerclient.h"
@@ -195,17 +196,17 @@ SwarmSetup::Entry SwarmSetup::classify(const HostView &view, const HostView &man
         view.manager ? view.clusterId == manager.clusterId : managerNodes.contains(view.nodeId);
     if (sameSwarm) {
         entry.action = view.manager ? Action::AlreadyManager : Action::AlreadyMember;
-        entry.detail = QStringLiteral("node %1").arg(view.nodeId.left(12));
+        entry.detail = QStringLiteral("node %1").arg(shortId(view.nodeId));
         return entry;
     }
     entry.action = Action::DifferentSwarm;
     entry.detail =
         view.manager
             ? QStringLiteral("manages swarm %1 (not %2); leave it first to join")
-                  .arg(view.clusterId.left(12), manager.clusterId.left(12))
+                  .arg(shortId(view.clusterId), shortId(manager.clusterId))
             : QStringLiteral("worker node %1 of a swarm that %2 does not manage; leave it first "
                              "to join")
-                  .arg(view.nodeId.left(12), manager.name);
+                  .arg(shortId(view.nodeId), manager.name);
     return entry;
 }
 
@@ -311,7 +312,7 @@ Result<SwarmSetup::Report> SwarmSetup::run()
             report.entries.append({view.name,
                                    initialised ? Action::Initialised : Action::AlreadyManager,
                                    QStringLiteral("manager node %1, advertising %2")
-                                       .arg(view.nodeId.left(12), view.nodeAddr)});
+                                       .arg(shortId(view.nodeId), view.nodeAddr)});
             continue;
         }
         Entry entry = classify(view, manager, nodeIds);

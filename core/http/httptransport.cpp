@@ -1,4 +1,5 @@
 #include "httptransport.h"
+#include "common/bytesize.h"
 
 #include "common/logging.h"
 
@@ -36,13 +37,6 @@ bool collect(TransferState *state, const char *data, size_t bytes)
     }
     state->response->body.append(data, qsizetype(bytes));
     return true;
-}
-
-QString sizeText(qint64 bytes)
-{
-    if (bytes >= (qint64(1) << 20) && bytes % (qint64(1) << 20) == 0)
-        return QStringLiteral("%1 MiB").arg(bytes >> 20);
-    return QStringLiteral("%1 bytes").arg(bytes);
 }
 
 size_t onBody(char *data, size_t size, size_t count, void *user)
@@ -257,7 +251,7 @@ Result<HttpResponse> HttpTransport::perform(const HttpRequest &request) const
             Error::Kind::Transport, displayName(),
             QStringLiteral("%1 %2: the response body exceeds the limit of %3 (the "
                            "connection was closed)")
-                .arg(QString::fromLatin1(method), request.path, sizeText(request.maxBodyBytes)));
+                .arg(QString::fromLatin1(method), request.path, formatBytes(request.maxBodyBytes)));
 
     if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && state.sinkStopped)) {
         // A handle whose transfer failed may hold a broken connection: do not pool it.

@@ -1,4 +1,5 @@
 #include "placement.h"
+#include "common/bytesize.h"
 
 #include <QSet>
 
@@ -32,14 +33,6 @@ qint64 addMemory(qint64 a, qint64 b)
 QString formatCpus(double cpus)
 {
     return QString::number(cpus, 'g', 4);
-}
-
-QString formatBytes(qint64 bytes)
-{
-    const double gib = double(bytes) / (1024.0 * 1024.0 * 1024.0);
-    if (gib >= 1.0)
-        return QString::number(gib, 'f', 1) + QStringLiteral(" GiB");
-    return QString::number(double(bytes) / (1024.0 * 1024.0), 'f', 0) + QStringLiteral(" MiB");
 }
 
 bool hasLabels(const HostCapacity &host, const QMap<QString, QString> &wanted)

@@ -41,11 +41,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool isGone(const Error &e)
-{
-    return e.kind == Error::Kind::NotFound || e.httpStatus == 404;
-}
-
 QString publicAddressOf(const HostRecord &host)
 {
     if (!host.publicAddress.isEmpty())
@@ -941,7 +936,7 @@ Result<void> Provisioner::prepareHosts(Run &run)
                               auto existing = client->inspectVolume(m.source, run.call());
                               if (existing)
                                   return {};
-                              if (!isGone(existing.error()))
+                              if (!existing.error().isGone())
                                   return fail(existing.error());
                               Docker::VolumeSpec v;
                               v.name = m.source;
@@ -1123,7 +1118,7 @@ Result<void> Provisioner::pullImages(Run &run)
     for (const Want &w : std::as_const(never)) {
         auto info = run.clients.value(w.host)->inspectImage(w.image, run.call());
         if (!info) {
-            if (isGone(info.error()))
+            if (info.error().isGone())
                 return fail(Error::Kind::NotFound, QStringLiteral("host %1").arg(w.host),
                             QStringLiteral("image '%1' is not present on host %2 (pullPolicy is "
                                            "never: load it there, e.g. docker save | docker "
@@ -1459,7 +1454,7 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
             QString home;
             if (UserAccounts::needsLookup(k)) {
                 auto passwd = client->readFile(id, QStringLiteral("/etc/passwd"), run.call());
-                if (!passwd && !isGone(passwd.error()))
+                if (!passwd && !passwd.error().isGone())
                     return fail(where(QStringLiteral("reading /etc/passwd of"), passwd.error()));
                 const UserAccounts accounts = UserAccounts::parse(passwd ? *passwd : QByteArray());
                 placed.files = accounts.placeFiles(k, &home);
@@ -1732,7 +1727,7 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
                 if (!call)
                     return outOfTime(host);
                 auto ok = (*client)->removeContainer(targets.at(i), rm, *call);
-                if (!ok && !isGone(ok.error()))
+                if (!ok && !ok.error().isGone())
                     note(host, ok.error());
             },
             m_perHostLimit);
@@ -1750,7 +1745,7 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
             QString networkId;
             auto info = (*client)->inspectNetwork(spec.plan.networkName, *call);
             if (!info) {
-                if (!isGone(info.error()))
+                if (!info.error().isGone())
                     note(networkHost, info.error());
             } else if (ownsObject(info->labels, sessionId, {})) {
                 networkId = info->id;
@@ -1783,7 +1778,7 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
                     break;
                 }
                 auto ok = (*client)->removeNetwork(networkId, *retry);
-                if (ok || isGone(ok.error()))
+                if (ok || ok.error().isGone())
                     break;
                 if (ok.error().kind == Error::Kind::Timeout ||
                     ok.error().kind == Error::Kind::Cancelled ||
@@ -1821,7 +1816,7 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
             // volume is found by name, and the admin's (or another session's) must survive.
             auto info = (*client)->inspectVolume(v, *call);
             if (!info) {
-                if (!isGone(info.error()))
+                if (!info.error().isGone())
                     note(it.key(), info.error());
                 continue;
             }
@@ -1832,7 +1827,7 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
                 continue;
             }
             auto ok = (*client)->removeVolume(v, true, *call);
-            if (!ok && !isGone(ok.error()))
+            if (!ok && !ok.error().isGone())
                 note(it.key(), ok.error());
         }
     }

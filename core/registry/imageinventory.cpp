@@ -1,4 +1,5 @@
 #include "imageinventory.h"
+#include "common/shortid.h"
 
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
@@ -40,7 +41,7 @@ ImageInventory ImageInventory::fromListings(
                     refs.append(t);
             }
             if (refs.isEmpty())
-                refs.append(QStringLiteral("<none>@") + img.id.section(QLatin1Char(':'), 1).left(12));
+                refs.append(QStringLiteral("<none>@") + shortId(img.id));
             for (const QString &ref : std::as_const(refs)) {
                 ImageRow &row = rows[ref];
                 row.reference = ref;

@@ -1,7 +1,8 @@
+#include "common/bytesize.h"
 #include "console/consolecontroller.h"
+#include "launch/launchdialog.h"
 #include "models/eventsmodel.h"
 #include "models/hoststablemodel.h"
-#include "launch/launchdialog.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -107,11 +108,11 @@ void TestHostsEvents::hostsLiveUsage_data()
                                    << -1.0 << QStringLiteral("waiting…") << -1.0;
     QTest::newRow("one and a half cores, 1 GiB")
         << true << 150.0 << (qint64(1) << 30) << QStringLiteral("1.50 cores (38 %)") << 0.375
-        << QStringLiteral("%1 (13 %)").arg(HostsTableModel::formatBytes(qint64(1) << 30)) << 0.125;
-    QTest::newRow("idle kernels")
-        << true << 0.0 << (qint64(4) << 20) << QStringLiteral("0.00 cores (0 %)") << 0.0
-        << QStringLiteral("%1 (0 %)").arg(HostsTableModel::formatBytes(qint64(4) << 20))
-        << double(qint64(4) << 20) / double(qint64(8) << 30);
+        << QStringLiteral("%1 (13 %)").arg(formatBytes(qint64(1) << 30)) << 0.125;
+    QTest::newRow("idle kernels") << true << 0.0 << (qint64(4) << 20)
+                                  << QStringLiteral("0.00 cores (0 %)") << 0.0
+                                  << QStringLiteral("%1 (0 %)").arg(formatBytes(qint64(4) << 20))
+                                  << double(qint64(4) << 20) / double(qint64(8) << 30);
 }
 
 void TestHostsEvents::hostsLiveUsage()

@@ -384,7 +384,7 @@ void TestDockerRequests::bodyOverTheCapFails()
     const QString text = listed.error().toString();
     QVERIFY2(text.contains(QLatin1String("h9")), qPrintable(text));
     QVERIFY2(text.contains(QLatin1String("/v1.41/containers/json")), qPrintable(text));
-    QVERIFY2(text.contains(QLatin1String("exceeds the limit of 64 MiB")), qPrintable(text));
+    QVERIFY2(text.contains(QLatin1String("exceeds the limit of 64.0 MiB")), qPrintable(text));
     // The client stays usable (the aborted connection is not reused).
     const auto inspected = client->inspectContainer(QStringLiteral("c1"));
     QVERIFY2(inspected, qPrintable(inspected ? QString() : inspected.error().toString()));

@@ -93,10 +93,11 @@ QStringList violations(const Graph &graph, const QString &folder, const QString 
             continue; // the folder's own header
         const QString first = path.section(u'/', 0, 0);
         if (first == u".." || kRoots.contains(first)) {
-            out.append(QStringLiteral("%1:%2: #include \"%3\": write includes as \"<folder>/<file>\"")
-                           .arg(file)
-                           .arg(line)
-                           .arg(path));
+            out.append(
+                QStringLiteral("%1:%2: #include \"%3\": write includes as \"<folder>/<file>\"")
+                    .arg(file)
+                    .arg(line)
+                    .arg(path));
             continue;
         }
         QString target;
@@ -190,8 +191,9 @@ void TestLayering::initTestCase()
     QVERIFY2(error.isEmpty(), qPrintable(QStringLiteral("docs/architecture.md: ") + error));
     for (auto it = m_graph.cbegin(); it != m_graph.cend(); ++it) {
         for (const QString &used : it.value())
-            QVERIFY2(m_graph.contains(used),
-                     qPrintable(QStringLiteral("%1 uses %2, which has no row").arg(it.key(), used)));
+            QVERIFY2(
+                m_graph.contains(used),
+                qPrintable(QStringLiteral("%1 uses %2, which has no row").arg(it.key(), used)));
     }
 }
 
@@ -210,12 +212,14 @@ void TestLayering::everyFolderIsInTheGraph()
         const QDir dir(sourceDir() + u'/' + root);
         for (const QString &name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
             const QString folder = root + u'/' + name;
-            if (!QDir(dir.filePath(name)).entryList({QStringLiteral("*.h"), QStringLiteral("*.cpp")}).isEmpty())
-                QVERIFY2(m_graph.contains(folder),
-                         qPrintable(folder + QStringLiteral(" has no row in docs/architecture.md")));
-            QVERIFY2(!rootOf.contains(name),
-                     qPrintable(QStringLiteral("%1 and %2/%3 share a name")
-                                    .arg(rootOf.value(name), root, name)));
+            if (!QDir(dir.filePath(name))
+                     .entryList({QStringLiteral("*.h"), QStringLiteral("*.cpp")})
+                     .isEmpty())
+                QVERIFY2(
+                    m_graph.contains(folder),
+                    qPrintable(folder + QStringLiteral(" has no row in docs/architecture.md")));
+            QVERIFY2(!rootOf.contains(name), qPrintable(QStringLiteral("%1 and %2/%3 share a name")
+                                                            .arg(rootOf.value(name), root, name)));
             rootOf.insert(name, folder);
         }
     }
@@ -232,14 +236,14 @@ void TestLayering::includesFollowTheGraph()
 {
     QFETCH(QString, folder);
     QStringList found;
-    QDirIterator files(sourceDir() + u'/' + folder, {QStringLiteral("*.h"), QStringLiteral("*.cpp")},
-                       QDir::Files);
+    QDirIterator files(sourceDir() + u'/' + folder,
+                       {QStringLiteral("*.h"), QStringLiteral("*.cpp")}, QDir::Files);
     int count = 0;
     while (files.hasNext()) {
         const QString path = files.next();
         ++count;
-        found += violations(m_graph, folder, QDir(sourceDir()).relativeFilePath(path),
-                            readFile(path));
+        found +=
+            violations(m_graph, folder, QDir(sourceDir()).relativeFilePath(path), readFile(path));
     }
     QVERIFY2(count > 0, qPrintable(folder + QStringLiteral(" has no sources")));
     QVERIFY2(found.isEmpty(), qPrintable(u'\n' + found.join(u'\n')));
@@ -259,12 +263,12 @@ void TestLayering::coreTargetsDeclareTheGraph()
     QFETCH(QString, folder);
     const QString cmake = readFile(sourceDir() + u'/' + folder + QStringLiteral("/CMakeLists.txt"));
     const QString name = folder.section(u'/', 1);
-    static const QRegularExpression call(
-        QStringLiteral(R"re(clusterdeck_core_library\(\s*([a-z]+)((?:\s+DEPENDS)((?:\s+[a-z]+)*))?)re"));
+    static const QRegularExpression call(QStringLiteral(
+        R"re(clusterdeck_core_library\(\s*([a-z]+)((?:\s+DEPENDS)((?:\s+[a-z]+)*))?)re"));
     const auto match = call.match(cmake);
     QVERIFY2(match.hasMatch() && match.captured(1) == name,
-             qPrintable(folder + QStringLiteral("/CMakeLists.txt: no clusterdeck_core_library(")
-                        + name + u')'));
+             qPrintable(folder + QStringLiteral("/CMakeLists.txt: no clusterdeck_core_library(") +
+                        name + u')'));
     QSet<QString> declared;
     for (const QString &dep :
          match.captured(3).split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts))
@@ -284,19 +288,33 @@ void TestLayering::checkFindsABrokenLayer_data()
     QTest::addColumn<QString>("folder");
     QTest::addColumn<QString>("text");
     QTest::addColumn<int>("expected");
-    QTest::newRow("own header") << "core/host" << "#include \"hostregistry.h\"\n" << 0;
-    QTest::newRow("lower folder") << "core/host" << "#include \"docker/dockerclient.h\"\n" << 0;
-    QTest::newRow("lower through another")
-        << "core/host" << "#include \"http/httptypes.h\"\n" << 0;
+    QTest::newRow("own header") << "core/host"
+                                << "#include \"hostregistry.h\"\n"
+                                << 0;
+    QTest::newRow("lower folder") << "core/host"
+                                  << "#include \"docker/dockerclient.h\"\n"
+                                  << 0;
+    QTest::newRow("lower through another") << "core/host"
+                                           << "#include \"http/httptypes.h\"\n"
+                                           << 0;
     QTest::newRow("upward") << "core/common"
-                            << "#include \"error.h\"\n#include \"control/controller.h\"\n" << 1;
-    QTest::newRow("sideways") << "core/stats" << "#include \"store/records.h\"\n" << 1;
-    QTest::newRow("core to ui") << "core/control" << "#include \"sessions/sessionsview.h\"\n"
+                            << "#include \"error.h\"\n#include \"control/controller.h\"\n"
+                            << 1;
+    QTest::newRow("sideways") << "core/stats"
+                              << "#include \"store/records.h\"\n"
+                              << 1;
+    QTest::newRow("core to ui") << "core/control"
+                                << "#include \"sessions/sessionsview.h\"\n"
                                 << 1;
-    QTest::newRow("unknown folder") << "core/plan" << "#include \"nowhere/x.h\"\n" << 1;
-    QTest::newRow("path by root") << "ui/console" << "#include \"core/store/records.h\"\n" << 1;
-    QTest::newRow("system headers are not ours")
-        << "core/common" << "#include <QString>\n#include <curl/curl.h>\n" << 0;
+    QTest::newRow("unknown folder") << "core/plan"
+                                    << "#include \"nowhere/x.h\"\n"
+                                    << 1;
+    QTest::newRow("path by root") << "ui/console"
+                                  << "#include \"core/store/records.h\"\n"
+                                  << 1;
+    QTest::newRow("system headers are not ours") << "core/common"
+                                                 << "#include <QString>\n#include <curl/curl.h>\n"
+                                                 << 0;
 }
 
 void TestLayering::checkFindsABrokenLayer()
@@ -307,7 +325,8 @@ void TestLayering::checkFindsABrokenLayer()
     const QStringList found = violations(m_graph, folder, QStringLiteral("made-up.cpp"), text);
     QVERIFY2(found.size() == expected, qPrintable(found.join(u'\n')));
     if (expected)
-        QVERIFY2(found.first().startsWith(QLatin1String("made-up.cpp:")), qPrintable(found.first()));
+        QVERIFY2(found.first().startsWith(QLatin1String("made-up.cpp:")),
+                 qPrintable(found.first()));
 }
 
 QTEST_GUILESS_MAIN(TestLayering)

@@ -1,4 +1,5 @@
 #include "addhostdialog.h"
+#include "common/bytesize.h"
 
 #include "console/consolecontroller.h"
 #include "host/hostinspector.h"
@@ -148,7 +149,7 @@ void AddHostDialog::testConnection()
                        "swarm %4")
                         .arg(status.dockerVersion)
                         .arg(status.ncpu)
-                        .arg(QLocale().formattedDataSize(status.memTotal))
+                        .arg(formatBytes(status.memTotal))
                         .arg(status.swarmState));
             else
                 self->m_result->setText(QStringLiteral("<span style='color:#cc3333'>%1</span>")

@@ -1,4 +1,5 @@
 #include "launchdialog.h"
+#include "common/bytesize.h"
 
 #include "common/datapaths.h"
 #include "console/consolecontroller.h"
@@ -619,14 +620,10 @@ void LaunchDialog::setPullProgress(const QString &host, const QString &image, do
     for (double f : std::as_const(m_pullFractions[host]))
         hostSum += f;
     bar->setValue(int(1000 * hostSum / double(m_pullFractions[host].size())));
-    const QLocale locale;
-    bar->setFormat(
-        error.isEmpty()
-            ? tr("%1  %2 of %3")
-                  .arg(image.section(QLatin1Char('/'), -1),
-                       locale.formattedDataSize(downloaded, 1, QLocale::DataSizeSIFormat),
-                       locale.formattedDataSize(total, 1, QLocale::DataSizeSIFormat))
-            : tr("failed: %1").arg(error));
+    bar->setFormat(error.isEmpty() ? tr("%1  %2 of %3")
+                                         .arg(image.section(QLatin1Char('/'), -1),
+                                              formatBytes(downloaded), formatBytes(total))
+                                   : tr("failed: %1").arg(error));
     double all = 0;
     int n = 0;
     for (const auto &images : std::as_const(m_pullFractions)) {

@@ -1,4 +1,5 @@
 #include "hoststablemodel.h"
+#include "common/bytesize.h"
 
 #include <QColor>
 #include <QLocale>
@@ -90,11 +91,6 @@ int HostsTableModel::rowCount(const QModelIndex &parent) const
 int HostsTableModel::columnCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : ColumnCount;
-}
-
-QString HostsTableModel::formatBytes(qint64 bytes)
-{
-    return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
 }
 
 QVariant HostsTableModel::data(const QModelIndex &index, int role) const

@@ -49,8 +49,6 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
 
-    static QString formatBytes(qint64 bytes);
-
 private:
     QList<HostRecord> m_hosts;
     QHash<QString, HostStatus> m_statuses;

@@ -1,4 +1,5 @@
 #include "imagesmodel.h"
+#include "common/bytesize.h"
 
 #include <QBrush>
 #include <QColor>
@@ -82,7 +83,7 @@ QVariant ImagesModel::data(const QModelIndex &index, int role) const
         return role == Qt::DisplayRole ? QVariant(row.reference) : QVariant();
     case SizeColumn:
         if (role == Qt::DisplayRole)
-            return QLocale().formattedDataSize(row.size(), 1, QLocale::DataSizeSIFormat);
+            return formatBytes(row.size());
         if (role == Qt::TextAlignmentRole)
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};

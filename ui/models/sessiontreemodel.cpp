@@ -1,4 +1,6 @@
 #include "sessiontreemodel.h"
+#include "common/bytesize.h"
+#include "common/shortid.h"
 
 #include "common/inerttext.h"
 
@@ -671,14 +673,6 @@ QString SessionTreeModel::formatAge(qint64 seconds)
     return QStringLiteral("%1d %2h").arg(seconds / 86400).arg((seconds % 86400) / 3600);
 }
 
-QString SessionTreeModel::shortId(const QString &id, int length)
-{
-    QString s = id;
-    if (s.startsWith(QStringLiteral("sha256:")))
-        s = s.mid(7);
-    return s.left(length);
-}
-
 qint64 SessionTreeModel::ageSeconds(const QDateTime &created) const
 {
     if (!created.isValid())
@@ -1125,11 +1119,6 @@ QVariant SessionTreeModel::kernelData(const Node *node, int column, int role) co
 // ---------------------------------------------------------------------------------------------
 // Live usage
 
-static QString memoryText(quint64 bytes)
-{
-    return QLocale::c().formattedDataSize(qint64(bytes), 1, QLocale::DataSizeIecFormat);
-}
-
 void SessionTreeModel::setUsage(const QString &kernelId, const Docker::ResourceUsage &usage)
 {
     const Node *node = m_kernels.value(kernelId);
@@ -1252,9 +1241,9 @@ QVariant SessionTreeModel::usageData(const Node *node, int column, int role) con
             return {};
         if (column == CpuColumn)
             return QStringLiteral("%1 %").arg(usage->cpuPercent, 0, 'f', 1);
-        return usage->memoryLimit ? memoryText(usage->memoryUsed) + QStringLiteral(" / ") +
-                                        memoryText(usage->memoryLimit)
-                                  : memoryText(usage->memoryUsed);
+        return usage->memoryLimit ? formatBytes(qint64(usage->memoryUsed)) + QStringLiteral(" / ") +
+                                        formatBytes(qint64(usage->memoryLimit))
+                                  : formatBytes(qint64(usage->memoryUsed));
     case Qt::TextAlignmentRole:
         return int(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
@@ -1263,10 +1252,10 @@ QVariant SessionTreeModel::usageData(const Node *node, int column, int role) con
         return tr("CPU %1 % · memory %2 of %3 (%4 %) · net %5 in / %6 out · block %7 read / %8 "
                   "written · %9 processes")
             .arg(usage->cpuPercent, 0, 'f', 1)
-            .arg(memoryText(usage->memoryUsed), memoryText(usage->memoryLimit))
+            .arg(formatBytes(qint64(usage->memoryUsed)), formatBytes(qint64(usage->memoryLimit)))
             .arg(usage->memoryPercent(), 0, 'f', 1)
-            .arg(memoryText(usage->rxBytes), memoryText(usage->txBytes),
-                 memoryText(usage->blockRead), memoryText(usage->blockWrite))
+            .arg(formatBytes(qint64(usage->rxBytes)), formatBytes(qint64(usage->txBytes)),
+                 formatBytes(qint64(usage->blockRead)), formatBytes(qint64(usage->blockWrite)))
             .arg(usage->pids);
     case SortRole:
         if (!usage)

@@ -116,7 +116,6 @@ public:
     static QString statusText(SessionStatus status);
     static QString statusText(KernelStatus status);
     static QString formatAge(qint64 seconds);
-    static QString shortId(const QString &id, int length = 12);
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;

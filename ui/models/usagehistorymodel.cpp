@@ -1,4 +1,5 @@
 #include "usagehistorymodel.h"
+#include "common/bytesize.h"
 
 #include <QLocale>
 
@@ -7,10 +8,6 @@
 namespace ClusterDeck::Ui {
 
 namespace {
-QString size(quint64 bytes)
-{
-    return QLocale::c().formattedDataSize(qint64(bytes), 1, QLocale::DataSizeIecFormat);
-}
 const std::deque<UsageHistoryModel::Sample> kNoSamples;
 } // namespace
 
@@ -120,13 +117,16 @@ QVariant UsageHistoryModel::data(const QModelIndex &index, int role) const
     case CpuColumn:
         return has ? QStringLiteral("%1 %").arg(latest->cpuPercent, 0, 'f', 1) : QString();
     case MemoryColumn:
-        return has ? size(latest->memoryUsed) + QStringLiteral(" / ") + size(latest->memoryLimit)
+        return has ? formatBytes(latest->memoryUsed) + QStringLiteral(" / ") +
+                         formatBytes(latest->memoryLimit)
                    : QString();
     case NetworkColumn:
-        return has ? size(latest->rxBytes) + QStringLiteral(" / ") + size(latest->txBytes)
+        return has ? formatBytes(latest->rxBytes) + QStringLiteral(" / ") +
+                         formatBytes(latest->txBytes)
                    : QString();
     case BlockColumn:
-        return has ? size(latest->blockRead) + QStringLiteral(" / ") + size(latest->blockWrite)
+        return has ? formatBytes(latest->blockRead) + QStringLiteral(" / ") +
+                         formatBytes(latest->blockWrite)
                    : QString();
     default:
         return {};

@@ -1,4 +1,5 @@
 #include "sessionsview.h"
+#include "common/shortid.h"
 
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
@@ -328,7 +329,7 @@ SessionsView::Target SessionsView::targetAt(const QModelIndex &proxyIndex) const
     const QModelIndex session = m_model->sessionIndex(t.sessionId);
     t.kernelCount = session.data(Model::KernelCountRole).toInt();
     if (t.sessionName.isEmpty())
-        t.sessionName = Model::shortId(t.sessionId, 8);
+        t.sessionName = shortId(t.sessionId, 8);
     return t;
 }
 
