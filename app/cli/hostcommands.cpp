@@ -160,8 +160,8 @@ int list(Context &context, const QStringList &args)
                      s.reachable ? s.dockerVersion : QStringLiteral("-"), swarmText(s),
                      cpus(s.allocated.cpus) + u'/' +
                          (s.reachable ? QString::number(s.ncpu) : QStringLiteral("-")),
-                     formatBytes(s.allocated.memoryBytes) + u'/' +
-                         (s.reachable ? formatBytes(s.memTotal) : QStringLiteral("-")),
+                     formatBytesCompact(s.allocated.memoryBytes) + u'/' +
+                         (s.reachable ? formatBytesCompact(s.memTotal) : QStringLiteral("-")),
                      QString::number(s.allocated.kernels), healthText(s.host.name)});
     }
     for (const QString &line : alignColumns(rows))

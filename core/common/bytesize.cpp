@@ -10,4 +10,14 @@ QString formatBytes(qint64 bytes)
                                           QLocale::DataSizeIecFormat);
 }
 
+QString formatBytesCompact(qint64 bytes)
+{
+    QString text = formatBytes(bytes);
+    if (text.endsWith(QLatin1String(" bytes"))) {
+        text.chop(5);
+        text.append(u'B');
+    }
+    return text.remove(u' ');
+}
+
 } // namespace ClusterDeck
