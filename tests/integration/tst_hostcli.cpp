@@ -59,7 +59,7 @@ private:
 Run TestHostCli::ctl(const QStringList &args, int timeoutMs) const
 {
     QProcess process;
-    process.start(QStringLiteral(CLUSTERDECKCTL_PATH),
+    process.start(QStringLiteral(CLUSTERDECKCTL),
                   QStringList{QStringLiteral("--store"), m_store} + args);
     Run run;
     if (!process.waitForFinished(timeoutMs)) {
