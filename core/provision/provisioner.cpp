@@ -113,17 +113,32 @@ Docker::ContainerSpec containerSpecWith(const KernelSpec &k, const QString &netw
                                         const QString &storeId, const QString &hostAddress,
                                         EnvStrings *shared);
 
+bool isAttachmentTimeout(const Error &e)
+{
+    return e.httpStatus == 500 &&
+           e.message.contains(QLatin1String("attaching to network failed")) &&
+           e.message.contains(QLatin1String("deadline exceeded"));
+}
+
+bool isNetworkNotFound(const Error &e)
+{
+    return e.httpStatus == 404 && e.message.startsWith(QLatin1String("network ")) &&
+           e.message.contains(QLatin1String(" not found"));
+}
+
 // A busy swarm manager missed the daemon's deadline for an overlay attachment; or, on an overlay
 // this launch has just created, the node does not know it yet ("network … not found", seen in the
 // chaos suite with two launches at once). Neither is a bad request: the start is tried again.
-// (On a reused overlay "not found" is a node dropping its instance: waitForNetworkTeardown's.)
-bool isTransientAttachmentError(const Error &e, bool freshNetwork)
+// On a reused overlay "not found" is a node dropping its instance: before the first start that is
+// waitForNetworkTeardown's; after a start whose attachment timed out (`attachmentFailed`) it is
+// that failure's aftermath (the daemon undid the attachment, and the node dropped the instance it
+// had made for it; seen in tst_controller leaderFrozenMidRestartTouchesNothing with two restarts at
+// once on a loaded lab), and the start is tried again once that node's teardown is over.
+bool isTransientAttachmentError(const Error &e, bool freshNetwork, bool attachmentFailed)
 {
-    if (e.httpStatus == 500 && e.message.contains(QLatin1String("attaching to network failed")) &&
-        e.message.contains(QLatin1String("deadline exceeded")))
+    if (isAttachmentTimeout(e))
         return true;
-    return freshNetwork && e.httpStatus == 404 && e.message.startsWith(QLatin1String("network ")) &&
-           e.message.contains(QLatin1String(" not found"));
+    return (freshNetwork || attachmentFailed) && isNetworkNotFound(e);
 }
 
 } // namespace
@@ -1041,38 +1056,39 @@ void Provisioner::waitForNetworkTeardown(Run &run)
 {
     QStringList hosts = run.spec.placement.hostOf.values();
     hosts.removeDuplicates();
-    using Clock = std::chrono::steady_clock;
-    const auto until = Clock::now() + std::min<std::chrono::milliseconds>(run.timeout, 15s);
     Concurrent::forEachPerHost(
         int(hosts.size()), [&](int i) { return hosts.at(i); },
-        [&](int i) {
-            const QString &host = hosts.at(i);
-            const auto client = run.clients.value(host);
-            if (!client)
-                return;
-            QElapsedTimer waited;
-            waited.start();
-            for (;;) {
-                // Not found: this node has no instance (a worker without containers on it).
-                // Another error: the starts that follow report the host properly.
-                auto info = client->inspectNetwork(run.spec.plan.networkName, run.call());
-                if (!info || !info->instantiatedHere || info->hasContainerEndpoints())
-                    break;
-                if (Clock::now() >= until || run.aborted()) {
-                    qCWarning(lcProvision).noquote()
-                        << "host" << host << "still holds an unused instance of network"
-                        << run.spec.plan.networkName << "after" << waited.elapsed()
-                        << "ms; starting anyway";
-                    break;
-                }
-                std::this_thread::sleep_for(100ms);
-            }
-            if (waited.elapsed() >= 100)
-                qCInfo(lcProvision).noquote()
-                    << "host" << host << "dropped its instance of network"
-                    << run.spec.plan.networkName << "in" << waited.elapsed() << "ms";
-        },
-        m_perHostLimit, run.ops);
+        [&](int i) { waitForNetworkTeardownOn(run, hosts.at(i)); }, m_perHostLimit, run.ops);
+}
+
+void Provisioner::waitForNetworkTeardownOn(Run &run, const QString &host)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto until = Clock::now() + std::min<std::chrono::milliseconds>(run.timeout, 15s);
+    const auto client = run.clients.value(host);
+    if (!client)
+        return;
+    QElapsedTimer waited;
+    waited.start();
+    for (;;) {
+        // Not found: this node has no instance (a worker without containers on it).
+        // Another error: the starts that follow report the host properly.
+        auto info = client->inspectNetwork(run.spec.plan.networkName, run.call());
+        if (!info || !info->instantiatedHere || info->hasContainerEndpoints())
+            break;
+        if (Clock::now() >= until || run.aborted()) {
+            qCWarning(lcProvision).noquote()
+                << "host" << host << "still holds an unused instance of network"
+                << run.spec.plan.networkName << "after" << waited.elapsed()
+                << "ms; starting anyway";
+            break;
+        }
+        std::this_thread::sleep_for(100ms);
+    }
+    if (waited.elapsed() >= 100)
+        qCInfo(lcProvision).noquote()
+            << "host" << host << "dropped its instance of network" << run.spec.plan.networkName
+            << "in" << waited.elapsed() << "ms";
 }
 
 Result<void> Provisioner::pullImages(Run &run)
@@ -1469,14 +1485,22 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         // ("attaching to network failed … context deadline exceeded", HTTP 500); the daemon has
         // undone that attachment, and a second start usually attaches.
         auto started = client->startContainer(id, run.call());
-        const bool freshNetwork =
-            !run.networkReused && run.spec.placement.mode == ClusterMode::MultiNode;
-        for (int retry = 1; !started && isTransientAttachmentError(started.error(), freshNetwork) &&
-                            retry <= 2 && !run.aborted();
+        const bool multiNode = run.spec.placement.mode == ClusterMode::MultiNode;
+        const bool freshNetwork = !run.networkReused && multiNode;
+        bool attachmentFailed = false;
+        for (int retry = 1;
+             !started &&
+             isTransientAttachmentError(started.error(), freshNetwork, attachmentFailed) &&
+             retry <= 2 && !run.aborted();
              ++retry) {
+            attachmentFailed = attachmentFailed || isAttachmentTimeout(started.error());
             qCInfo(lcProvision).noquote() << "starting" << k.hostname << "on host" << host
                                           << "again:" << started.error().message;
             std::this_thread::sleep_for(std::chrono::seconds(retry));
+            // The failed attachment may have left this node dropping its instance of a reused
+            // overlay: a start into it fails ("not found") or leaves a stuck attachment.
+            if (attachmentFailed && multiNode && !freshNetwork)
+                waitForNetworkTeardownOn(run, host);
             started = client->startContainer(id, run.call());
         }
         if (!started)

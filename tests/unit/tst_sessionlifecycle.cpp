@@ -89,6 +89,8 @@ private Q_SLOTS:
     void launchWithHostDown();
     void startRetriesAnAttachmentTimeout_data();
     void startRetriesAnAttachmentTimeout();
+    void restartStartAfterAnAttachmentTimeout_data();
+    void restartStartAfterAnAttachmentTimeout();
     void storedSpecRoundTrips();
     void restart();
     void restartWaitsForNetworkTeardown_data();
@@ -432,6 +434,71 @@ void TestSessionLifecycle::startRetriesAnAttachmentTimeout()
                  qPrintable(s.error().toString()));
         for (const auto &h : m_fleet->hosts())
             QCOMPARE(h->containerCount(), 0);
+    }
+}
+
+void TestSessionLifecycle::restartStartAfterAnAttachmentTimeout_data()
+{
+    QTest::addColumn<QStringList>("errors"); // what the kernel's starts answer, in order
+    QTest::addColumn<bool>("runs");
+    QTest::newRow("attachment timeout, then the dropped network not found: the third start runs")
+        << QStringList{QStringLiteral("timeout"), QStringLiteral("not found")} << true;
+    QTest::newRow("attachment timeout twice: the third start runs")
+        << QStringList{QStringLiteral("timeout"), QStringLiteral("timeout")} << true;
+    QTest::newRow("timeout, not found, not found: three starts, the restart fails")
+        << QStringList{QStringLiteral("timeout"), QStringLiteral("not found"),
+                       QStringLiteral("not found")}
+        << false;
+    QTest::newRow("not found without an attachment failure: the teardown wait's, not retried")
+        << QStringList{QStringLiteral("not found")} << false;
+}
+
+// The lab flake of tst_controller leaderFrozenMidRestartTouchesNothing: on a busy swarm the first
+// start of a restarted kernel on a reused overlay missed the attachment deadline (HTTP 500); the
+// daemon undid the attachment, the node dropped its instance of the overlay, and the second start
+// found "network … not found" (HTTP 404), which on a reused overlay ended the restart: the whole
+// session was rolled back to ERROR, for good. After an attachment failure the start waits for the
+// node's teardown and that "not found" is tried again (three starts in all, as for a timeout).
+void TestSessionLifecycle::restartStartAfterAnAttachmentTimeout()
+{
+    QFETCH(QStringList, errors);
+    QFETCH(bool, runs);
+    auto s = launch(QStringLiteral("rat"), QStringLiteral("multi-node"), 2);
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    auto kernels = m_store->kernels(s->id);
+    QVERIFY(kernels);
+    // A host with one kernel of the session: the nth start there is that kernel's.
+    QMap<QString, int> perHost;
+    for (const KernelRecord &k : std::as_const(*kernels))
+        ++perHost[k.host];
+    const QString host = perHost.key(1);
+    QVERIFY2(!host.isEmpty(), "no host holds exactly one kernel");
+    for (int i = 0; i < errors.size(); ++i) {
+        const Error e =
+            errors.at(i) == u"timeout"
+                ? Error::make(Error::Kind::Http, host,
+                              QStringLiteral("attaching to network failed, make sure your network "
+                                             "options are correct and check manager logs: context "
+                                             "deadline exceeded"),
+                              500)
+                : Error::make(Error::Kind::NotFound, host,
+                              QStringLiteral("network wxp2qngpxrqtwg2lvsa2fvv3b not found"), 404);
+        m_fleet->host(host)->addFault({QStringLiteral("startContainer"), 1, e}); // in turn
+    }
+    SessionController sessions(m_store.get(), m_registry.get());
+    sessions.setStopTimeout(1);
+    auto restarted = sessions.restart(s->id, QStringLiteral("test"));
+    QCOMPARE(bool(restarted), runs);
+    if (runs) {
+        QCOMPARE(toString(m_store->session(s->id)->status), toString(SessionStatus::Running));
+        auto after = m_store->kernels(s->id);
+        QVERIFY(after);
+        for (const KernelRecord &k : std::as_const(*after))
+            QCOMPARE(toString(k.status), toString(KernelStatus::Running));
+        QCOMPARE(countOf(s->id), 3);
+    } else {
+        QVERIFY2(restarted.error().toString().contains(QStringLiteral("not found")),
+                 qPrintable(restarted.error().toString()));
     }
 }
 
