@@ -188,7 +188,10 @@ public:
     // Added to the controller's environment (e.g. CLUSTERDECK_FAILPOINT); before start().
     void setEnvironmentVariable(const QString &name, const QString &value)
     {
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        // On top of those set before: each call used to start again from the system's.
+        QProcessEnvironment env = m_process.processEnvironment();
+        if (env.isEmpty())
+            env = QProcessEnvironment::systemEnvironment();
         env.insert(name, value);
         m_process.setProcessEnvironment(env);
     }

@@ -654,6 +654,18 @@ void TestController::leaderFrozenMidRestartTouchesNothing()
         // A freezes itself where its restart has read the kernels and is about to stop them.
         t.a->setEnvironmentVariable(QStringLiteral("CLUSTERDECK_FAILPOINT"),
                                     QStringLiteral("restart-before-stop"));
+        // A failure shows when each controller did what, the provisioner's steps included.
+        for (ControllerProcess *c : {t.a.get(), t.b.get()}) {
+            c->setEnvironmentVariable(
+                QStringLiteral("QT_MESSAGE_PATTERN"),
+                QStringLiteral(
+                    "%{time hh:mm:ss.zzz} %{if-category}%{category}: %{endif}%{message}"));
+            c->setEnvironmentVariable(QStringLiteral("QT_LOGGING_RULES"),
+                                      QStringLiteral("clusterdeck.*.debug=false\n"
+                                                     "clusterdeck.*.info=false\n"
+                                                     "clusterdeck.control.info=true\n"
+                                                     "clusterdeck.provision.info=true"));
+        }
         t.a->start(t.url, args);
         QVERIFY2(t.a->waitFor(" leads", 20000), t.a->err().constData());
         t.b->start(t.url, args);
@@ -703,11 +715,35 @@ void TestController::leaderFrozenMidRestartTouchesNothing()
                 return t.generation.size() == 5;
             },
             90000);
+        auto eventsOf = [&] {
+            QStringList lines;
+            auto store = openStore(t.url);
+            if (!store)
+                return store.error().toString();
+            auto events = (*store)->events(0, 100000);
+            if (!events)
+                return events.error().toString();
+            for (const EventRecord &e : std::as_const(*events)) {
+                if (e.sessionId == t.id || e.sessionId.isEmpty())
+                    lines.append(QStringLiteral("%1 %2 [%3] %4: %5")
+                                     .arg(e.at.toString(QStringLiteral("hh:mm:ss.zzz")), e.actor,
+                                          e.kernelId.left(8), e.action, e.detail.left(400)));
+            }
+            return lines.join(u'\n');
+        };
+        // Printed apart: QtTest cuts a failure message at 1 KiB, before the controllers' output.
+        if (!finished)
+            qWarning().noquote() << t.backend << ": B did not finish the restart in 90 s;"
+                                 << QJsonDocument(shown).toJson(QJsonDocument::Compact)
+                                 << "\nevents:\n"
+                                 << eventsOf()
+                                 << "\nB:" << QString::fromUtf8(t.b->err().right(4000))
+                                 << "\nA:" << QString::fromUtf8(t.a->err().right(2000));
         QVERIFY2(finished,
-                 qPrintable(t.backend + QStringLiteral(": B did not finish the restart in 90 s; ") +
-                            QString::fromUtf8(QJsonDocument(shown).toJson(QJsonDocument::Compact)) +
-                            QStringLiteral("\nB: ") + QString::fromUtf8(t.b->err().right(4000)) +
-                            QStringLiteral("\nA: ") + QString::fromUtf8(t.a->err().right(2000))));
+                 qPrintable(t.backend + QStringLiteral(": B did not finish the restart in "
+                                                       "90 s (the session, its events "
+                                                       "and both controllers' output "
+                                                       "are above)")));
     }
     const QDateTime resumedAt = QDateTime::currentDateTimeUtc();
     for (Trial &t : trials)
