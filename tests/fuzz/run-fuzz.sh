@@ -10,7 +10,8 @@ CXX=${FUZZ_CXX:-clang++-16}
 command -v "$CXX" >/dev/null || { echo "run-fuzz: $CXX not found (scripts/setup.sh installs clang)" >&2; exit 1; }
 mkdir -p "$OUT/corpus" "$OUT/artifacts"
 
-sources=("$SRC_DIR"/core/template/*.cpp "$SRC_DIR/core/common/error.cpp" "$SRC_DIR/core/common/logging.cpp")
+sources=("$SRC_DIR"/core/template/*.cpp "$SRC_DIR/core/common/error.cpp" "$SRC_DIR/core/common/logging.cpp"
+         "$SRC_DIR/core/common/clustermode.cpp")
 bin=$OUT/fuzz_templateloader
 # Rebuild only when a source changed.
 if [[ ! -x $bin ]] || [[ -n $(find "${sources[@]}" "$SRC_DIR/core/template" "$SRC_DIR/tests/fuzz/fuzz_templateloader.cpp" -newer "$bin" 2>/dev/null) ]]; then
