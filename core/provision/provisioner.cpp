@@ -1429,7 +1429,7 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
             return fail(where(QStringLiteral("inspecting"), existing.error()));
         if (existing->labels.value(Labels::session()) != run.spec.plan.sessionId ||
             existing->labels.value(Labels::kernel()) != k.kernelId ||
-            !m_store->identity().owns(existing->labels.value(Labels::store()), true))
+            !run.self.owns(existing->labels.value(Labels::store()), true))
             return fail(Error::Kind::Conflict, QStringLiteral("host %1").arg(host),
                         QStringLiteral("a container named %1 exists on host %2 and is not kernel "
                                        "%3 of this session")
