@@ -71,11 +71,11 @@ inline Proc storeCli(const QString &program, const QString &storeUrl, const QStr
     return runProcess(program, QStringList{QStringLiteral("--store"), storeUrl} + args, timeoutMs);
 }
 inline QJsonObject showSession(const QString &program, const QString &storeUrl,
-                               const QString &session)
+                               const QString &session, int timeoutMs = 180000)
 {
     return QJsonDocument::fromJson(
                storeCli(program, storeUrl,
-                        {QStringLiteral("show"), session, QStringLiteral("--json")})
+                        {QStringLiteral("show"), session, QStringLiteral("--json")}, timeoutMs)
                    .out)
         .object();
 }

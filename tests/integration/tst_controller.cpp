@@ -91,14 +91,11 @@ private Q_SLOTS:
 private:
     Proc cli(const QStringList &args, int timeoutMs = 240000) const
     {
-        return runProcess(QStringLiteral(CLUSTERDECKCTL),
-                          QStringList{QStringLiteral("--store"), m_storeUrl} + args, timeoutMs);
+        return storeCli(QStringLiteral(CLUSTERDECKCTL), m_storeUrl, args, timeoutMs);
     }
     QJsonObject show(const QString &id) const
     {
-        return QJsonDocument::fromJson(
-                   cli({QStringLiteral("show"), id, QStringLiteral("--json")}).out)
-            .object();
+        return showSession(QStringLiteral(CLUSTERDECKCTL), m_storeUrl, id, 240000);
     }
     void useStore(const QString &backend);
     QJsonObject launch(const QString &templateName, const QString &policy, int maxRestarts);
@@ -621,13 +618,10 @@ void TestController::leaderFrozenMidRestartTouchesNothing()
     const int ttl = 3;
     const QStringList args{QStringLiteral("--lease-ttl"), QString::number(ttl)};
     auto cliOn = [](const QString &url, const QStringList &a) {
-        return runProcess(QStringLiteral(CLUSTERDECKCTL),
-                          QStringList{QStringLiteral("--store"), url} + a, 240000);
+        return storeCli(QStringLiteral(CLUSTERDECKCTL), url, a, 240000);
     };
-    auto showOn = [&](const QString &url, const QString &id) {
-        return QJsonDocument::fromJson(
-                   cliOn(url, {QStringLiteral("show"), id, QStringLiteral("--json")}).out)
-            .object();
+    auto showOn = [](const QString &url, const QString &id) {
+        return showSession(QStringLiteral(CLUSTERDECKCTL), url, id, 240000);
     };
     std::vector<Trial> trials(2);
     trials[0].backend = QStringLiteral("etcd");

@@ -38,23 +38,23 @@ Graph readGraph(const QString &markdown, QString *error)
     static const QRegularExpression row(QStringLiteral(R"re(^\| `([a-z]+/[a-z]+)` \|([^|]*)\|)re"),
                                         QRegularExpression::MultilineOption);
     static const QRegularExpression name(QStringLiteral(R"re(`([a-z]+/[a-z*]+)`)re"));
-    QStringList wildcards;
+    QList<std::pair<QString, QString>> wildcards; // folder, prefix of the folders it may use
     for (auto m = row.globalMatch(section); m.hasNext();) {
         const auto match = m.next();
         QSet<QString> &uses = graph[match.captured(1)];
         for (auto n = name.globalMatch(match.captured(2)); n.hasNext();) {
             const QString used = n.next().captured(1);
             if (used.endsWith(u'*'))
-                wildcards.append(match.captured(1) + u' ' + used.chopped(1));
+                wildcards.append({match.captured(1), used.chopped(1)});
             else
                 uses.insert(used);
         }
     }
-    for (const QString &w : std::as_const(wildcards)) {
-        const QString folder = w.section(u' ', 0, 0), prefix = w.section(u' ', 1);
-        for (auto it = graph.cbegin(); it != graph.cend(); ++it) {
-            if (it.key().startsWith(prefix) && it.key() != folder)
-                graph[folder].insert(it.key());
+    const QStringList folders = graph.keys();
+    for (const auto &[folder, prefix] : std::as_const(wildcards)) {
+        for (const QString &other : folders) {
+            if (other.startsWith(prefix) && other != folder)
+                graph[folder].insert(other);
         }
     }
     if (graph.isEmpty())
