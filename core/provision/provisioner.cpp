@@ -133,7 +133,8 @@ bool isNetworkNotFound(const Error &e)
 // waitForNetworkTeardown's; after a start whose attachment timed out (`attachmentFailed`) it is
 // that failure's aftermath (the daemon undid the attachment, and the node dropped the instance it
 // had made for it; seen in tst_controller leaderFrozenMidRestartTouchesNothing with two restarts at
-// once on a loaded lab), and the start is tried again once that node's teardown is over.
+// once on a loaded lab, and on a fresh overlay in the chaos suite's console-and-cli fault), and the
+// start is tried again once that node's teardown is over, whichever overlay it is.
 bool isTransientAttachmentError(const Error &e, bool freshNetwork, bool attachmentFailed)
 {
     if (isAttachmentTimeout(e))
@@ -1497,9 +1498,10 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
             qCInfo(lcProvision).noquote() << "starting" << k.hostname << "on host" << host
                                           << "again:" << started.error().message;
             std::this_thread::sleep_for(std::chrono::seconds(retry));
-            // The failed attachment may have left this node dropping its instance of a reused
-            // overlay: a start into it fails ("not found") or leaves a stuck attachment.
-            if (attachmentFailed && multiNode && !freshNetwork)
+            // The failed attachment may have left this node dropping its instance of the
+            // overlay, reused or made by this launch: a start into it fails ("not found") or
+            // leaves a stuck attachment (chaos console-and-cli: timeout, then "not found" twice).
+            if (attachmentFailed && multiNode)
                 waitForNetworkTeardownOn(run, host);
             started = client->startContainer(id, run.call());
         }

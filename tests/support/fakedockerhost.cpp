@@ -416,8 +416,31 @@ FakeDockerHost::createContainer(const Docker::ContainerSpec &spec,
 Result<void> FakeDockerHost::startContainer(const QString &id,
                                             const Docker::CallOptions &options) const
 {
-    if (auto ok = enter("startContainer", options); !ok)
+    if (auto ok = enter("startContainer", options); !ok) {
+        // As dockerd: a start that missed the attachment deadline undid the attachment, and the
+        // node drops the instance of the network it had made for it (when no container here
+        // is on it), asynchronously: with setNetworkTeardownInspects, for that many inspections.
+        const int n = m_teardownInspects.load();
+        if (n > 0 && ok.error().httpStatus == 500 &&
+            ok.error().message.contains(QLatin1String("attaching to network failed"))) {
+            std::lock_guard lock(m_mutex);
+            const QString key = resolveContainer(id);
+            for (const QString &name : networksOf(m_containers.value(key).spec)) {
+                const QString net = resolveNetwork(name);
+                if (net.isEmpty())
+                    continue;
+                const QString network = m_networks.value(net).spec.name;
+                const bool others = std::any_of(
+                    m_containers.cbegin(), m_containers.cend(), [&](const Container &o) {
+                        return o.id != key && o.state == QLatin1String("running") &&
+                               joins(o.spec, network);
+                    });
+                if (!others)
+                    m_tearingDown.insert(net, n);
+            }
+        }
         return fail(ok.error());
+    }
     std::lock_guard lock(m_mutex);
     const QString key = resolveContainer(id);
     if (key.isEmpty())

@@ -91,6 +91,8 @@ private Q_SLOTS:
     void startRetriesAnAttachmentTimeout();
     void restartStartAfterAnAttachmentTimeout_data();
     void restartStartAfterAnAttachmentTimeout();
+    void launchStartAfterAnAttachmentTimeout_data();
+    void launchStartAfterAnAttachmentTimeout();
     void storedSpecRoundTrips();
     void restart();
     void restartWaitsForNetworkTeardown_data();
@@ -500,6 +502,48 @@ void TestSessionLifecycle::restartStartAfterAnAttachmentTimeout()
         QVERIFY2(restarted.error().toString().contains(QStringLiteral("not found")),
                  qPrintable(restarted.error().toString()));
     }
+}
+
+void TestSessionLifecycle::launchStartAfterAnAttachmentTimeout_data()
+{
+    QTest::addColumn<int>("teardownInspects");
+    QTest::newRow("instance dropped after 1 inspection") << 1;
+    QTest::newRow("instance dropped after 8 inspections") << 8;
+}
+
+// The chaos suite's console-and-cli flake: on an overlay this launch had just made, a kernel's
+// first start missed the attachment deadline (HTTP 500); the node then dropped the instance it had
+// made for that attachment, and both later starts found "network … not found" (HTTP 404): the
+// launch was rolled back. The wait for that node's teardown now comes after an attachment failure
+// on any overlay, not only on a reused one.
+void TestSessionLifecycle::launchStartAfterAnAttachmentTimeout()
+{
+    QFETCH(int, teardownInspects);
+    const Error timeout = Error::make(
+        Error::Kind::Http, QStringLiteral("h"),
+        QStringLiteral("attaching to network failed, make sure your network options are correct "
+                       "and check manager logs: context deadline exceeded"),
+        500);
+    for (const auto &h : m_fleet->hosts()) {
+        h->setNetworkTeardownInspects(teardownInspects);
+        h->addFault({QStringLiteral("startContainer"), 1, timeout});
+    }
+    auto s = launch(QStringLiteral("lat"), QStringLiteral("multi-node"), 2);
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    QCOMPARE(toString(s->status), toString(SessionStatus::Running));
+    const auto manager = m_fleet->host(s->networkHost);
+    // The network lives on its manager in the fake fleet: only there is an instance dropped.
+    auto kernels = m_store->kernels(s->id);
+    QVERIFY(kernels);
+    QVERIFY2(std::any_of(kernels->cbegin(), kernels->cend(),
+                         [&](const KernelRecord &k) { return k.host == s->networkHost; }),
+             "no kernel on the network's host: the case would not test the wait");
+    for (const auto &h : m_fleet->hosts())
+        QCOMPARE(h->stuckAttachments(), 0);
+    QCOMPARE(manager->calls(QStringLiteral("startContainer")) >= 2, true);
+    for (const KernelRecord &k : std::as_const(*kernels))
+        QCOMPARE(toString(k.status), toString(KernelStatus::Running));
+    QCOMPARE(countOf(s->id), 3);
 }
 
 void TestSessionLifecycle::restartWaitsForNetworkTeardown_data()
