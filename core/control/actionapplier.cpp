@@ -540,7 +540,7 @@ ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
         // An interrupted whole-session restart is done again from its start: the stops and
         // removals of the process that was killed may still run in the daemons, and a kernel
         // started on a node that one of them empties meanwhile leaves a swarm attachment that no
-        // API call removes (see Provisioner::waitForNetworkTeardown). restartLocked removes
+        // API call removes (see SwarmOverlayNetwork::awaitReuse). restartLocked removes
         // every container of the session first, each removal awaited, then provisions.
         SessionController sessions(m_store, m_registry);
         configure(sessions);

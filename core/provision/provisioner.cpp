@@ -1,7 +1,8 @@
 #include "provisioner.h"
 
-#include "common/logging.h"
 #include "common/concurrent.h"
+#include "common/labels.h"
+#include "common/logging.h"
 #include "docker/dockerhost.h"
 #include "docker/tararchivebuilder.h"
 #include "eventlog.h"
@@ -10,10 +11,10 @@
 #include "hostprobe.h"
 #include "hostwatchdog.h"
 #include "kernelstatusbatcher.h"
+#include "network/sessionnetwork.h"
 #include "plan/planresolver.h"
 #include "plan/presets.h"
 #include "plan/useraccounts.h"
-#include "common/labels.h"
 #include "registry/imagereference.h"
 #include "registry/registryclient.h"
 #include "store/sessionsecrets.h"
@@ -113,35 +114,6 @@ Docker::ContainerSpec containerSpecWith(const KernelSpec &k, const QString &netw
                                         const QString &storeId, const QString &hostAddress,
                                         EnvStrings *shared);
 
-bool isAttachmentTimeout(const Error &e)
-{
-    return e.httpStatus == 500 &&
-           e.message.contains(QLatin1String("attaching to network failed")) &&
-           e.message.contains(QLatin1String("deadline exceeded"));
-}
-
-bool isNetworkNotFound(const Error &e)
-{
-    return e.httpStatus == 404 && e.message.startsWith(QLatin1String("network ")) &&
-           e.message.contains(QLatin1String(" not found"));
-}
-
-// A busy swarm manager missed the daemon's deadline for an overlay attachment; or, on an overlay
-// this launch has just created, the node does not know it yet ("network … not found", seen in the
-// chaos suite with two launches at once). Neither is a bad request: the start is tried again.
-// On a reused overlay "not found" is a node dropping its instance: before the first start that is
-// waitForNetworkTeardown's; after a start whose attachment timed out (`attachmentFailed`) it is
-// that failure's aftermath (the daemon undid the attachment, and the node dropped the instance it
-// had made for it; seen in tst_controller leaderFrozenMidRestartTouchesNothing with two restarts at
-// once on a loaded lab, and on a fresh overlay in the chaos suite's console-and-cli fault), and the
-// start is tried again once that node's teardown is over, whichever overlay it is.
-bool isTransientAttachmentError(const Error &e, bool freshNetwork, bool attachmentFailed)
-{
-    if (isAttachmentTimeout(e))
-        return true;
-    return (freshNetwork || attachmentFailed) && isNetworkNotFound(e);
-}
-
 } // namespace
 
 // One provisioning run of one session: shared by the kernel threads.
@@ -157,6 +129,7 @@ struct Provisioner::Run
     std::chrono::milliseconds timeout{60000};
     bool partial = false;       // adding kernels to a running session: its network and spec stay
     bool networkReused = false; // the session's network was there already (restart, completion)
+    std::unique_ptr<SessionNetwork> network; // the driver of the session's kind of network
     // The session lock the caller holds (may be null). Once it is lost nothing more is done or
     // written: its new holder finishes the session.
     const SessionLock *lock = nullptr;
@@ -205,6 +178,10 @@ struct Provisioner::Run
         return o;
     }
     bool aborted() const { return ops.isCancelled(); }
+    SessionNetwork::Scope networkScope() const
+    {
+        return {spec.plan.sessionId, spec.plan.networkName, spec.plan.mtu, self, call()};
+    }
     void hostHung(const QString &host, const Error &why)
     {
         {
@@ -492,6 +469,7 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     m_unanswered.clear();
     Run run;
     run.spec = spec;
+    run.network = SessionNetwork::forMode(spec.placement.mode);
     run.self = m_store->identity();
     run.userCancel = cancel;
     run.lock = lock;
@@ -579,6 +557,7 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
     for (const QString &h : hostnames)
         hostOf.insert(h, spec.placement.hostOf.value(h));
     run.spec.placement.hostOf = hostOf;
+    run.network = SessionNetwork::forMode(spec.placement.mode);
     run.self = m_store->identity();
     run.userCancel = cancel;
     run.timeout = m_callTimeout;
@@ -980,48 +959,23 @@ Result<void> Provisioner::prepareHosts(Run &run)
                           }});
         }
     }
-    tasks.append(
-        {placement.networkHost, [&run]() -> Result<void> {
-             if (run.partial) { // scale: the session's network is there
-                 std::lock_guard lock(run.mutex);
-                 run.networkReused = true;
-                 return {};
-             }
-             const ClusterPlan &plan = run.spec.plan;
-             const QString host = run.spec.placement.networkHost;
-             const auto &client = run.clients.value(host);
-             Docker::NetworkSpec n;
-             n.name = plan.networkName;
-             const bool overlay = run.spec.placement.mode == ClusterMode::MultiNode;
-             n.driver = overlay ? QStringLiteral("overlay") : QStringLiteral("bridge");
-             n.attachable = overlay;
-             n.labels = {{Labels::session(), plan.sessionId},
-                         {Labels::store(), run.self.id}};
-             if (plan.mtu)
-                 n.options.insert(QStringLiteral("com.docker.network.driver.mtu"),
-                                  QString::number(*plan.mtu));
-             auto id = client->createNetwork(n, run.call());
-             if (!id && id.error().kind == Error::Kind::Conflict) {
-                 // Completing an interrupted launch, or restarting a session: adopt
-                 // our own network, also one an earlier release labelled with the
-                 // store's URL (the session is this store's: the caller read it there).
-                 auto existing = client->inspectNetwork(plan.networkName, run.call());
-                 if (existing &&
-                     existing->labels.value(Labels::session()) == plan.sessionId &&
-                     run.self.owns(existing->labels.value(Labels::store()), true)) {
-                     id = existing->id;
-                     std::lock_guard lock(run.mutex);
-                     run.networkReused = true;
-                 }
-             }
-             if (!id)
-                 return fail(id.error().withContext(
-                     QStringLiteral("creating network %1").arg(plan.networkName)));
-             std::lock_guard lock(run.mutex);
-             run.session.networkId = *id;
-             run.session.networkHost = host;
-             return {};
-         }});
+    tasks.append({placement.networkHost, [&run]() -> Result<void> {
+                      if (run.partial) { // scale: the session's network is there
+                          std::lock_guard lock(run.mutex);
+                          run.networkReused = true;
+                          return {};
+                      }
+                      const QString host = run.spec.placement.networkHost;
+                      auto made =
+                          run.network->create(run.networkScope(), host, *run.clients.value(host));
+                      if (!made)
+                          return fail(made.error());
+                      std::lock_guard lock(run.mutex);
+                      run.networkReused = made->reused;
+                      run.session.networkId = made->id;
+                      run.session.networkHost = host;
+                      return {};
+                  }});
 
     std::mutex errorMutex;
     std::optional<Error> error;
@@ -1041,55 +995,13 @@ Result<void> Provisioner::prepareHosts(Run &run)
         m_perHostLimit, run.ops);
     if (error)
         return fail(*error);
-    if (run.networkReused && run.spec.placement.mode == ClusterMode::MultiNode)
-        waitForNetworkTeardown(run);
-    return {};
-}
-
-// A restart, the completion of an interrupted launch or a scale right after a scale-down reuse
-// the session's overlay just after containers on it were removed. A node drops its instance of
-// the network a moment after its last container left, asynchronously; a container started on
-// that node meanwhile attaches to the instance being dropped, fails ("network … not found") and
-// leaves the swarm an attachment task that no Engine API call removes: the network is "in use by
-// task" for good (moby/moby#31068; seen in the chaos suite's kill9-controller trials). So before
-// the first start, wait (bounded) until no host holds an instance without containers.
-void Provisioner::waitForNetworkTeardown(Run &run)
-{
-    QStringList hosts = run.spec.placement.hostOf.values();
-    hosts.removeDuplicates();
-    Concurrent::forEachPerHost(
-        int(hosts.size()), [&](int i) { return hosts.at(i); },
-        [&](int i) { waitForNetworkTeardownOn(run, hosts.at(i)); }, m_perHostLimit, run.ops);
-}
-
-void Provisioner::waitForNetworkTeardownOn(Run &run, const QString &host)
-{
-    using Clock = std::chrono::steady_clock;
-    const auto until = Clock::now() + std::min<std::chrono::milliseconds>(run.timeout, 15s);
-    const auto client = run.clients.value(host);
-    if (!client)
-        return;
-    QElapsedTimer waited;
-    waited.start();
-    for (;;) {
-        // Not found: this node has no instance (a worker without containers on it).
-        // Another error: the starts that follow report the host properly.
-        auto info = client->inspectNetwork(run.spec.plan.networkName, run.call());
-        if (!info || !info->instantiatedHere || info->hasContainerEndpoints())
-            break;
-        if (Clock::now() >= until || run.aborted()) {
-            qCWarning(lcProvision).noquote()
-                << "host" << host << "still holds an unused instance of network"
-                << run.spec.plan.networkName << "after" << waited.elapsed()
-                << "ms; starting anyway";
-            break;
-        }
-        std::this_thread::sleep_for(100ms);
+    if (run.networkReused) {
+        QHash<QString, std::shared_ptr<Docker::DockerHost>> hosts;
+        for (const QString &host : std::as_const(run.spec.placement.hostOf))
+            hosts.insert(host, run.clients.value(host));
+        run.network->awaitReuse(run.networkScope(), hosts, m_perHostLimit, run.ops);
     }
-    if (waited.elapsed() >= 100)
-        qCInfo(lcProvision).noquote()
-            << "host" << host << "dropped its instance of network" << run.spec.plan.networkName
-            << "in" << waited.elapsed() << "ms";
+    return {};
 }
 
 Result<void> Provisioner::pullImages(Run &run)
@@ -1482,27 +1394,21 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         }
         if (run.aborted())
             return {};
-        // A busy swarm manager can miss the daemon's own deadline for an overlay attachment
-        // ("attaching to network failed … context deadline exceeded", HTTP 500); the daemon has
-        // undone that attachment, and a second start usually attaches.
+        // The start attaches the container to the session's network: what the network's driver
+        // knows to be passing trouble (a busy swarm manager, a node dropping its instance) is
+        // tried again, three starts in all.
         auto started = client->startContainer(id, run.call());
-        const bool multiNode = run.spec.placement.mode == ClusterMode::MultiNode;
-        const bool freshNetwork = !run.networkReused && multiNode;
-        bool attachmentFailed = false;
+        SessionNetwork::StartAttempts attempts;
         for (int retry = 1;
              !started &&
-             isTransientAttachmentError(started.error(), freshNetwork, attachmentFailed) &&
+             run.network->isTransientStartError(started.error(), run.networkReused, attempts) &&
              retry <= 2 && !run.aborted();
              ++retry) {
-            attachmentFailed = attachmentFailed || isAttachmentTimeout(started.error());
             qCInfo(lcProvision).noquote() << "starting" << k.hostname << "on host" << host
                                           << "again:" << started.error().message;
             std::this_thread::sleep_for(std::chrono::seconds(retry));
-            // The failed attachment may have left this node dropping its instance of the
-            // overlay, reused or made by this launch: a start into it fails ("not found") or
-            // leaves a stuck attachment (chaos console-and-cli: timeout, then "not found" twice).
-            if (attachmentFailed && multiNode)
-                waitForNetworkTeardownOn(run, host);
+            run.network->prepareRetry(run.networkScope(), host, *client, run.networkReused,
+                                      attempts);
             started = client->startContainer(id, run.call());
         }
         if (!started)
@@ -1767,63 +1673,21 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
         } else if (const auto call = callFor(networkHost); !call) {
             outOfTime(networkHost);
         } else {
-            // The network by id, after its labels say it is this store's of this session.
-            QString networkId;
-            auto info = (*client)->inspectNetwork(spec.plan.networkName, *call);
-            if (!info) {
-                if (!info.error().isGone())
-                    note(networkHost, info.error());
-            } else if (ownsObject(info->labels, sessionId, {})) {
-                networkId = info->id;
-            } else {
-                qCInfo(lcProvision) << "left alone: network" << spec.plan.networkName
-                                    << "(labels of another store or session)";
-            }
-            // An overlay keeps "active endpoints" for a moment after its last container left:
-            // retry until the removal's deadline, not a fixed number of times. While a host
-            // does not answer, the swarm keeps its attachment to the network ("in use by task")
-            // until it does: then a few seconds for the others' endpoints is all it gets. A host
-            // that failed its part of this removal (its daemon is down) is such a host too.
-            QSet<QString> silent = options.skipHosts;
+            SessionNetwork::Removal removal;
+            removal.call = [&] {
+                return callFor(networkHost);
+            };
+            removal.deadline = deadline;
+            removal.silentHosts = options.skipHosts;
             {
                 std::lock_guard lock(mutex);
-                silent.unite(leftOn);
+                removal.silentHosts.unite(leftOn);
             }
-            silent.remove(networkHost);
-            const auto networkDeadline =
-                silent.isEmpty() ? deadline : std::min(deadline, Clock::now() + 5s);
-            while (!networkId.isEmpty()) {
-                const auto retry = callFor(networkHost);
-                if (!retry) {
-                    note(networkHost,
-                         Error::make(Error::Kind::Timeout,
-                                     QStringLiteral("host %1").arg(networkHost),
-                                     QStringLiteral("network %1 not removed in time")
-                                         .arg(spec.plan.networkName)),
-                         false);
-                    break;
-                }
-                auto ok = (*client)->removeNetwork(networkId, *retry);
-                if (ok || ok.error().isGone())
-                    break;
-                if (ok.error().kind == Error::Kind::Timeout ||
-                    ok.error().kind == Error::Kind::Cancelled ||
-                    ok.error().kind == Error::Kind::Transport ||
-                    Clock::now() + 250ms >= networkDeadline) {
-                    Error e = ok.error();
-                    if (!silent.isEmpty()) {
-                        QStringList hosts(silent.cbegin(), silent.cend());
-                        hosts.sort();
-                        e.message +=
-                            QStringLiteral(" (the swarm keeps the attachment of host(s) %1, which "
-                                           "do not answer; the network goes when they do)")
-                                .arg(hosts.join(QStringLiteral(", ")));
-                    }
-                    note(networkHost, e, false);
-                    break;
-                }
-                std::this_thread::sleep_for(250ms);
-            }
+            const auto network = SessionNetwork::forMode(spec.placement.mode);
+            const SessionNetwork::Scope scope{sessionId, spec.plan.networkName, spec.plan.mtu, self,
+                                              *call};
+            if (auto ok = network->remove(scope, networkHost, **client, removal); !ok)
+                note(networkHost, ok.error(), false);
         }
     }
     for (auto it = volumes.cbegin(); it != volumes.cend(); ++it) {

@@ -187,9 +187,6 @@ private:
     void recordRollback(Run &run, const QString &reason);
     Result<void> prepareHosts(Run &run);
     Result<void> pullImages(Run &run);
-    void waitForNetworkTeardown(Run &run);
-    // The same on one host (after a start there whose attachment failed).
-    void waitForNetworkTeardownOn(Run &run, const QString &host);
     Result<void> createKernel(Run &run, const KernelSpec &kernel);
     Result<void> settle(Run &run);
     void setKernelStatus(Run &run, const QString &hostname, KernelStatus status,

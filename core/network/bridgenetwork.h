@@ -1,0 +1,17 @@
+#pragma once
+
+#include "sessionnetwork.h"
+
+namespace ClusterDeck {
+
+// A single-node session's network: a Docker bridge on its one host.
+class BridgeNetwork final : public SessionNetwork
+{
+public:
+    QString driverName() const override { return QStringLiteral("bridge"); }
+
+protected:
+    Docker::NetworkSpec specFor(const Scope &scope) const override;
+};
+
+} // namespace ClusterDeck

@@ -1,0 +1,116 @@
+#include "sessionnetwork.h"
+
+#include "bridgenetwork.h"
+#include "common/labels.h"
+#include "networklogging.h"
+#include "swarmoverlaynetwork.h"
+
+#include <thread>
+
+Q_LOGGING_CATEGORY(lcNetwork, "clusterdeck.network")
+
+namespace ClusterDeck {
+
+using namespace std::chrono_literals;
+
+std::unique_ptr<SessionNetwork> SessionNetwork::forMode(ClusterMode mode)
+{
+    if (mode == ClusterMode::MultiNode)
+        return std::make_unique<SwarmOverlayNetwork>();
+    return std::make_unique<BridgeNetwork>();
+}
+
+SessionNetwork::~SessionNetwork() = default;
+
+Result<SessionNetwork::Made> SessionNetwork::create(const Scope &scope, const QString &hostName,
+                                                    const Docker::DockerHost &host) const
+{
+    Docker::NetworkSpec spec = specFor(scope);
+    spec.name = scope.name;
+    spec.labels.insert(Labels::session(), scope.sessionId);
+    spec.labels.insert(Labels::store(), scope.self.id);
+    if (scope.mtu)
+        spec.options.insert(QStringLiteral("com.docker.network.driver.mtu"),
+                            QString::number(*scope.mtu));
+    auto id = host.createNetwork(spec, scope.call);
+    if (id)
+        return Made{*id, false};
+    if (id.error().kind == Error::Kind::Conflict) {
+        // Completing an interrupted launch, or restarting a session: adopt our own network.
+        auto existing = host.inspectNetwork(scope.name, scope.call);
+        if (existing && existing->labels.value(Labels::session()) == scope.sessionId &&
+            scope.self.owns(existing->labels.value(Labels::store()), true))
+            return Made{existing->id, true};
+    }
+    return fail(id.error().withContext(QStringLiteral("creating %1 network %2 on host %3")
+                                           .arg(driverName(), scope.name, hostName)));
+}
+
+void SessionNetwork::awaitReuse(const Scope &,
+                                const QHash<QString, std::shared_ptr<Docker::DockerHost>> &, int,
+                                const CancelToken &) const
+{}
+
+bool SessionNetwork::isTransientStartError(const Error &, bool, StartAttempts &) const
+{
+    return false;
+}
+
+void SessionNetwork::prepareRetry(const Scope &, const QString &, const Docker::DockerHost &, bool,
+                                  const StartAttempts &) const
+{}
+
+std::chrono::steady_clock::time_point SessionNetwork::removalDeadline(const Removal &removal,
+                                                                      const QString &) const
+{
+    return removal.deadline;
+}
+
+QString SessionNetwork::removalRefusedNote(const Removal &, const QString &) const
+{
+    return {};
+}
+
+Result<void> SessionNetwork::remove(const Scope &scope, const QString &hostName,
+                                    const Docker::DockerHost &host, const Removal &removal) const
+{
+    using Clock = std::chrono::steady_clock;
+    const auto first = removal.call();
+    if (!first)
+        return fail(Error::Kind::Timeout, QStringLiteral("host %1").arg(hostName),
+                    QStringLiteral("network %1 not removed in time").arg(scope.name));
+    // The network by id, after its labels say it is this store's of this session.
+    auto info = host.inspectNetwork(scope.name, *first);
+    if (!info) {
+        if (info.error().isGone())
+            return {};
+        return fail(info.error());
+    }
+    if (info->labels.value(Labels::session()) != scope.sessionId ||
+        !scope.self.owns(info->labels.value(Labels::store()), true)) {
+        qCInfo(lcNetwork) << "left alone: network" << scope.name
+                          << "(labels of another store or session)";
+        return {};
+    }
+    const auto deadline = removalDeadline(removal, hostName);
+    for (;;) {
+        const auto call = removal.call();
+        if (!call)
+            return fail(Error::Kind::Timeout, QStringLiteral("host %1").arg(hostName),
+                        QStringLiteral("network %1 not removed in time").arg(scope.name));
+        auto ok = host.removeNetwork(info->id, *call);
+        if (ok || ok.error().isGone())
+            return {};
+        // A network keeps "active endpoints" for a moment after its last container left:
+        // retried until the deadline, not a fixed number of times.
+        if (ok.error().kind == Error::Kind::Timeout || ok.error().kind == Error::Kind::Cancelled ||
+            ok.error().kind == Error::Kind::Transport || Clock::now() + 250ms >= deadline) {
+            Error e = ok.error();
+            e.message += removalRefusedNote(removal, hostName);
+            return fail(e);
+        }
+        std::this_thread::sleep_for(250ms);
+    }
+}
+
+} // namespace ClusterDeck

@@ -1,0 +1,97 @@
+#pragma once
+
+#include "common/canceltoken.h"
+#include "common/clustermode.h"
+#include "common/error.h"
+#include "docker/dockerhost.h"
+#include "store/storeidentity.h"
+
+#include <QHash>
+#include <QSet>
+#include <QString>
+#include <QStringList>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace ClusterDeck {
+
+// The network a session's kernels share, where each reaches the others by hostname: made before
+// the first container, joined by each container's start, removed with the session. One driver
+// per kind of network; the provisioner only asks the driver of its session's mode (forMode), so a
+// new kind of network is one new class beside BridgeNetwork and SwarmOverlayNetwork.
+class SessionNetwork
+{
+public:
+    // The session's network as the driver needs it, and the run's limits.
+    struct Scope
+    {
+        QString sessionId;
+        QString name; // "cd-<short session id>" (plan.networkName)
+        std::optional<int> mtu;
+        StoreIdentity self;
+        Docker::CallOptions call; // every call's timeout, and the run's cancel
+    };
+    struct Made
+    {
+        QString id;
+        bool reused = false; // this session's network was there already (restart, completion)
+    };
+    // What removal may use: a call bounded by what is left of the removal's deadline (nullopt:
+    // out of time or cancelled), and the hosts that do not answer.
+    struct Removal
+    {
+        std::function<std::optional<Docker::CallOptions>()> call;
+        std::chrono::steady_clock::time_point deadline;
+        QSet<QString> silentHosts;
+    };
+    // A start's history, kept by the caller for one container's start attempts.
+    struct StartAttempts
+    {
+        bool attachmentFailed = false; // a start missed the attachment deadline
+    };
+
+    static std::unique_ptr<SessionNetwork> forMode(ClusterMode mode);
+    virtual ~SessionNetwork();
+
+    virtual QString driverName() const = 0;
+
+    // Makes the session's network on `host` (the single-node session's host, or the one that
+    // creates it for all), or adopts the one this session's interrupted attempt made: only with
+    // this session's and this store's labels (an earlier release's URL label counts, the
+    // session is the store's).
+    Result<Made> create(const Scope &scope, const QString &hostName,
+                        const Docker::DockerHost &host) const;
+
+    // Before the first start into a reused network on these hosts (host → client): the bounded
+    // waits the driver needs. The default has none.
+    virtual void awaitReuse(const Scope &scope,
+                            const QHash<QString, std::shared_ptr<Docker::DockerHost>> &hosts,
+                            int perHostLimit, const CancelToken &cancel) const;
+
+    // Whether a failed start of a container on this network is the network's passing trouble,
+    // worth another start after `prepareRetry`. `attempts` is this container's history.
+    virtual bool isTransientStartError(const Error &error, bool reused,
+                                       StartAttempts &attempts) const;
+    // Before the next start on `hostName` after a transient failure: the default does nothing.
+    virtual void prepareRetry(const Scope &scope, const QString &hostName,
+                              const Docker::DockerHost &host, bool reused,
+                              const StartAttempts &attempts) const;
+
+    // Removes the network from `hostName`, where it was made: by id, after its labels say it is
+    // this store's and this session's; anything else of that name is left alone. Gone is done.
+    Result<void> remove(const Scope &scope, const QString &hostName, const Docker::DockerHost &host,
+                        const Removal &removal) const;
+
+protected:
+    virtual Docker::NetworkSpec specFor(const Scope &scope) const = 0;
+    // Removal is refused while endpoints remain: how long to keep trying, and what a refusal
+    // that outlasted it should add to the daemon's message. Default: until the deadline, nothing.
+    virtual std::chrono::steady_clock::time_point removalDeadline(const Removal &removal,
+                                                                  const QString &hostName) const;
+    virtual QString removalRefusedNote(const Removal &removal, const QString &hostName) const;
+};
+
+} // namespace ClusterDeck
