@@ -3,8 +3,10 @@
 #include "common/concurrent.h"
 #include "common/labels.h"
 #include "common/logging.h"
+#include "containerspecbuilder.h"
 #include "docker/dockerhost.h"
 #include "docker/tararchivebuilder.h"
+#include "envstrings.h"
 #include "eventlog.h"
 #include "host/hostregistry.h"
 #include "hostcapacities.h"
@@ -42,16 +44,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-QString publicAddressOf(const HostRecord &host)
-{
-    if (!host.publicAddress.isEmpty())
-        return host.publicAddress;
-    const QUrl url(host.endpoint);
-    if (!url.host().isEmpty())
-        return url.host();
-    return QStringLiteral("127.0.0.1");
-}
-
 QJsonObject launchOptionsJson(const LaunchRequest &request, const QJsonObject &specJson)
 {
     const LaunchOptions &o = request.options;
@@ -76,43 +68,6 @@ QJsonObject launchOptionsJson(const LaunchRequest &request, const QJsonObject &s
         {QStringLiteral("spec"), specJson},
     };
 }
-
-// "KEY=value" entries of container env. A plan's session-wide values (BACKEND_CLUSTER_HOSTS and
-// each role's list: about 11 bytes per kernel of the session) are one shared string in every
-// kernel; joined once per launch and shared by every container spec instead of once per kernel,
-// 10,000 kernels no longer allocate and fill gigabytes of identical strings.
-class EnvStrings
-{
-public:
-    QString joined(const QString &key, const QString &value)
-    {
-        if (value.size() < kShareFrom)
-            return key + QLatin1Char('=') + value;
-        std::lock_guard lock(m_mutex);
-        // By the value's data: the entry keeps it alive, so its address names its content.
-        const auto id = std::pair(key, value.constData());
-        if (const auto it = m_joined.constFind(id);
-            it != m_joined.cend() && it->value.size() == value.size())
-            return it->joined;
-        const Entry e{value, key + QLatin1Char('=') + value};
-        m_joined.insert(id, e);
-        return e.joined;
-    }
-
-private:
-    static constexpr qsizetype kShareFrom = 1024;
-    struct Entry
-    {
-        QString value;
-        QString joined;
-    };
-    std::mutex m_mutex;
-    QHash<std::pair<QString, const QChar *>, Entry> m_joined;
-};
-
-Docker::ContainerSpec containerSpecWith(const KernelSpec &k, const QString &network,
-                                        const QString &storeId, const QString &hostAddress,
-                                        EnvStrings *shared);
 
 } // namespace
 
@@ -469,41 +424,22 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
     m_unanswered.clear();
     Run run;
     run.spec = spec;
-    run.network = SessionNetwork::forMode(spec.placement.mode);
-    run.self = m_store->identity();
     run.userCancel = cancel;
     run.lock = lock;
     run.stop = lock ? CancelToken::anyOf(m_stop, lock->lostToken())
                     : CancelToken::anyOf(m_stop, CancelToken());
     // A lost lock (or leadership) stops every call in flight at once, like a hung host does.
     run.ops = CancelToken::anyOf(CancelToken(), run.stop);
-    run.timeout = m_callTimeout;
-    run.statuses = std::make_unique<KernelStatusBatcher>(m_store, spec.plan.sessionId);
+    if (auto loaded = loadRun(run); !loaded)
+        return fail(loaded.error());
     run.statuses->setStopToken(run.stop);
-    auto session = m_store->session(spec.plan.sessionId);
-    if (!session)
-        return fail(session.error());
-    run.session = *session;
-    auto kernels = m_store->kernels(spec.plan.sessionId);
-    if (!kernels)
-        return fail(kernels.error());
-    for (const KernelRecord &k : std::as_const(*kernels))
-        run.records.insert(k.hostname, k);
 
     QStringList hosts = spec.placement.hostOf.values();
     hosts.append(spec.placement.networkHost);
     hosts.removeDuplicates();
-    for (const QString &h : std::as_const(hosts)) {
-        auto record = m_store->host(h);
-        auto client = m_registry->dockerHost(h);
-        if (!record || !client) {
-            const Error e = !record ? record.error() : client.error();
-            run.failWith(e.withContext(QStringLiteral("host %1").arg(h)));
-            break;
-        }
-        run.hosts.insert(h, *record);
-        run.clients.insert(h, *client);
-    }
+    // A host that cannot be reached fails the launch through doProvision: recorded, rolled back.
+    if (auto connected = connectHosts(run, hosts); !connected)
+        run.failWith(connected.error());
 
     for (const QString &h : std::as_const(hosts))
         run.hostStop.insert(h, CancelToken::anyOf(CancelToken(), run.stop));
@@ -557,34 +493,15 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
     for (const QString &h : hostnames)
         hostOf.insert(h, spec.placement.hostOf.value(h));
     run.spec.placement.hostOf = hostOf;
-    run.network = SessionNetwork::forMode(spec.placement.mode);
-    run.self = m_store->identity();
     run.userCancel = cancel;
-    run.timeout = m_callTimeout;
     if (run.spec.plan.kernels.isEmpty())
         return {};
-    run.statuses = std::make_unique<KernelStatusBatcher>(m_store, spec.plan.sessionId);
-    auto session = m_store->session(spec.plan.sessionId);
-    if (!session)
-        return fail(session.error());
-    run.session = *session;
-    auto kernels = m_store->kernels(spec.plan.sessionId);
-    if (!kernels)
-        return fail(kernels.error());
-    for (const KernelRecord &k : std::as_const(*kernels))
-        run.records.insert(k.hostname, k);
+    if (auto loaded = loadRun(run); !loaded)
+        return fail(loaded.error());
     QStringList hosts = run.spec.placement.hostOf.values();
     hosts.removeDuplicates();
-    for (const QString &h : std::as_const(hosts)) {
-        auto record = m_store->host(h);
-        auto client = m_registry->dockerHost(h);
-        if (!record || !client) {
-            const Error e = !record ? record.error() : client.error();
-            return fail(e.withContext(QStringLiteral("host %1").arg(h)));
-        }
-        run.hosts.insert(h, *record);
-        run.clients.insert(h, *client);
-    }
+    if (auto connected = connectHosts(run, hosts); !connected)
+        return fail(connected.error());
 
     std::atomic_bool finished{false};
     std::thread watcher([&] {
@@ -654,6 +571,39 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
                             : QStringLiteral("rolled back: ") + cause.toString());
     run.flushStatuses();
     return fail(cause);
+}
+
+Result<void> Provisioner::loadRun(Run &run)
+{
+    run.network = SessionNetwork::forMode(run.spec.placement.mode);
+    run.self = m_store->identity();
+    run.timeout = m_callTimeout;
+    run.statuses = std::make_unique<KernelStatusBatcher>(m_store, run.spec.plan.sessionId);
+    auto session = m_store->session(run.spec.plan.sessionId);
+    if (!session)
+        return fail(session.error());
+    run.session = *session;
+    auto kernels = m_store->kernels(run.spec.plan.sessionId);
+    if (!kernels)
+        return fail(kernels.error());
+    for (const KernelRecord &k : std::as_const(*kernels))
+        run.records.insert(k.hostname, k);
+    return {};
+}
+
+Result<void> Provisioner::connectHosts(Run &run, const QStringList &hosts)
+{
+    for (const QString &h : hosts) {
+        auto record = m_store->host(h);
+        auto client = m_registry->dockerHost(h);
+        if (!record || !client) {
+            const Error e = !record ? record.error() : client.error();
+            return fail(e.withContext(QStringLiteral("host %1").arg(h)));
+        }
+        run.hosts.insert(h, *record);
+        run.clients.insert(h, *client);
+    }
+    return {};
 }
 
 Result<SessionRecord> Provisioner::doProvision(Run &run)
@@ -1150,70 +1100,6 @@ Result<void> Provisioner::pullImages(Run &run)
     return {};
 }
 
-Docker::ContainerSpec Provisioner::containerSpecFor(const KernelSpec &k, const QString &network,
-                                                    const QString &storeId,
-                                                    const QString &hostAddress)
-{
-    return containerSpecWith(k, network, storeId, hostAddress, nullptr);
-}
-
-namespace {
-
-Docker::ContainerSpec containerSpecWith(const KernelSpec &k, const QString &network,
-                                        const QString &storeId, const QString &hostAddress,
-                                        EnvStrings *shared)
-{
-    Docker::ContainerSpec c;
-    c.name = k.containerName;
-    c.image = k.imageToRun();
-    c.hostname = k.hostname;
-    for (auto it = k.env.cbegin(); it != k.env.cend(); ++it)
-        c.env.append(shared ? shared->joined(it.key(), it.value())
-                            : it.key() + QLatin1Char('=') + it.value());
-    c.labels = k.labels;
-    if (!storeId.isEmpty())
-        c.labels.insert(Labels::store(), storeId);
-    c.entrypoint = k.entrypoint;
-    c.cmd = k.command;
-    c.workingDir = k.workingDir;
-    c.user = k.user;
-    if (k.resources.cpus)
-        c.nanoCpus = qint64(*k.resources.cpus * 1e9);
-    if (k.resources.memoryBytes)
-        c.memory = *k.resources.memoryBytes;
-    if (k.resources.gpus && *k.resources.gpus != 0) {
-        Docker::DeviceRequest gpu;
-        gpu.count = *k.resources.gpus;
-        gpu.capabilities = {{QStringLiteral("gpu")}};
-        c.deviceRequests.append(gpu);
-    }
-    for (const Mount &m : k.mounts) {
-        Docker::MountSpec ms;
-        ms.type = m.type == Mount::Type::Bind ? Docker::MountSpec::Type::Bind
-                                              : Docker::MountSpec::Type::Volume;
-        ms.source = m.source;
-        ms.target = m.target;
-        ms.readOnly = m.readOnly;
-        c.mounts.append(ms);
-    }
-    for (const ServicePort &p : k.ports) {
-        Docker::PortBinding b;
-        b.containerPort = p.port;
-        b.protocol = QStringLiteral("tcp");
-        b.hostPort = 0; // Docker chooses; read back after start
-        // Not every interface: image-declared ports would otherwise be open wherever the host is.
-        b.hostIp = k.bindAddress.isEmpty() ? hostAddress : k.bindAddress;
-        c.ports.append(b);
-    }
-    c.networkMode = network;
-    Docker::EndpointSpec endpoint;
-    endpoint.aliases = {k.hostname};
-    c.endpoints.insert(network, endpoint);
-    return c;
-}
-
-} // namespace
-
 KernelRecord Provisioner::recordFor(const KernelSpec &k, const QString &sessionId,
                                     const QString &host, KernelStatus status, const QString &reason,
                                     const QDateTime &at)
@@ -1238,76 +1124,6 @@ KernelRecord Provisioner::recordFor(const KernelSpec &k, const QString &sessionI
     return r;
 }
 
-Result<QString> Provisioner::bindableAddressOf(const HostRecord &host)
-{
-    const QString address = publicAddressOf(host);
-    if (TemplateValues::isIpAddress(address))
-        return address;
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo *found = nullptr;
-    const int rc = getaddrinfo(address.toUtf8().constData(), nullptr, &hints, &found);
-    if (rc != 0 || !found)
-        return fail(Error::Kind::Invalid, QStringLiteral("host %1").arg(host.name),
-                    QStringLiteral("cannot publish ports on the host's address '%1': %2 (register "
-                                   "an IP with host add --address, or set bindAddress in the "
-                                   "template)")
-                        .arg(address, QString::fromLocal8Bit(gai_strerror(rc))));
-    const addrinfo *pick = found; // IPv4 first: what "localhost" and most links mean
-    for (const addrinfo *a = found; a; a = a->ai_next) {
-        if (a->ai_family == AF_INET) {
-            pick = a;
-            break;
-        }
-    }
-    char text[INET6_ADDRSTRLEN] = {};
-    const void *raw = pick->ai_family == AF_INET
-                          ? static_cast<const void *>(
-                                &reinterpret_cast<const sockaddr_in *>(pick->ai_addr)->sin_addr)
-                          : static_cast<const void *>(
-                                &reinterpret_cast<const sockaddr_in6 *>(pick->ai_addr)->sin6_addr);
-    inet_ntop(pick->ai_family, raw, text, sizeof text);
-    freeaddrinfo(found);
-    return QString::fromLatin1(text);
-}
-
-Docker::TarArchiveBuilder Provisioner::filesArchiveFor(const KernelSpec &k, const QString &homeDir)
-{
-    // The home and the folders above it exist in the image (or Docker makes them, root's 0755):
-    // an entry of ours would hand them to root and 0700 — the user could not log in any more.
-    const QString home = (homeDir.isEmpty() ? Presets::homeOf(k.user) : homeDir).mid(1);
-    auto isHomeOrAbove = [&home](const QString &dir) {
-        return home == dir || home.startsWith(dir + QLatin1Char('/'));
-    };
-    Docker::TarArchiveBuilder tar;
-    QSet<QString> dirs;
-    for (const PlannedFile &f : k.files) {
-        // A numeric owner ("1000" or "1000:100") goes into the archive; a user name would need the
-        // image's /etc/passwd, so such files stay root's (readable unless they are secrets).
-        bool uidOk = false, gidOk = false;
-        const int uid = f.owner.section(QLatin1Char(':'), 0, 0).toInt(&uidOk);
-        int gid = f.owner.section(QLatin1Char(':'), 1, 1).toInt(&gidOk);
-        if (!gidOk)
-            gid = uid;
-        const int ownerUid = uidOk ? uid : 0;
-        const int ownerGid = uidOk ? gid : 0;
-        const QString rel = f.path.mid(1); // "/etc/cluster/x" → "etc/cluster/x"
-        // Parent folders below the top level get an entry of their own (so ~/.ssh is 0700);
-        // top-level ones (/etc, /root) exist in every image.
-        const QStringList parts = rel.split(QLatin1Char('/'));
-        for (int i = 2; i < parts.size(); ++i) {
-            const QString dir = parts.mid(0, i).join(QLatin1Char('/'));
-            if (!dirs.contains(dir) && !isHomeOrAbove(dir)) {
-                dirs.insert(dir);
-                tar.addDirectory(dir, f.isSecret() ? 0700 : 0755, ownerUid, ownerGid);
-            }
-        }
-        tar.addFile(rel, f.content, f.mode, ownerUid, ownerGid);
-    }
-    return tar;
-}
-
 Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
 {
     const QString host = run.spec.placement.hostOf.value(k.hostname);
@@ -1323,15 +1139,15 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
 
     QString hostAddress;
     if (!k.ports.isEmpty() && k.bindAddress.isEmpty()) {
-        auto address = bindableAddressOf(run.hosts.value(host));
+        auto address = ContainerSpecBuilder::bindableAddressOf(run.hosts.value(host));
         if (!address)
             return fail(address.error());
         hostAddress = *address;
     }
     QString id;
     bool adopted = false;
-    const Docker::ContainerSpec spec =
-        containerSpecWith(k, run.spec.plan.networkName, run.self.id, hostAddress, &run.env);
+    const Docker::ContainerSpec spec = ContainerSpecBuilder::specFor(
+        k, run.spec.plan.networkName, run.self.id, hostAddress, &run.env);
     setKernelStatus(run, k.hostname, KernelStatus::Creating);
     auto created = client->createContainer(spec, run.call());
     if (!created && created.error().kind == Error::Kind::Conflict) {
@@ -1388,7 +1204,8 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
                 const UserAccounts accounts = UserAccounts::parse(passwd ? *passwd : QByteArray());
                 placed.files = accounts.placeFiles(k, &home);
             }
-            const Docker::TarArchiveBuilder tar = filesArchiveFor(placed, home);
+            const Docker::TarArchiveBuilder tar =
+                ContainerSpecBuilder::filesArchiveFor(placed, home);
             if (auto ok = client->uploadFiles(id, QStringLiteral("/"), tar, run.call()); !ok)
                 return fail(where(QStringLiteral("uploading files to"), ok.error()));
         }
@@ -1420,7 +1237,7 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         auto info = client->inspectContainer(id, run.call());
         if (!info)
             return fail(where(QStringLiteral("inspecting"), info.error()));
-        const QString address = publicAddressOf(run.hosts.value(host));
+        const QString address = ContainerSpecBuilder::publicAddressOf(run.hosts.value(host));
         std::lock_guard lock(run.mutex);
         KernelRecord &r = run.records[k.hostname];
         r.ports.clear();

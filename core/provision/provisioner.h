@@ -150,20 +150,6 @@ public:
                                       const RemovalOptions &options = {},
                                       QStringList *unfinished = nullptr);
 
-    // The container a kernel becomes (pure; exposed for tests and the benchmark).
-    // Ports are published on `hostAddress` (the placed host's registered address, as an IP)
-    // unless the kernel's bindAddress says otherwise.
-    static Docker::ContainerSpec containerSpecFor(const KernelSpec &kernel, const QString &network,
-                                                  const QString &storeId,
-                                                  const QString &hostAddress = {});
-    // The files a kernel gets before it starts (bootstrap, hostfile, keys) as one tar archive.
-    // `home` (default: Presets::homeOf(kernel.user)) and the folders above it get no entry of
-    // their own: they exist in the image, and an entry would change their owner and mode.
-    static Docker::TarArchiveBuilder filesArchiveFor(const KernelSpec &kernel,
-                                                     const QString &home = {});
-    // The IP a host's published ports bind to by default: its registered (link) address, a
-    // name resolved to its first address.
-    static Result<QString> bindableAddressOf(const HostRecord &host);
     // The store's record of a planned kernel placed on `host`, in its first status.
     static KernelRecord recordFor(const KernelSpec &kernel, const QString &sessionId,
                                   const QString &host, KernelStatus status, const QString &reason,
@@ -182,6 +168,11 @@ public:
 private:
     struct Run;
     Result<SessionSpec> prepareImpl(const LaunchRequest &request, bool record);
+    // What a launch and a scale both start from: the driver of the session's network, the
+    // session's record and its kernels' records.
+    Result<void> loadRun(Run &run);
+    // A record and a client for each of `hosts`; the first that cannot be had fails it, named.
+    Result<void> connectHosts(Run &run, const QStringList &hosts);
     Result<SessionRecord> doProvision(Run &run);
     // Stores desired TERMINATED (session and kernels) and why, before a rollback starts.
     void recordRollback(Run &run, const QString &reason);

@@ -1,16 +1,17 @@
 #include "sessioncontroller.h"
 
+#include "common/concurrent.h"
 #include "common/failpoint.h"
+#include "common/labels.h"
 #include "common/linesplitter.h"
 #include "common/logging.h"
-#include "common/concurrent.h"
+#include "containerspecbuilder.h"
 #include "docker/dockerhost.h"
 #include "eventlog.h"
 #include "host/hostregistry.h"
 #include "hostprobe.h"
 #include "ownedcontainer.h"
 #include "provisioner.h"
-#include "common/labels.h"
 #include "store/statestore.h"
 
 #include <QDateTime>
@@ -21,18 +22,6 @@
 namespace ClusterDeck {
 
 using namespace std::chrono_literals;
-
-namespace {
-
-QString publicAddressOf(const HostRecord &host)
-{
-    if (!host.publicAddress.isEmpty())
-        return host.publicAddress;
-    const QUrl url(host.endpoint);
-    return url.host().isEmpty() ? QStringLiteral("127.0.0.1") : url.host();
-}
-
-} // namespace
 
 SessionController::SessionController(StateStore *store, HostRegistry *registry)
     : m_store(store)
@@ -299,7 +288,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
                         p.hostPort = info->hostPortFor(p.containerPort);
                         p.url = p.protocol == QLatin1String("http") && p.hostPort
                                     ? QStringLiteral("http://%1:%2")
-                                          .arg(publicAddressOf(*host))
+                                          .arg(ContainerSpecBuilder::publicAddressOf(*host))
                                           .arg(p.hostPort)
                                     : QString();
                     }

@@ -10,16 +10,17 @@
 // ratios to the floor; fails only when a run did not end as it should (something not running,
 // something left behind), never on the timing itself.
 
+#include "common/concurrent.h"
+#include "common/labels.h"
 #include "docker/dockerclient.h"
 #include "docker/dockertypes.h"
 #include "docker/tararchivebuilder.h"
 #include "host/hostregistry.h"
 #include "placement/placement.h"
 #include "plan/planresolver.h"
-#include "common/concurrent.h"
+#include "provision/containerspecbuilder.h"
 #include "provision/hostcapacities.h"
 #include "provision/provisioner.h"
-#include "common/labels.h"
 #include "provision/sessioncontroller.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
@@ -177,12 +178,12 @@ void rawKernel(const Recipe &r, const KernelSpec &k)
 {
     const auto &client = r.clients.value(r.spec.placement.hostOf.value(k.hostname));
     auto created = client->createContainer(
-        Provisioner::containerSpecFor(k, r.spec.plan.networkName, QString()), call());
+        ContainerSpecBuilder::specFor(k, r.spec.plan.networkName, QString()), call());
     if (!created)
         die(QStringLiteral("raw create %1: %2").arg(k.hostname, created.error().toString()));
     if (!k.files.isEmpty())
-        must(client->uploadFiles(created->id, QStringLiteral("/"), Provisioner::filesArchiveFor(k),
-                                 call()),
+        must(client->uploadFiles(created->id, QStringLiteral("/"),
+                                 ContainerSpecBuilder::filesArchiveFor(k), call()),
              QStringLiteral("raw upload ") + k.hostname);
     must(client->startContainer(created->id, call()), QStringLiteral("raw start ") + k.hostname);
     if (!k.ports.isEmpty()) {

@@ -1,11 +1,11 @@
-// The archive a kernel's files are uploaded in (Provisioner::filesArchiveFor), read back with
-// libarchive: paths, modes, parent folders and the owner a numeric task user gives; and where a
-// non-root user's files go (UserAccounts: the image's /etc/passwd decides home, uid and gid).
+// The archive a kernel's files are uploaded in (ContainerSpecBuilder::filesArchiveFor), read back
+// with libarchive: paths, modes, parent folders and the owner a numeric task user gives; and where
+// a non-root user's files go (UserAccounts: the image's /etc/passwd decides home, uid and gid).
 
 #include "docker/tararchivebuilder.h"
 #include "plan/clusterplan.h"
 #include "plan/useraccounts.h"
-#include "provision/provisioner.h"
+#include "provision/containerspecbuilder.h"
 
 #include <QTest>
 
@@ -94,7 +94,7 @@ void TestKernelFiles::archive()
     k.files.append({QStringLiteral("/home/u/.ssh/id_ed25519"), "KEY", 0600, owner});
     k.files.append({QStringLiteral("/home/u/.ssh/config"), "Host *\n", 0644, owner});
 
-    auto tar = Provisioner::filesArchiveFor(k).build();
+    auto tar = ContainerSpecBuilder::filesArchiveFor(k).build();
     QVERIFY2(tar, qPrintable(tar ? QString() : tar.error().toString()));
     const QList<Entry> entries = readTar(*tar);
     QHash<QString, Entry> byPath;
@@ -240,7 +240,7 @@ void TestKernelFiles::homeFolderKeepsItsOwner()
     KernelSpec k = sshKernel(QStringLiteral("1000"));
     QString home;
     k.files = UserAccounts::parse(kPasswd).placeFiles(k, &home);
-    auto tar = Provisioner::filesArchiveFor(k, home).build();
+    auto tar = ContainerSpecBuilder::filesArchiveFor(k, home).build();
     QVERIFY2(tar, qPrintable(tar ? QString() : tar.error().toString()));
     QHash<QString, Entry> byPath;
     for (const Entry &e : readTar(*tar))
@@ -262,7 +262,7 @@ void TestKernelFiles::homeFolderKeepsItsOwner()
     // root: /root exists in every image; only /root/.ssh gets an entry.
     const KernelSpec root = sshKernel(QStringLiteral("root"));
     QVERIFY(!UserAccounts::needsLookup(root));
-    auto rootTar = Provisioner::filesArchiveFor(root).build();
+    auto rootTar = ContainerSpecBuilder::filesArchiveFor(root).build();
     QVERIFY(rootTar);
     QStringList rootPaths;
     for (const Entry &e : readTar(*rootTar))

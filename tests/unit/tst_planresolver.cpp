@@ -3,7 +3,7 @@
 #include "docker/dockertypes.h"
 #include "plan/planjson.h"
 #include "plan/planresolver.h"
-#include "provision/provisioner.h"
+#include "provision/containerspecbuilder.h"
 #include "provision/sessionspec.h"
 #include "template/templateloader.h"
 #include "template/templatevalues.h"
@@ -307,7 +307,7 @@ void TestPlanResolver::portBinding()
     VERIFY_OK(back);
     QCOMPARE(back->plan.kernels.first().bindAddress, planned);
 
-    const Docker::ContainerSpec c = Provisioner::containerSpecFor(
+    const Docker::ContainerSpec c = ContainerSpecBuilder::specFor(
         k, QStringLiteral("cd-net"), QString(), QStringLiteral("192.168.5.2"));
     QCOMPARE(c.ports.size(), 2);
     for (const Docker::PortBinding &b : c.ports) {
