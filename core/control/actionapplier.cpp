@@ -569,7 +569,7 @@ ActionApplier::Outcome ActionApplier::completeSession(const ReconcileAction &a)
             !down.isEmpty())
             return waitForHosts(a.sessionId, down);
     }
-    auto spec = Provisioner::specOf(*session, *m_store);
+    auto spec = SessionSpec::fromRecord(*session, *m_store);
     if (!spec)
         return {false, spec.error().toString()};
     Provisioner provisioner(m_store, m_registry);

@@ -19,7 +19,6 @@
 #include "plan/useraccounts.h"
 #include "registry/imagereference.h"
 #include "registry/registryclient.h"
-#include "store/sessionsecrets.h"
 #include "store/statestore.h"
 #include "template/templatevalues.h"
 
@@ -252,7 +251,7 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
     s.templateName = plan->templateName;
     s.templateSnapshot = request.templateSource;
     s.launchOptions = launchOptionsJson(request, {});
-    if (auto ok = storeSpec(*m_store, spec, s.launchOptions); !ok)
+    if (auto ok = spec.storeInto(*m_store, s.launchOptions); !ok)
         return fail(ok.error().withContext(QStringLiteral("recording session %1").arg(s.name)));
     s.mode = placement ? placement->mode : ClusterMode::Auto;
     s.desired = DesiredState::Running;
@@ -370,47 +369,6 @@ ImageDefaults Provisioner::imageDefaultsOf(const Docker::ImageInfo &info)
     d.workingDir = info.workingDir;
     d.user = info.user;
     return d;
-}
-
-Result<SessionSpec> Provisioner::specOf(const SessionRecord &session, const StateStore &store)
-{
-    QJsonObject json = session.launchOptions.value(QStringLiteral("spec")).toObject();
-    std::optional<Error> unavailable;
-    const QJsonObject sealed = session.launchOptions.value(QStringLiteral("secrets")).toObject();
-    if (!sealed.isEmpty()) {
-        auto values = store.openSecrets(session.id, sealed);
-        if (!values) {
-            unavailable = values.error();
-        } else if (const QStringList lost = SessionSecrets::restore(json, *values);
-                   !lost.isEmpty()) {
-            unavailable = Error::make(
-                Error::Kind::Decode, QStringLiteral("session %1").arg(session.id),
-                QStringLiteral("the stored secrets lack %1").arg(lost.join(QStringLiteral(", "))));
-        }
-    }
-    auto spec = SessionSpec::fromJson(json, QStringLiteral("session %1").arg(session.id));
-    if (spec)
-        spec->secretsUnavailable = unavailable;
-    return spec;
-}
-
-Result<void> Provisioner::storeSpec(StateStore &store, const SessionSpec &spec,
-                                    QJsonObject &launchOptions)
-{
-    if (spec.secretsUnavailable)
-        return fail(*spec.secretsUnavailable);
-    QJsonObject json = spec.toJson();
-    const QMap<QString, QByteArray> values = SessionSecrets::extract(json);
-    launchOptions.insert(QStringLiteral("spec"), json);
-    if (values.isEmpty()) {
-        launchOptions.remove(QStringLiteral("secrets"));
-        return {};
-    }
-    auto sealed = store.sealSecrets(spec.plan.sessionId, values);
-    if (!sealed)
-        return fail(sealed.error());
-    launchOptions.insert(QStringLiteral("secrets"), *sealed);
-    return {};
 }
 
 Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
@@ -1067,7 +1025,7 @@ Result<void> Provisioner::pullImages(Run &run)
             std::lock_guard lock(run.mutex);
             s = run.session;
         }
-        auto stored = specOf(s, *m_store);
+        auto stored = SessionSpec::fromRecord(s, *m_store);
         if (!stored)
             return fail(stored.error());
         for (KernelSpec &k : stored->plan.kernels) {
@@ -1075,7 +1033,7 @@ Result<void> Provisioner::pullImages(Run &run)
                 k.imageDigest = mine->imageDigest;
         }
         QJsonObject options = s.launchOptions;
-        if (auto ok = storeSpec(*m_store, *stored, options); !ok)
+        if (auto ok = stored->storeInto(*m_store, options); !ok)
             return fail(ok.error().withContext(QStringLiteral("recording image digests")));
         s.launchOptions = options;
         if (auto ok = m_store->updateSession(s); !ok)
@@ -1088,7 +1046,7 @@ Result<void> Provisioner::pullImages(Run &run)
             std::lock_guard lock(run.mutex);
             s = run.session;
         }
-        if (auto ok = storeSpec(*m_store, run.spec, s.launchOptions); !ok)
+        if (auto ok = run.spec.storeInto(*m_store, s.launchOptions); !ok)
             return fail(ok.error().withContext(QStringLiteral("recording image digests")));
         {
             std::lock_guard lock(run.mutex);

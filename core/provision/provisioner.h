@@ -156,14 +156,6 @@ public:
                                   const QDateTime &at);
     // What a plan takes from an image (ENV, labels such as service ports, entrypoint, cmd, user).
     static ImageDefaults imageDefaultsOf(const Docker::ImageInfo &image);
-    // A session spec from the store's record (SessionRecord::launchOptions["spec"], with the
-    // secrets from launchOptions["secrets"] opened by `store`). Secrets that cannot be opened
-    // (no store key) do not fail it: they set SessionSpec::secretsUnavailable.
-    static Result<SessionSpec> specOf(const SessionRecord &session, const StateStore &store);
-    // Writes `spec` into a record's launch options: the spec without secret contents, and the
-    // secrets once, sealed by `store` (fails without the store key on etcd).
-    static Result<void> storeSpec(StateStore &store, const SessionSpec &spec,
-                                  QJsonObject &launchOptions);
 
 private:
     struct Run;

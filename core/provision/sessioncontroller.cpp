@@ -161,7 +161,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
     // them (no store key) it fails here, before anything is stopped.
     std::optional<SessionSpec> stored;
     if (session->mode == ClusterMode::MultiNode) {
-        auto spec = Provisioner::specOf(*session, *m_store);
+        auto spec = SessionSpec::fromRecord(*session, *m_store);
         if (!spec)
             return fail(spec.error());
         if (spec->secretsUnavailable)
@@ -304,7 +304,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
     if (!recreate.isEmpty() && !firstError) {
         qCInfo(lcProvision) << "recreating" << recreate << "of" << sessionId
                             << "(their overlay attachment was gone)";
-        auto spec = Provisioner::specOf(*session, *m_store);
+        auto spec = SessionSpec::fromRecord(*session, *m_store);
         if (!spec)
             return fail(spec.error());
         Provisioner provisioner(m_store, m_registry);

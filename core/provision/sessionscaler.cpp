@@ -98,7 +98,7 @@ Result<ScaleOutcome> SessionScaler::scale(const QString &sessionId,
 
 Result<SessionSpec> SessionScaler::currentSpec(const SessionRecord &session) const
 {
-    auto spec = Provisioner::specOf(session, *m_store);
+    auto spec = SessionSpec::fromRecord(session, *m_store);
     if (!spec)
         return fail(spec.error());
     // Sessions launched before `scale` existed: their bounds come from the template as launched.
@@ -248,7 +248,7 @@ Result<ScaleOutcome> SessionScaler::scaleLocked(const QString &sessionId,
     SessionRecord s = *session;
     QJsonObject options = s.launchOptions;
     // Secrets (the session's ssh key) are sealed apart, as at launch.
-    if (auto ok = Provisioner::storeSpec(*m_store, target, options); !ok)
+    if (auto ok = target.storeInto(*m_store, options); !ok)
         return fail(ok.error().withContext(QStringLiteral("recording the scale")));
     options.insert(kIntent, intent);
     s.launchOptions = options;
@@ -418,7 +418,7 @@ Result<QString> SessionScaler::repairLocked(const QString &sessionId)
     auto previous = SessionSpec::fromJson(previousJson, where);
     if (!previous)
         return fail(previous.error());
-    auto target = Provisioner::specOf(*session, *m_store);
+    auto target = SessionSpec::fromRecord(*session, *m_store);
     if (!target)
         return fail(target.error());
     auto kernels = m_store->kernels(sessionId);

@@ -1,8 +1,10 @@
 #include "sessionspec.h"
 
+#include "common/labels.h"
 #include "plan/planjson.h"
 #include "plan/planvalidator.h"
-#include "common/labels.h"
+#include "store/sessionsecrets.h"
+#include "store/statestore.h"
 #include "template/templatevalues.h"
 
 #include <QJsonArray>
@@ -175,6 +177,46 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
                     QStringLiteral("the stored session spec breaks a template rule: %1")
                         .arg(ok.error().message));
     return spec;
+}
+
+Result<SessionSpec> SessionSpec::fromRecord(const SessionRecord &session, const StateStore &store)
+{
+    QJsonObject json = session.launchOptions.value(QStringLiteral("spec")).toObject();
+    std::optional<Error> unavailable;
+    const QJsonObject sealed = session.launchOptions.value(QStringLiteral("secrets")).toObject();
+    if (!sealed.isEmpty()) {
+        auto values = store.openSecrets(session.id, sealed);
+        if (!values) {
+            unavailable = values.error();
+        } else if (const QStringList lost = SessionSecrets::restore(json, *values);
+                   !lost.isEmpty()) {
+            unavailable = Error::make(
+                Error::Kind::Decode, QStringLiteral("session %1").arg(session.id),
+                QStringLiteral("the stored secrets lack %1").arg(lost.join(QStringLiteral(", "))));
+        }
+    }
+    auto spec = SessionSpec::fromJson(json, QStringLiteral("session %1").arg(session.id));
+    if (spec)
+        spec->secretsUnavailable = unavailable;
+    return spec;
+}
+
+Result<void> SessionSpec::storeInto(StateStore &store, QJsonObject &launchOptions) const
+{
+    if (secretsUnavailable)
+        return fail(*secretsUnavailable);
+    QJsonObject json = toJson();
+    const QMap<QString, QByteArray> values = SessionSecrets::extract(json);
+    launchOptions.insert(QStringLiteral("spec"), json);
+    if (values.isEmpty()) {
+        launchOptions.remove(QStringLiteral("secrets"));
+        return {};
+    }
+    auto sealed = store.sealSecrets(plan.sessionId, values);
+    if (!sealed)
+        return fail(sealed.error());
+    launchOptions.insert(QStringLiteral("secrets"), *sealed);
+    return {};
 }
 
 } // namespace ClusterDeck

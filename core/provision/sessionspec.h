@@ -10,12 +10,15 @@
 
 namespace ClusterDeck {
 
+struct SessionRecord;
+class StateStore;
+
 // What the provisioner decided for a session — the resolved plan and its placement — in a form
 // the store keeps (inside SessionRecord::launchOptions under "spec"). The reconciler and the
 // failure policy read it back, so a crashed launch is completed from exactly the same decisions
 // (same kernel ids, same ssh keys, same hosts). Files are kept base64-encoded; the contents of
 // secret files (PlannedFile::isSecret) are kept apart, once per session, sealed by the store
-// (SessionSecrets, Provisioner::storeSpec / specOf).
+// (SessionSecrets, storeInto / fromRecord).
 struct SessionSpec
 {
     ClusterPlan plan;
@@ -27,6 +30,14 @@ struct SessionSpec
 
     QJsonObject toJson() const;
     static Result<SessionSpec> fromJson(const QJsonObject &object, const QString &where);
+
+    // The spec a session's record holds (launchOptions["spec"], with the secrets from
+    // launchOptions["secrets"] opened by `store`). Secrets that cannot be opened (no store key)
+    // do not fail it: they set secretsUnavailable.
+    static Result<SessionSpec> fromRecord(const SessionRecord &session, const StateStore &store);
+    // Writes the spec into a record's launch options: the spec without secret contents, and
+    // the secrets once, sealed by `store` (fails without the store key on etcd).
+    Result<void> storeInto(StateStore &store, QJsonObject &launchOptions) const;
 };
 
 } // namespace ClusterDeck

@@ -360,7 +360,7 @@ void TestRegistry::launchPullsOncePerHost()
     const QString id = s.value(QStringLiteral("id")).toString();
     auto session = (*store)->session(id);
     QVERIFY(session);
-    auto spec = Provisioner::specOf(*session, **store);
+    auto spec = SessionSpec::fromRecord(*session, **store);
     QVERIFY(spec);
     const QString prefix =
         m_remote.left(m_remote.lastIndexOf(QLatin1Char(':'))) + QStringLiteral("@sha256:");

@@ -367,7 +367,7 @@ void TestSecretsAtRest::oldRecordsAreMigrated()
     const QByteArray stored = QJsonDocument(migrated->launchOptions).toJson(QJsonDocument::Compact);
     QCOMPARE(stored.count(kPrivateKey.toBase64()), 1); // once, in "secrets"
     QVERIFY(migrated->launchOptions.contains(QStringLiteral("secrets")));
-    const auto back = Provisioner::specOf(*migrated, **store);
+    const auto back = SessionSpec::fromRecord(*migrated, **store);
     VERIFY_OK(back);
     QVERIFY(!back->secretsUnavailable);
     QCOMPARE(back->plan.kernels, spec.plan.kernels);

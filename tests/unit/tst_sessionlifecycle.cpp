@@ -347,7 +347,7 @@ void TestSessionLifecycle::storedSpecRoundTrips()
         sharedPaths.append(f.toObject().value(QStringLiteral("path")).toString());
     QVERIFY2(sharedPaths.contains(QStringLiteral("/etc/cluster/hosts")),
              qPrintable(sharedPaths.join(QLatin1Char(' '))));
-    auto spec = Provisioner::specOf(*stored, *m_store);
+    auto spec = SessionSpec::fromRecord(*stored, *m_store);
     QVERIFY2(spec, qPrintable(spec ? QString() : spec.error().toString()));
     QCOMPARE(spec->plan.kernels.size(), 7);
     auto kernels = m_store->kernels(s->id);

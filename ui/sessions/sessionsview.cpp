@@ -1,13 +1,13 @@
 #include "sessionsview.h"
 #include "common/shortid.h"
 
+#include "dashboard/kernelstatsfeed.h"
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
-#include "provision/provisioner.h"
+#include "provision/sessionspec.h"
 #include "runcommanddialog.h"
 #include "scaleroledialog.h"
 #include "sparklinedelegate.h"
-#include "dashboard/kernelstatsfeed.h"
 #include "stats/statsmonitor.h"
 
 #include "console/consolecontroller.h"
@@ -569,7 +569,7 @@ ScaleRoleDialog *SessionsView::scaleCurrentRole()
     const auto record = m_model->sessionRecord(t.sessionId);
     if (!record || !m_controller->store())
         return nullptr;
-    auto spec = Provisioner::specOf(*record, *m_controller->store());
+    auto spec = SessionSpec::fromRecord(*record, *m_controller->store());
     if (!spec)
         return nullptr;
     const auto rc = std::find_if(spec->plan.roles.cbegin(), spec->plan.roles.cend(),
