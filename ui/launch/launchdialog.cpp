@@ -51,12 +51,15 @@ namespace {
 QWidget *tableWithButtons(QTableWidget *table, const QString &what)
 {
     auto *box = new QWidget;
+    // "+" and "−" say nothing to a screen reader: the tooltips are the names.
     auto *add = new QToolButton;
     add->setText(QStringLiteral("+"));
     add->setToolTip(QObject::tr("Add %1").arg(what));
+    add->setAccessibleName(add->toolTip());
     auto *remove = new QToolButton;
     remove->setText(QStringLiteral("−"));
     remove->setToolTip(QObject::tr("Remove the selected %1").arg(what));
+    remove->setAccessibleName(remove->toolTip());
     QObject::connect(add, &QToolButton::clicked, table, [table] {
         table->insertRow(table->rowCount());
         table->setCurrentCell(table->rowCount() - 1, 0);
@@ -127,19 +130,27 @@ LaunchDialog::LaunchDialog(ConsoleController *controller, QWidget *parent)
     m_hostPaths->setWordWrap(true);
     m_hostPaths->hide();
     m_env->setObjectName(QStringLiteral("envTable"));
+    // Item views take no name from a label: theirs is set.
+    m_env->setAccessibleName(tr("Environment overrides"));
+    m_env->setAccessibleDescription(tr("Variables set in every kernel, over the template's"));
     m_env->setHorizontalHeaderLabels({tr("Variable"), tr("Value")});
     m_mounts->setObjectName(QStringLiteral("mountsTable"));
+    m_mounts->setAccessibleName(tr("Mount overrides"));
+    m_mounts->setAccessibleDescription(tr("SOURCE:TARGET[:ro], mounted in every kernel"));
     m_mounts->setHorizontalHeaderLabels({tr("Mount (SOURCE:TARGET[:ro])")});
     m_preview->setObjectName(QStringLiteral("placementPreview"));
+    m_preview->setAccessibleName(tr("Placement preview"));
     m_preview->setHeaderLabels({tr("Kernel"), tr("Role"), tr("Host")});
     m_preview->setRootIsDecorated(false);
     m_previewStatus->setWordWrap(true);
     m_previewStatus->setObjectName(QStringLiteral("previewStatus"));
     m_previewStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_progress->setObjectName(QStringLiteral("launchProgress"));
+    m_progress->setAccessibleName(tr("Launch progress"));
     m_progress->setHeaderLabels({tr("Kernel"), tr("Host"), tr("Status")});
     m_progress->setRootIsDecorated(false);
     m_error->setObjectName(QStringLiteral("launchError"));
+    m_error->setAccessibleName(tr("Launch error"));
     m_error->setReadOnly(true);
     m_error->setMaximumHeight(90);
     m_error->hide();
@@ -151,6 +162,7 @@ LaunchDialog::LaunchDialog(ConsoleController *controller, QWidget *parent)
     auto *browse = new QToolButton;
     browse->setText(QStringLiteral("…"));
     browse->setToolTip(tr("Open a template file"));
+    browse->setAccessibleName(browse->toolTip()); // "…" is no name
     connect(browse, &QToolButton::clicked, this, [this] {
         const QString file = QFileDialog::getOpenFileName(this, tr("Cluster Template"), {},
                                                           tr("Templates (*.yaml *.yml)"));
@@ -164,7 +176,10 @@ LaunchDialog::LaunchDialog(ConsoleController *controller, QWidget *parent)
     templateRow->addWidget(browse);
 
     auto *form = new QFormLayout;
-    form->addRow(tr("Template:"), templateRow);
+    // A row whose field is a layout gets no buddy from QFormLayout.
+    auto *templateLabel = new QLabel(tr("&Template:"));
+    templateLabel->setBuddy(m_template);
+    form->addRow(templateLabel, templateRow);
     form->addRow(QString(), m_description);
     form->addRow(QString(), m_hostPaths);
     form->addRow(tr("&Name:"), m_name);

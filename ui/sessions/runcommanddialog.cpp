@@ -50,16 +50,21 @@ RunCommandDialog::RunCommandDialog(HostRegistry *registry, const QString &title,
     auto *line = new QHBoxLayout;
     line->addWidget(m_command, 1);
     line->addWidget(m_run);
-    form->addRow(tr("Command:"), line);
+    // A row whose field is a layout gets no buddy from QFormLayout.
+    auto *commandLabel = new QLabel(tr("C&ommand:"));
+    commandLabel->setBuddy(m_command);
+    form->addRow(commandLabel, line);
     form->addRow(tr("At most at once:"), m_parallel);
 
     m_table->setObjectName(QStringLiteral("results"));
+    m_table->setAccessibleName(tr("Results per kernel"));
     m_table->setModel(m_results);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->verticalHeader()->hide();
     m_output->setReadOnly(true);
+    m_output->setAccessibleName(tr("Output of the selected kernel"));
     m_output->setFont(QFont(QStringLiteral("monospace")));
     auto *split = new QSplitter(Qt::Vertical);
     split->addWidget(m_table);
