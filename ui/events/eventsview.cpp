@@ -37,7 +37,9 @@ EventsView::EventsView(ConsoleController *controller, QWidget *parent)
     m_filter->setObjectName(QStringLiteral("eventsFilter"));
     m_filter->setPlaceholderText(tr("Filter events: session, kernel, action, detail, who"));
     m_filter->setClearButtonEnabled(true);
+    m_filter->setAccessibleName(tr("Filter events")); // the placeholder only describes it
     m_table->setObjectName(QStringLiteral("eventsTable"));
+    m_table->setAccessibleName(tr("Events"));
     m_table->setModel(m_proxy);
     m_table->verticalHeader()->hide();
     m_table->setAlternatingRowColors(true);

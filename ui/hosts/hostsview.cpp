@@ -41,6 +41,7 @@ HostsView::HostsView(ConsoleController *controller, QWidget *parent)
 {
     setObjectName(QStringLiteral("hostsView"));
     m_table->setObjectName(QStringLiteral("hostsTable"));
+    m_table->setAccessibleName(tr("Docker hosts"));
     m_table->setModel(m_model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);

@@ -41,12 +41,14 @@ ImagesView::ImagesView(ConsoleController *controller, QWidget *parent)
     , m_status(new QLabel)
 {
     m_table->setModel(m_model);
+    m_table->setAccessibleName(tr("Images on the hosts"));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->horizontalHeader()->setSectionResizeMode(ImagesModel::ImageColumn, QHeaderView::Stretch);
     m_table->verticalHeader()->hide();
     m_image->setPlaceholderText(tr("registry.example:5000/team/train:3"));
     m_hosts->setMaximumWidth(180);
+    m_hosts->setAccessibleName(tr("Hosts to pull to")); // item views take no name from a label
     m_bar->setRange(0, 1000);
     m_bar->setValue(0);
     m_bar->setFormat(tr("%p%"));
@@ -55,7 +57,9 @@ ImagesView::ImagesView(ConsoleController *controller, QWidget *parent)
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto *pullRow = new QHBoxLayout;
-    pullRow->addWidget(new QLabel(tr("Image:")));
+    auto *imageLabel = new QLabel(tr("&Image:"));
+    imageLabel->setBuddy(m_image);
+    pullRow->addWidget(imageLabel);
     pullRow->addWidget(m_image, 1);
     pullRow->addWidget(m_pull);
     pullRow->addWidget(m_cancel);

@@ -28,6 +28,7 @@ LogsPanel::LogsPanel(QWidget *parent)
     m_clear->setText(tr("Clear"));
     m_text->setReadOnly(true);
     m_text->setObjectName(QStringLiteral("logsText"));
+    m_text->setAccessibleName(tr("Logs"));
     m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_text->setMaximumBlockCount(20000);
     m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));

@@ -108,6 +108,8 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     m_filter->setPlaceholderText(
         tr("Filter sessions and kernels: name, template:…, host:…, status:…, role:…"));
     m_filter->setClearButtonEnabled(true);
+    // The placeholder is only a description: the filter has no label on screen.
+    m_filter->setAccessibleName(tr("Filter sessions"));
     m_status->setObjectName(QStringLiteral("statusFilter"));
     m_status->addItem(tr("All statuses"), QStringList{});
     for (SessionStatus s : {SessionStatus::Running, SessionStatus::Degraded, SessionStatus::Error,
@@ -120,6 +122,7 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     m_showFinished->setToolTip(tr("Also show sessions that were terminated or cancelled"));
 
     m_tree->setObjectName(QStringLiteral("sessionTree"));
+    m_tree->setAccessibleName(tr("Sessions"));
     m_tree->setModel(m_proxy);
     m_tree->setUniformRowHeights(true);
     m_tree->setAlternatingRowColors(true);
@@ -147,6 +150,10 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
 
     auto *filterBar = new QHBoxLayout;
     filterBar->addWidget(m_filter, 1);
+    // A combo's name comes from its label (on Linux Qt gives its value as its name).
+    auto *statusLabel = new QLabel(tr("St&atus:"));
+    statusLabel->setBuddy(m_status);
+    filterBar->addWidget(statusLabel);
     filterBar->addWidget(m_status);
     filterBar->addWidget(m_showFinished);
 

@@ -4,6 +4,8 @@
 #include "terminalsession.h"
 #include "terminalwidget.h"
 
+#include <QTabBar>
+
 namespace ClusterDeck::Ui {
 
 TerminalTabs::TerminalTabs(QWidget *parent)
@@ -14,6 +16,25 @@ TerminalTabs::TerminalTabs(QWidget *parent)
     setMovable(true);
     setDocumentMode(true);
     connect(this, &QTabWidget::tabCloseRequested, this, &TerminalTabs::closeTerminal);
+    updateTabBarFocus();
+}
+
+void TerminalTabs::tabInserted(int index)
+{
+    QTabWidget::tabInserted(index);
+    updateTabBarFocus();
+}
+
+void TerminalTabs::tabRemoved(int index)
+{
+    QTabWidget::tabRemoved(index);
+    updateTabBarFocus();
+}
+
+void TerminalTabs::updateTabBarFocus()
+{
+    // A tab bar without tabs has nothing to say or choose: no stop for Tab.
+    tabBar()->setFocusPolicy(count() > 0 ? Qt::TabFocus : Qt::NoFocus);
 }
 
 TerminalTabs::~TerminalTabs() = default;
@@ -46,6 +67,10 @@ TerminalWidget *TerminalTabs::openTerminal(
 {
     auto *terminal = new TerminalWidget;
     terminal->setObjectName(QStringLiteral("terminal:") + title);
+    terminal->setAccessibleName(tr("Terminal in %1").arg(title));
+    // Tab does not leave a terminal: say how one gets out.
+    terminal->setAccessibleDescription(
+        tr("Keys, Tab included, go to the shell; the console's shortcuts still work"));
     auto *session = new TerminalSession(std::move(provider), containerId, options, terminal);
     TerminalScreen *screen = terminal->screen();
     connect(session, &TerminalSession::received, screen, &TerminalScreen::feed);

@@ -40,6 +40,13 @@ public:
 
 Q_SIGNALS:
     void terminalFinished(ClusterDeck::Ui::TerminalWidget *widget, int exitCode);
+
+protected:
+    void tabInserted(int index) override;
+    void tabRemoved(int index) override;
+
+private:
+    void updateTabBarFocus();
 };
 
 } // namespace ClusterDeck::Ui
