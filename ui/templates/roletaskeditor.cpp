@@ -140,37 +140,47 @@ void RoleTaskEditor::buildUi()
     m_memory->setObjectName(QStringLiteral("taskMemory"));
     m_memory->setPlaceholderText(tr("unset (e.g. 512m, 4g)"));
 
+    // Without buddies these fields would all be named after the group box ("Role “worker”").
+    auto labelled = [](const QString &text, QWidget *field) {
+        auto *label = new QLabel(text);
+        label->setBuddy(field);
+        return label;
+    };
     auto *counts = new QHBoxLayout;
-    counts->addWidget(new QLabel(tr("Min:")));
+    counts->addWidget(labelled(tr("Min:"), m_min));
     counts->addWidget(m_min);
     counts->addSpacing(8);
-    counts->addWidget(new QLabel(tr("Max:")));
+    counts->addWidget(labelled(tr("Ma&x:"), m_max));
     counts->addWidget(m_max);
     counts->addSpacing(8);
-    counts->addWidget(new QLabel(tr("Default:")));
+    counts->addWidget(labelled(tr("D&efault:"), m_count));
     counts->addWidget(m_count);
     counts->addStretch();
     auto *resources = new QHBoxLayout;
-    resources->addWidget(new QLabel(tr("CPUs:")));
+    resources->addWidget(labelled(tr("CPUs:"), m_cpus));
     resources->addWidget(m_cpus);
     resources->addSpacing(8);
-    resources->addWidget(new QLabel(tr("Memory:")));
+    resources->addWidget(labelled(tr("Memor&y:"), m_memory));
     resources->addWidget(m_memory, 1);
 
     m_env = makeTable(EnvColumns, {tr("Variable"), tr("Value")}, QStringLiteral("taskEnv"));
+    m_env->setAccessibleName(tr("Environment of the role"));
     m_env->horizontalHeader()->resizeSection(EnvKey, 160);
     m_mounts = makeTable(
         MountColumns,
         {tr("Type"), tr("Source"), tr("Target"), tr("Read-only"), tr("Driver"), tr("Options")},
         QStringLiteral("taskMounts"));
+    m_mounts->setAccessibleName(tr("Mounts of the role"));
     m_mounts->horizontalHeaderItem(MountDriverOptions)
         ->setToolTip(tr("Volume driver options, e.g. type=nfs; o=addr=10.0.0.5,ro"));
     m_mounts->horizontalHeader()->setSectionResizeMode(MountReadOnly,
                                                        QHeaderView::ResizeToContents);
     m_ports = makeTable(PortColumns, {tr("Name"), tr("Protocol"), tr("Port")},
                         QStringLiteral("taskPorts"));
+    m_ports->setAccessibleName(tr("Service ports of the role"));
     m_bootstrap = new QPlainTextEdit;
     m_bootstrap->setObjectName(QStringLiteral("taskBootstrap"));
+    m_bootstrap->setAccessibleName(tr("Bootstrap script"));
     m_bootstrap->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_bootstrap->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_bootstrap->setPlaceholderText(tr("#!/bin/sh\n# runs in every kernel of this role before "
@@ -182,6 +192,10 @@ void RoleTaskEditor::buildUi()
     auto *removeMount = new QPushButton(tr("Remove"));
     auto *addPort = new QPushButton(tr("Add Port"));
     auto *removePort = new QPushButton(tr("Remove"));
+    // "Remove" alone does not say what goes (the tooltip is also the accessible description).
+    removeEnv->setToolTip(tr("Remove the selected variable"));
+    removeMount->setToolTip(tr("Remove the selected mount"));
+    removePort->setToolTip(tr("Remove the selected port"));
     m_sections = new QTabWidget;
     m_sections->addTab(withButtons(m_env, addEnv, removeEnv), tr("Environment"));
     m_sections->addTab(withButtons(m_mounts, addMount, removeMount), tr("Mounts"));
@@ -454,6 +468,7 @@ void RoleTaskEditor::addMountRow(const Mount &mount)
     const int row = m_mounts->rowCount();
     m_mounts->insertRow(row);
     auto *type = new QComboBox;
+    type->setAccessibleName(tr("Mount type")); // a cell widget: no header speaks for it
     for (Mount::Type t : {Mount::Type::Volume, Mount::Type::Bind})
         type->addItem(TemplateValues::mountTypeName(t), int(t));
     type->setCurrentIndex(type->findData(int(mount.type)));
@@ -512,6 +527,7 @@ void RoleTaskEditor::addPortRow(const ServicePort &port)
     m_ports->insertRow(row);
     m_ports->setItem(row, PortName, new QTableWidgetItem(port.name));
     auto *protocol = new QComboBox;
+    protocol->setAccessibleName(tr("Port protocol")); // a cell widget: no header speaks for it
     protocol->addItems({QStringLiteral("http"), QStringLiteral("tcp")});
     protocol->setCurrentText(port.protocol);
     connect(protocol, &QComboBox::activated, this, &RoleTaskEditor::changed);

@@ -94,6 +94,7 @@ void TemplateEditor::buildUi()
 {
     m_list = new QListWidget;
     m_list->setObjectName(QStringLiteral("templateList"));
+    m_list->setAccessibleName(tr("Templates")); // item views take no name from a label
     auto *newButton = new QPushButton(tr("&New"));
     auto *duplicate = new QPushButton(tr("D&uplicate"));
     auto *remove = new QPushButton(tr("&Delete"));
@@ -156,6 +157,7 @@ void TemplateEditor::buildUi()
         m_roles->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_roles->verticalHeader()->hide();
     m_roles->setToolTip(tr("Drag a role to change the order"));
+    m_roles->setAccessibleName(tr("Roles"));
     m_task = new RoleTaskEditor;
     auto *addRoleButton = new QPushButton(tr("Add Role"));
     auto *removeRoleButton = new QPushButton(tr("Remove Role"));
@@ -174,6 +176,10 @@ void TemplateEditor::buildUi()
     form->addRow(tr("&Failure policy:"), m_failure);
     auto *successRow = new QHBoxLayout;
     successRow->addWidget(m_success, 1);
+    // A combo's name comes from its label (on Linux Qt gives its value as its name).
+    m_successRoleLabel = new QLabel(tr("Ro&le:"));
+    m_successRoleLabel->setBuddy(m_successRole);
+    successRow->addWidget(m_successRoleLabel);
     successRow->addWidget(m_successRole, 1);
     auto *successLabel = new QLabel(tr("S&uccess policy:"));
     successLabel->setBuddy(m_success); // a layout row gets no buddy of its own
@@ -202,6 +208,7 @@ void TemplateEditor::buildUi()
 
     m_yaml = new QPlainTextEdit;
     m_yaml->setObjectName(QStringLiteral("yamlEdit"));
+    m_yaml->setAccessibleName(tr("Template YAML"));
     m_yaml->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_yaml->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_tabs = new QTabWidget;
@@ -210,6 +217,7 @@ void TemplateEditor::buildUi()
 
     m_problems = new QListWidget;
     m_problems->setObjectName(QStringLiteral("problemsList"));
+    m_problems->setAccessibleName(tr("Problems"));
     m_problems->setMaximumHeight(110);
     m_save = new QPushButton(tr("&Save"));
     m_save->setObjectName(QStringLiteral("saveTemplate"));
@@ -471,6 +479,7 @@ void TemplateEditor::updateSuccessFields()
 {
     const auto kind = SuccessPolicy::Kind(m_success->currentData().toInt());
     m_successRole->setEnabled(kind == SuccessPolicy::Kind::RoleExits);
+    m_successRoleLabel->setEnabled(m_successRole->isEnabled());
     m_ttl->setEnabled(kind != SuccessPolicy::Kind::None);
 }
 

@@ -11,6 +11,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
@@ -122,6 +123,7 @@ private:
     QComboBox *m_failure = nullptr;
     QComboBox *m_success = nullptr;
     QComboBox *m_successRole = nullptr;
+    QLabel *m_successRoleLabel = nullptr;
     QLineEdit *m_ttl = nullptr;
     QCheckBox *m_allowHostPaths = nullptr;
     QComboBox *m_startup = nullptr;
