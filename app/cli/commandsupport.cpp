@@ -4,8 +4,6 @@
 #include "host/hostregistry.h"
 #include "store/statestore.h"
 
-#include <QLoggingCategory>
-
 #include <unistd.h>
 
 namespace ClusterDeck::Cli {
@@ -62,13 +60,6 @@ InterruptScope::~InterruptScope()
     sigaction(SIGINT, &m_oldInt, nullptr);
     sigaction(SIGTERM, &m_oldTerm, nullptr);
     g_interrupt = nullptr;
-}
-
-void quietLibraries()
-{
-    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
-        QLoggingCategory::setFilterRules(
-            QStringLiteral("clusterdeck.*.debug=false\nclusterdeck.*.info=false"));
 }
 
 QString actor()

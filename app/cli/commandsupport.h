@@ -36,10 +36,6 @@ private:
     struct sigaction m_oldTerm = {};
 };
 
-// The CLI prints its own errors; the libraries' info and debug lines stay quiet unless
-// QT_LOGGING_RULES asks for them.
-void quietLibraries();
-
 // Reads `args` (the words after the subcommand) by the spec named `command` into `*out`. Returns
 // the exit status when the command stops here: 0 after printing its `--help`, 2 after a usage
 // error (one line, pointing at the help); nothing when the command goes on.

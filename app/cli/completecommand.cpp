@@ -1,13 +1,13 @@
 #include "completecommand.h"
 
 #include "commandspec.h"
+#include "common/logging.h"
 #include "provision/sessioncontroller.h"
 #include "store/statestore.h"
 #include "store/storeurl.h"
 #include "template/templateloader.h"
 
 #include <QFileInfo>
-#include <QLoggingCategory>
 #include <QRegularExpression>
 #include <QSet>
 
@@ -187,7 +187,7 @@ QStringList completions(const QStringList &allWords, const CompletionNames &name
 int completeCommand(Context &context, const QStringList &args)
 {
     // Nothing but candidates on stdout; no library chatter on stderr.
-    QLoggingCategory::setFilterRules(QStringLiteral("*=false"));
+    Logging::apply(Logging::Level::Quiet);
     // The store the words name (--store before the command), else the context's; only one that
     // exists (an SQLite file that is not there is not created by a TAB).
     QString storeOption = context.storeOption();

@@ -3,6 +3,7 @@
 #include "args.h"
 #include "commandsupport.h"
 #include "common/inerttext.h"
+#include "common/logging.h"
 #include "control/controller.h"
 #include "control/reconcilereport.h"
 #include "host/hostregistry.h"
@@ -12,7 +13,6 @@
 #include <QDateTime>
 #include <QHash>
 #include <QJsonDocument>
-#include <QLoggingCategory>
 #include <QTimer>
 
 #include <thread>
@@ -106,9 +106,7 @@ int controllerCommand(Context &context, const QStringList &args)
         !positiveSeconds(a, QStringLiteral("--grace"), 60, &grace, &error))
         return context.usage(error);
     // Logs go to stderr: what the controller decides, not the libraries' chatter.
-    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
-        QLoggingCategory::setFilterRules(QStringLiteral(
-            "clusterdeck.*.debug=false\nclusterdeck.*.info=false\nclusterdeck.control.info=true"));
+    Logging::apply(Logging::Level::Warnings, lcControl(), Logging::Level::Info);
     auto env = openEnv(context);
     if (!env)
         return context.fail(env.error());
@@ -140,7 +138,6 @@ int controllerCommand(Context &context, const QStringList &args)
 
 int reconcileCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
     Args a;
     if (const auto stop = parseArgs(context, args, QStringLiteral("reconcile"), &a))
         return *stop;
@@ -204,7 +201,6 @@ int reconcileCommand(Context &context, const QStringList &args)
 
 int watchCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
     Args a;
     if (const auto stop = parseArgs(context, args, QStringLiteral("watch"), &a))
         return *stop;

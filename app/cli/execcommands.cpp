@@ -61,7 +61,6 @@ bool writeAll(int fd, const QByteArray &data)
 
 int execCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
     Args a;
     if (const auto stop = parseArgs(context, args, QStringLiteral("exec"), &a))
         return *stop;
@@ -150,7 +149,6 @@ int execCommand(Context &context, const QStringList &args)
 
 int shellCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
     Args a;
     if (const auto stop = parseArgs(context, args, QStringLiteral("shell"), &a))
         return *stop;

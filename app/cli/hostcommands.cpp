@@ -13,7 +13,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QLoggingCategory>
 
 namespace ClusterDeck::Cli {
 
@@ -272,8 +271,6 @@ int inspect(Context &context, const QStringList &args)
 
 int runHostCommand(Context &context, const QStringList &args)
 {
-    // Progress goes to debug logging; scripts read stdout/stderr (QT_LOGGING_RULES still wins).
-    QLoggingCategory::setFilterRules(QStringLiteral("clusterdeck.*.debug=false"));
     if (args.isEmpty())
         return usage(context, QStringLiteral("host needs a subcommand: add, ls, rm or inspect"));
     const QString sub = args.first();

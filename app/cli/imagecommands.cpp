@@ -400,7 +400,6 @@ int registryLs(Context &context, const Args &a)
 int groupCommand(Context &context, const QStringList &args, const QString &group,
                  const QList<QPair<QString, int (*)(Context &, const Args &)>> &subs)
 {
-    quietLibraries();
     QStringList names;
     for (const auto &sub : subs)
         names.append(sub.first);

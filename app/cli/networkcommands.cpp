@@ -10,7 +10,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QLoggingCategory>
 
 namespace ClusterDeck::Cli {
 
@@ -88,8 +87,6 @@ int setup(Context &context, const QStringList &args)
 
 int runNetworkCommand(Context &context, const QStringList &args)
 {
-    // Progress goes to debug logging; scripts read stdout/stderr (QT_LOGGING_RULES still wins).
-    QLoggingCategory::setFilterRules(QStringLiteral("clusterdeck.*.debug=false"));
     if (args.isEmpty())
         return usage(context, QStringLiteral("network needs a subcommand: setup"));
     if (args.first() == QLatin1String("setup"))

@@ -11,7 +11,6 @@ namespace ClusterDeck::Cli {
 
 int pruneCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
     Args a;
     if (const auto stop = parseArgs(context, args, QStringLiteral("prune"), &a))
         return *stop;

@@ -176,7 +176,6 @@ int wholeSessionCommand(Context &context, const QStringList &args, WholeSession 
 {
     const bool restart = op == WholeSession::Restart;
     const QString command = restart ? QStringLiteral("restart") : QStringLiteral("rm");
-    quietLibraries();
     Args a;
     if (const auto stop = parseArgs(context, args, command, &a))
         return *stop;
@@ -222,7 +221,6 @@ int wholeSessionCommand(Context &context, const QStringList &args, WholeSession 
 
 int launchCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
     Args a;
     if (const auto stop = parseArgs(context, args, QStringLiteral("launch"), &a))
         return *stop;
@@ -387,7 +385,6 @@ int launchCommand(Context &context, const QStringList &args)
 
 int lsCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
     Args a;
     if (const auto stop = parseArgs(context, args, QStringLiteral("ls"), &a))
         return *stop;
@@ -445,7 +442,6 @@ int lsCommand(Context &context, const QStringList &args)
 
 int showCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
     Args a;
     if (const auto stop = parseArgs(context, args, QStringLiteral("show"), &a))
         return *stop;
@@ -467,7 +463,6 @@ int restartCommand(Context &context, const QStringList &args)
 
 int scaleCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
     Args a;
     if (const auto stop = parseArgs(context, args, QStringLiteral("scale"), &a))
         return *stop;
@@ -519,7 +514,6 @@ int rmCommand(Context &context, const QStringList &args)
 
 int logsCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
     Args a;
     if (const auto stop = parseArgs(context, args, QStringLiteral("logs"), &a))
         return *stop;

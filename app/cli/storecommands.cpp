@@ -73,7 +73,6 @@ int keyImport(Context &context, const QStringList &args)
 
 int storeCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
     if (!args.isEmpty() &&
         (args.last() == QLatin1String("--help") || args.last() == QLatin1String("-h")) &&
         args.size() <= 2) {

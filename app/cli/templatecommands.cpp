@@ -18,7 +18,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QLoggingCategory>
 #include <QRegularExpression>
 #include <QTextStream>
 
@@ -254,9 +253,6 @@ int render(const QStringList &args, QTextStream &out, QTextStream &err,
 int runTemplateCommand(const QStringList &args, QTextStream &out, QTextStream &err,
                        const ImageDefaultsLookup &images)
 {
-    // Library debug output would drown the command's own; QT_LOGGING_RULES still wins.
-    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
-        QLoggingCategory::setFilterRules(QStringLiteral("clusterdeck.*.debug=false"));
     if (args.isEmpty())
         return usageError(err, QStringLiteral("template needs a subcommand (validate or render)"));
     const QString sub = args.first();

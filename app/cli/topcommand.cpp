@@ -114,7 +114,6 @@ QString snapshotTable(const Snapshot &s)
 
 int topCommand(Context &context, const QStringList &args)
 {
-    quietLibraries();
     Args a;
     if (const auto stop = parseArgs(context, args, QStringLiteral("top"), &a))
         return *stop;

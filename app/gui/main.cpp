@@ -22,8 +22,10 @@ int main(int argc, char *argv[])
     QApplication::setOrganizationName(QStringLiteral("ClusterDeck"));
     QApplication::setOrganizationDomain(QStringLiteral("clusterdeck.io"));
     // Like the CLI: warnings and errors on the terminal, the rest on request (Help > Diagnostics).
-    ClusterDeck::Logging::applyDefaultRules(
-        QSettings().value(QStringLiteral("diagnostics/verbose"), false).toBool());
+    ClusterDeck::Logging::apply(
+        QSettings().value(QStringLiteral("diagnostics/verbose"), false).toBool()
+            ? ClusterDeck::Logging::Level::Debug
+            : ClusterDeck::Logging::Level::Warnings);
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("ClusterDeck desktop console"));

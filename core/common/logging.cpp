@@ -13,13 +13,38 @@ Q_LOGGING_CATEGORY(lcRegistry, "clusterdeck.registry")
 
 namespace ClusterDeck::Logging {
 
-void applyDefaultRules(bool verbose)
+namespace {
+
+// The rules that put the categories matching `pattern` at `level`.
+QString rulesFor(const QString &pattern, Level level)
 {
-    if (!qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
+    const auto on = [level](Level from) {
+        return level >= from ? QStringLiteral("true") : QStringLiteral("false");
+    };
+    return QStringLiteral("%1.debug=%2\n%1.info=%3\n%1.warning=%4\n%1.critical=%4\n")
+        .arg(pattern, on(Level::Debug), on(Level::Info), on(Level::Warnings));
+}
+
+void setRules(Level level, const QString &more)
+{
+    if (level != Level::Quiet && !qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
         return;
-    QLoggingCategory::setFilterRules(
-        verbose ? QStringLiteral("clusterdeck.*.debug=true\nclusterdeck.*.info=true")
-                : QStringLiteral("clusterdeck.*.debug=false\nclusterdeck.*.info=false"));
+    // Quiet silences Qt's own categories too; the others leave them at Qt's defaults.
+    const QString base = level == Level::Quiet ? QStringLiteral("*=false\n")
+                                               : rulesFor(QStringLiteral("clusterdeck.*"), level);
+    QLoggingCategory::setFilterRules(base + more);
+}
+
+} // namespace
+
+void apply(Level level)
+{
+    setRules(level, {});
+}
+
+void apply(Level level, const QLoggingCategory &area, Level areaLevel)
+{
+    setRules(level, rulesFor(QString::fromLatin1(area.categoryName()), areaLevel));
 }
 
 } // namespace ClusterDeck::Logging

@@ -414,7 +414,7 @@ void TestMainWindow::trayNotifiesOnlyWhenOutOfSight()
 void TestMainWindow::diagnosticsAreOffUntilAsked()
 {
     qunsetenv("QT_LOGGING_RULES");
-    Logging::applyDefaultRules();
+    Logging::apply(Logging::Level::Warnings);
     QVERIFY(!lcHttp().isDebugEnabled());
     QVERIFY(!lcControl().isInfoEnabled());
     QVERIFY(lcControl().isWarningEnabled());

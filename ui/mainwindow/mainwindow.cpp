@@ -218,7 +218,7 @@ void MainWindow::setupMenus()
         QSettings().value(QStringLiteral("diagnostics/verbose"), false).toBool());
     connect(diagnostics, &QAction::toggled, this, [](bool on) {
         QSettings().setValue(QStringLiteral("diagnostics/verbose"), on);
-        Logging::applyDefaultRules(on);
+        Logging::apply(on ? Logging::Level::Debug : Logging::Level::Warnings);
     });
     help->addAction(
         themeIcon(QStringLiteral("help-about")), tr("&About ClusterDeck"), this, [this] {
