@@ -10,6 +10,7 @@
 // Target: p99 < 500 ms on both. Fails only when the run did not end as it should (the session
 // not RUNNING again, nothing observed), never on the timing itself.
 
+#include "common/logging.h"
 #include "labcli.h"
 #include "store/sqlitestore.h"
 #include "store/statestore.h"
@@ -286,7 +287,7 @@ roles:
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
-    QLoggingCategory::setFilterRules(QStringLiteral("clusterdeck.*.debug=false"));
+    ClusterDeck::Logging::apply(ClusterDeck::Logging::Level::Info);
     const LabHosts lab = LabHosts::fromEnvironment();
     if (lab.names().size() < 2)
         die(LabHosts::error());

@@ -2,6 +2,7 @@
 // same requests made by the curl tool in the same run (one curl process, one kept-alive
 // connection), over the unix socket and over tcp+tls. Prints calls per second and the ratio.
 
+#include "common/logging.h"
 #include "docker/dockerclient.h"
 #include "docker/dockerendpoint.h"
 
@@ -138,7 +139,7 @@ bool runEndpoint(const QString &label, const QString &url, const TlsFiles &tls, 
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
-    QLoggingCategory::setFilterRules(QStringLiteral("clusterdeck.*.debug=false"));
+    ClusterDeck::Logging::apply(ClusterDeck::Logging::Level::Info);
     const QString unixUrl = qEnvironmentVariable("CLUSTERDECK_LAB_H1_DOCKER");
     const QString tlsUrl = qEnvironmentVariable("CLUSTERDECK_LAB_H1_DOCKER_TLS");
     if (unixUrl.isEmpty() || tlsUrl.isEmpty()) {

@@ -1,6 +1,7 @@
 // etcd client throughput against the lab etcd, next to the same calls made by the curl tool in
 // the same run: put 1000 keys sequentially and from 8 threads, range them, get them.
 // Needs CLUSTERDECK_LAB_ETCD (eval "$(scripts/lab.sh env)"); exits non-zero without it.
+#include "common/logging.h"
 #include "etcd/etcdclient.h"
 #include "etcd/etcdjson.h"
 
@@ -70,7 +71,7 @@ int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     // Per-request debug lines would measure the terminal, not the client.
-    QLoggingCategory::setFilterRules(QStringLiteral("clusterdeck.*.debug=false"));
+    ClusterDeck::Logging::apply(ClusterDeck::Logging::Level::Info);
     const QString endpoint = qEnvironmentVariable("CLUSTERDECK_LAB_ETCD");
     if (endpoint.isEmpty()) {
         std::fprintf(stderr, "error: CLUSTERDECK_LAB_ETCD is not set; start the lab and run: "

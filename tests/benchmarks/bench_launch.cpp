@@ -10,6 +10,7 @@
 // ratios to the floor; fails only when a run did not end as it should (something not running,
 // something left behind), never on the timing itself.
 
+#include "common/logging.h"
 #include "common/concurrent.h"
 #include "common/labels.h"
 #include "docker/dockerclient.h"
@@ -321,7 +322,7 @@ Times runRaw(Lab &lab, const ClusterTemplate &t, int round, bool parallel)
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
-    QLoggingCategory::setFilterRules(QStringLiteral("clusterdeck.*.debug=false"));
+    ClusterDeck::Logging::apply(ClusterDeck::Logging::Level::Info);
     const int rounds = qEnvironmentVariableIntValue("BENCH_LAUNCH_ROUNDS") > 0
                            ? qEnvironmentVariableIntValue("BENCH_LAUNCH_ROUNDS")
                            : 5;

@@ -6,6 +6,7 @@
 // sqlite uses a temporary file; etcd the lab's etcd ($CLUSTERDECK_LAB_ETCD) under a unique prefix
 // that is deleted afterwards. Prints a table; exits non-zero when a backend fails.
 
+#include "common/logging.h"
 #include "etcd/etcdclient.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
@@ -148,7 +149,7 @@ QString cell(const Figures &f, double value, int precision)
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
-    QLoggingCategory::setFilterRules(QStringLiteral("clusterdeck.*.debug=false"));
+    ClusterDeck::Logging::apply(ClusterDeck::Logging::Level::Info);
     int failures = 0;
 
     QTemporaryDir dir;

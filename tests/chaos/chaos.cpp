@@ -10,6 +10,7 @@
 // environment (eval "$(scripts/lab.sh env)"). Prints one table: fault, trials, violations,
 // leftovers; exits 1 when any trial violated an invariant or left something behind.
 
+#include "common/logging.h"
 #include "delayproxy.h"
 #include "labcli.h"
 
@@ -1089,9 +1090,7 @@ int main(int argc, char **argv)
     if (parser.isSet(ctl))
         g_ctl = parser.value(ctl);
     // The table is the output; the libraries' chatter is not (QT_LOGGING_RULES overrides).
-    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
-        QLoggingCategory::setFilterRules(
-            QStringLiteral("clusterdeck.*.debug=false\nclusterdeck.*.info=false"));
+    ClusterDeck::Logging::apply(ClusterDeck::Logging::Level::Warnings);
 
     QStringList chosen = parser.isSet(faults)
                              ? parser.value(faults).split(QLatin1Char(','), Qt::SkipEmptyParts)

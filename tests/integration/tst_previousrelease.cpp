@@ -6,6 +6,7 @@
 // killed and the policy's whole-session restart, a restart, a scale and a removal that leaves
 // nothing behind. On SQLite and on etcd.
 
+#include "common/logging.h"
 #include "etcd/etcdclient.h"
 #include "http/httptransport.h"
 #include "labcli.h"
@@ -101,7 +102,7 @@ private:
 
 void TestPreviousRelease::initTestCase()
 {
-    QLoggingCategory::setFilterRules(QStringLiteral("clusterdeck.*.debug=false"));
+    ClusterDeck::Logging::apply(ClusterDeck::Logging::Level::Info);
     m_lab = LabHosts::fromEnvironment();
     if (m_lab.names().size() < 3)
         QFAIL(qPrintable(LabHosts::error()));
