@@ -7,6 +7,7 @@
 #include "plan/launchoptions.h"
 #include "registry/imagepuller.h"
 #include "sessionspec.h"
+#include "sessionteardown.h"
 #include "store/records.h"
 #include "template/clustertemplate.h"
 
@@ -35,15 +36,6 @@ struct LaunchRequest
     LaunchOptions options;  // sessionId empty: a new UUID
     PlacementStrategy strategy = PlacementStrategy::Spread;
     QString actor; // who launches, for the event log ("alice@console1")
-};
-
-// How far a removal (a rollback, a terminate) may go before it leaves the rest to the controller.
-struct RemovalOptions
-{
-    std::chrono::milliseconds deadline{30000};    // the whole removal, every host, every retry
-    CancelToken cancel;                     // stops it at once (the controller finishes)
-    QHash<QString, CancelToken> hostCancel; // per host, used instead of `cancel`
-    QSet<QString> skipHosts; // known not to answer: not asked (their objects wait for them)
 };
 
 // Gang-launches cluster sessions: resolve → place → write the desired state → check images →

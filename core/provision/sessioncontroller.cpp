@@ -12,6 +12,7 @@
 #include "hostprobe.h"
 #include "ownedcontainer.h"
 #include "provisioner.h"
+#include "sessionteardown.h"
 #include "store/statestore.h"
 
 #include <QDateTime>
@@ -375,13 +376,12 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
         setKernelStatuses(sessionId, live, KernelStatus::Terminating, reason);
     }
 
-    Provisioner remover(m_store, m_registry);
+    const SessionTeardown teardown(m_store->identity(), m_registry);
     RemovalOptions removal;
     removal.deadline = m_removalTimeout;
     removal.cancel = m_cancel;
     QStringList unfinished;
-    const auto removed =
-        remover.removeSessionObjects(specFromRecords(s, records), {}, removal, &unfinished);
+    const auto removed = teardown.remove(specFromRecords(s, records), {}, removal, &unfinished);
     {
         // Kernels whose host is done are TERMINATED now; the others stay TERMINATING (and so
         // does the session) until their host answers and the controller removes what is left.

@@ -1,8 +1,8 @@
 #include "sessionscaler.h"
 
 #include "common/boundedbuffer.h"
-#include "common/logging.h"
 #include "common/concurrent.h"
+#include "common/logging.h"
 #include "docker/dockerhost.h"
 #include "docker/tararchivebuilder.h"
 #include "eventlog.h"
@@ -11,6 +11,7 @@
 #include "plan/presets.h"
 #include "plan/scaleplanner.h"
 #include "provisioner.h"
+#include "sessionteardown.h"
 #include "store/statestore.h"
 #include "template/templateloader.h"
 
@@ -398,8 +399,7 @@ Result<void> SessionScaler::removeKernelObjects(const SessionSpec &spec,
     only.placement.hostOf = hostOf;
     only.placement.hostsUsed.clear();
     only.placement.networkHost.clear(); // the network stays
-    Provisioner provisioner(m_store, m_registry);
-    return provisioner.removeSessionObjects(only);
+    return SessionTeardown(m_store->identity(), m_registry).remove(only);
 }
 
 Result<QString> SessionScaler::repairLocked(const QString &sessionId)
