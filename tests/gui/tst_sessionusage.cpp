@@ -47,6 +47,8 @@ private Q_SLOTS:
     void sparklineGeometry();
     void delegatePaints();
     void execResults();
+    void roleMemoryOfLateSamples_data();
+    void roleMemoryOfLateSamples();
     void dashboardHistory();
 
 private:
@@ -236,6 +238,37 @@ void TestSessionUsage::execResults()
              QStringLiteral("host h1: down"));
     QCOMPARE(model.index(2, 0).data(ExecResultsModel::FullOutputRole).toString(),
              QStringLiteral("first\n! second"));
+}
+
+void TestSessionUsage::roleMemoryOfLateSamples_data()
+{
+    QTest::addColumn<int>("stepMs"); // how far apart the three workers report within each round
+    QTest::newRow("together") << 1;
+    QTest::newRow("0.6 s apart: the last one in the next second") << 600;
+    QTest::newRow("nearly a second apart") << 990;
+}
+
+// tst_dashboard_lab's flake on a loaded machine: the memory line's last point was 32.9 MiB for
+// workers holding 8 + 16 + 24 MiB: the worker whose sample came after the second turned was
+// left out of the sum. Every point is the sum of each worker's latest sample by then.
+void TestSessionUsage::roleMemoryOfLateSamples()
+{
+    QFETCH(int, stepMs);
+    UsageHistoryModel model;
+    model.setKernels(m_session.kernels);
+    const qint64 t0 = 1'700'000'000'000;
+    for (int round = 0; round < 5; ++round)
+        for (int k = 1; k < 4; ++k)
+            model.addSample(m_session.kernels.at(k).id, usage(k, quint64(8 * k) << 20),
+                            t0 + round * 1000 + (k - 1) * stepMs);
+    const QList<QPointF> workers = model.roleMemory(QStringLiteral("worker"));
+    QVERIFY(!workers.isEmpty());
+    QCOMPARE(workers.last().y(), double(48 << 20));
+    // Once every worker has reported, no point leaves one out or counts one twice.
+    for (const QPointF &p : workers) {
+        if (p.x() >= double(t0 + 2000))
+            QCOMPARE(p.y(), double(48 << 20));
+    }
 }
 
 void TestSessionUsage::dashboardHistory()

@@ -1,5 +1,7 @@
 #include "usagehistorymodel.h"
+
 #include "common/bytesize.h"
+#include <algorithm>
 
 #include <QLocale>
 
@@ -71,18 +73,38 @@ UsageHistoryModel::history(const QString &kernelId) const
 
 QList<QPointF> UsageHistoryModel::roleMemory(const QString &role) const
 {
-    // Samples of different kernels arrive within the same second: sum per second.
-    std::map<qint64, double> perSecond;
+    // A role's memory at the end of a second is the sum of each of its kernels' latest sample by
+    // then. Kernels report at their own moments: summing only the samples that fell into a second
+    // counted a late kernel not at all (the line's last point dropped by that kernel's memory
+    // whenever its sample came a moment after the others', as on a loaded machine), or twice.
+    struct Reading
+    {
+        qint64 timeMs;
+        qsizetype kernel;
+        double bytes;
+    };
+    QList<Reading> readings;
+    qsizetype kernels = 0;
     for (const KernelRecord &k : m_kernels) {
         if (k.role != role)
             continue;
         for (const Sample &s : history(k.id))
-            perSecond[s.timeMs / 1000] += s.memoryBytes;
+            readings.append({s.timeMs, kernels, s.memoryBytes});
+        ++kernels;
     }
+    std::stable_sort(readings.begin(), readings.end(),
+                     [](const Reading &a, const Reading &b) { return a.timeMs < b.timeMs; });
+    QList<double> latest(kernels, 0.0);
+    double sum = 0;
     QList<QPointF> points;
-    points.reserve(qsizetype(perSecond.size()));
-    for (const auto &[second, bytes] : perSecond)
-        points.append(QPointF(double(second) * 1000.0, bytes));
+    for (qsizetype i = 0; i < readings.size(); ++i) {
+        const Reading &r = readings.at(i);
+        sum += r.bytes - latest.at(r.kernel);
+        latest[r.kernel] = r.bytes;
+        const qint64 second = r.timeMs / 1000;
+        if (i + 1 == readings.size() || readings.at(i + 1).timeMs / 1000 != second)
+            points.append(QPointF(double(second) * 1000.0, sum));
+    }
     return points;
 }
 
