@@ -505,24 +505,15 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
     SessionSpec only = run.spec;
     only.placement.networkHost.clear();
     only.placement.hostsUsed.clear();
-    QMap<QString, QStringList> volumes, pulled;
+    QMap<QString, QStringList> volumes;
     {
         std::lock_guard lock(run.mutex);
         volumes = run.volumesMade;
-        pulled = run.imagesPulled;
     }
     if (auto removed = removeSessionObjects(only, volumes); !removed)
         qCWarning(lcProvision) << "removing the new kernels incomplete:"
                                << removed.error().toString();
-    for (auto it = pulled.cbegin(); it != pulled.cend(); ++it) {
-        for (const QString &image : it.value()) {
-            Docker::CallOptions call;
-            call.timeout = 30s;
-            if (auto gone = run.clients.value(it.key())->removeImage(image, false, call); !gone)
-                qCInfo(lcProvision).noquote() << "keeping pulled image" << image << "on" << it.key()
-                                              << ":" << gone.error().toString();
-        }
-    }
+    removePulledImages(run, {}, std::chrono::steady_clock::now() + m_rollbackTimeout);
     for (const KernelSpec &k : run.spec.plan.kernels)
         setKernelStatus(run, k.hostname, cancelled ? KernelStatus::Cancelled : KernelStatus::Error,
                         k.hostname == run.failedHostname
@@ -567,27 +558,58 @@ Result<void> Provisioner::connectHosts(Run &run, const QStringList &hosts)
 
 Result<SessionRecord> Provisioner::doProvision(Run &run)
 {
-    const ClusterPlan &plan = run.spec.plan;
-    if (!run.aborted()) {
-        // Nothing is created before the store knows the launch is under way: otherwise a crash
-        // here would leave containers that no PROVISIONING session accounts for.
-        if (auto recorded = setSessionStatus(run, SessionStatus::Provisioning); !recorded)
-            run.failWith(recorded.error().withContext(QStringLiteral("recording PROVISIONING")));
-        for (const KernelSpec &k : plan.kernels) {
-            KernelStatus current;
-            {
-                std::lock_guard lock(run.mutex);
-                current = run.records.value(k.hostname).status;
-            }
-            if (current != KernelStatus::Running)
-                setKernelStatus(run, k.hostname, KernelStatus::Preparing);
-        }
-        run.flushStatuses();
-        if (auto ok = prepareHosts(run); !ok)
-            run.failWith(ok.error());
+    if (!run.aborted())
+        beginProvisioning(run);
+    createKernels(run);
+    run.flushStatuses();
+    if (!run.aborted() && !run.userCancel.isCancelled()) {
+        if (auto ok = settle(run); !ok)
+            qCInfo(lcProvision) << "settle:" << ok.error().toString();
     }
 
-    // Kernels: all at once, or role by role for `in-order`.
+    if (run.lockLost()) {
+        // Another process holds the session now: no rollback, no status, no event from here.
+        const Error lost = run.stopError();
+        qCWarning(lcProvision).noquote() << lost.toString();
+        return fail(lost);
+    }
+    // The watcher thread may still record a rollback (a late cancel): run's fields under its
+    // mutex, here too.
+    bool failed = false;
+    {
+        std::lock_guard lock(run.mutex);
+        failed = run.firstError.has_value();
+    }
+    const bool cancelled = run.userCancel.isCancelled() && !failed;
+    if (!run.aborted() && !cancelled)
+        return recordRunning(run);
+    return rollBack(run, cancelled);
+}
+
+// Nothing is created before the store knows the launch is under way: otherwise a crash here
+// would leave containers that no PROVISIONING session accounts for.
+void Provisioner::beginProvisioning(Run &run)
+{
+    if (auto recorded = setSessionStatus(run, SessionStatus::Provisioning); !recorded)
+        run.failWith(recorded.error().withContext(QStringLiteral("recording PROVISIONING")));
+    for (const KernelSpec &k : run.spec.plan.kernels) {
+        KernelStatus current;
+        {
+            std::lock_guard lock(run.mutex);
+            current = run.records.value(k.hostname).status;
+        }
+        if (current != KernelStatus::Running)
+            setKernelStatus(run, k.hostname, KernelStatus::Preparing);
+    }
+    run.flushStatuses();
+    if (auto ok = prepareHosts(run); !ok)
+        run.failWith(ok.error());
+}
+
+// Kernels: all at once, or role by role for `in-order`.
+void Provisioner::createKernels(Run &run)
+{
+    const ClusterPlan &plan = run.spec.plan;
     QList<QList<const KernelSpec *>> waves;
     for (const RoleCount &rc : plan.roles) {
         QList<const KernelSpec *> wave;
@@ -614,57 +636,42 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
             },
             m_perHostLimit, run.ops);
     }
-    run.flushStatuses();
+}
 
-    if (!run.aborted() && !run.userCancel.isCancelled()) {
-        if (auto ok = settle(run); !ok)
-            qCInfo(lcProvision) << "settle:" << ok.error().toString();
-    }
-
-    if (run.lockLost()) {
-        // Another process holds the session now: no rollback, no status, no event from here.
-        const Error lost = run.stopError();
-        qCWarning(lcProvision).noquote() << lost.toString();
-        return fail(lost);
-    }
-    // The watcher thread may still record a rollback (a late cancel): run's fields under its
-    // mutex, here too.
-    bool failed = false;
-    {
-        std::lock_guard lock(run.mutex);
-        failed = run.firstError.has_value();
-    }
-    const bool cancelled = run.userCancel.isCancelled() && !failed;
-    if (!run.aborted() && !cancelled) {
-        auto recorded = setSessionStatus(run, SessionStatus::Running);
-        // A store that refuses writes for a moment (busy, disk full) gets a few more seconds;
-        // after that the launch does not claim a success the store does not show.
-        for (int attempt = 0;
-             !recorded && attempt < 10 && !run.userCancel.isCancelled() && !run.lockLost();
-             ++attempt) {
-            std::this_thread::sleep_for(500ms);
-            SessionRecord s;
-            {
-                std::lock_guard lock(run.mutex);
-                s = run.session;
-            }
-            recorded = m_store->updateSession(s);
+Result<SessionRecord> Provisioner::recordRunning(Run &run)
+{
+    const ClusterPlan &plan = run.spec.plan;
+    auto recorded = setSessionStatus(run, SessionStatus::Running);
+    // A store that refuses writes for a moment (busy, disk full) gets a few more seconds;
+    // after that the launch does not claim a success the store does not show.
+    for (int attempt = 0;
+         !recorded && attempt < 10 && !run.userCancel.isCancelled() && !run.lockLost(); ++attempt) {
+        std::this_thread::sleep_for(500ms);
+        SessionRecord s;
+        {
+            std::lock_guard lock(run.mutex);
+            s = run.session;
         }
-        if (!recorded)
-            return fail(recorded.error().withContext(
-                QStringLiteral("all %1 kernels run, but the store did not record the session "
-                               "as RUNNING (it stays PROVISIONING; the controller or "
-                               "`clusterdeckctl reconcile` completes it once the store accepts "
-                               "writes)")
-                    .arg(plan.kernels.size())));
-        logEvent(plan.sessionId, {}, QStringLiteral("running"),
-                 QStringLiteral("%1 kernels running").arg(plan.kernels.size()));
-        std::lock_guard lock(run.mutex);
-        return run.session;
+        recorded = m_store->updateSession(s);
     }
+    if (!recorded)
+        return fail(recorded.error().withContext(
+            QStringLiteral("all %1 kernels run, but the store did not record the session "
+                           "as RUNNING (it stays PROVISIONING; the controller or "
+                           "`clusterdeckctl reconcile` completes it once the store accepts "
+                           "writes)")
+                .arg(plan.kernels.size())));
+    logEvent(plan.sessionId, {}, QStringLiteral("running"),
+             QStringLiteral("%1 kernels running").arg(plan.kernels.size()));
+    std::lock_guard lock(run.mutex);
+    return run.session;
+}
 
-    // All-or-nothing: remove whatever this session has anywhere, then say why. A host that
-    // stopped answering is the cause, whatever failed after it on the other hosts.
+// All-or-nothing: remove whatever this session has anywhere, then say why. A host that stopped
+// answering is the cause, whatever failed after it on the other hosts.
+Result<SessionRecord> Provisioner::rollBack(Run &run, bool cancelled)
+{
+    const ClusterPlan &plan = run.spec.plan;
     std::optional<Error> hung;
     QSet<QString> hungHosts;
     std::optional<Error> firstError;
@@ -730,27 +737,9 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
         qCInfo(lcProvision) << "rollback of" << plan.sessionId
                             << "incomplete:" << removed.error().toString();
     // Images this launch pulled go too (a host that had one keeps it; one in use stays).
-    QMap<QString, QStringList> pulled;
-    {
-        std::lock_guard lock(run.mutex);
-        pulled = run.imagesPulled;
-    }
-    for (auto it = pulled.cbegin(); it != pulled.cend(); ++it) {
-        if (unfinished.contains(it.key()) || hungHosts.contains(it.key()))
-            continue;
-        for (const QString &image : it.value()) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                rollbackEnds - std::chrono::steady_clock::now());
-            if (left <= 0ms)
-                break;
-            Docker::CallOptions call;
-            call.timeout = std::min<std::chrono::milliseconds>(left, 30s);
-            call.cancel = run.hostStop.value(it.key());
-            if (auto gone = run.clients.value(it.key())->removeImage(image, false, call); !gone)
-                qCInfo(lcProvision).noquote() << "keeping pulled image" << image << "on" << it.key()
-                                              << ":" << gone.error().toString();
-        }
-    }
+    QStringList skip = unfinished;
+    skip.append(QStringList(hungHosts.cbegin(), hungHosts.cend()));
+    removePulledImages(run, skip, rollbackEnds);
     const KernelStatus final = cancelled ? KernelStatus::Cancelled : KernelStatus::Error;
     for (const KernelSpec &k : plan.kernels) {
         const QString host = run.spec.placement.hostOf.value(k.hostname);
@@ -779,6 +768,32 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
                                             "records it: %1)")
                                  .arg(recorded.error().toString())));
     return fail(cause);
+}
+
+void Provisioner::removePulledImages(Run &run, const QStringList &skipHosts,
+                                     std::chrono::steady_clock::time_point until)
+{
+    QMap<QString, QStringList> pulled;
+    {
+        std::lock_guard lock(run.mutex);
+        pulled = run.imagesPulled;
+    }
+    for (auto it = pulled.cbegin(); it != pulled.cend(); ++it) {
+        if (skipHosts.contains(it.key()))
+            continue;
+        for (const QString &image : it.value()) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                until - std::chrono::steady_clock::now());
+            if (left <= 0ms)
+                break;
+            Docker::CallOptions call;
+            call.timeout = std::min<std::chrono::milliseconds>(left, 30s);
+            call.cancel = run.hostStop.value(it.key());
+            if (auto gone = run.clients.value(it.key())->removeImage(image, false, call); !gone)
+                qCInfo(lcProvision).noquote() << "keeping pulled image" << image << "on" << it.key()
+                                              << ":" << gone.error().toString();
+        }
+    }
 }
 
 void Provisioner::recordRollback(Run &run, const QString &reason)

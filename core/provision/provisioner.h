@@ -157,7 +157,15 @@ private:
     Result<void> loadRun(Run &run);
     // A record and a client for each of `hosts`; the first that cannot be had fails it, named.
     Result<void> connectHosts(Run &run, const QStringList &hosts);
+    // The phases of a launch: doProvision runs them in turn, and ends in recordRunning or rollBack.
     Result<SessionRecord> doProvision(Run &run);
+    void beginProvisioning(Run &run);
+    void createKernels(Run &run);
+    Result<SessionRecord> recordRunning(Run &run);
+    Result<SessionRecord> rollBack(Run &run, bool cancelled);
+    // Removes the images this run pulled, until `until`, except on `skipHosts`.
+    void removePulledImages(Run &run, const QStringList &skipHosts,
+                            std::chrono::steady_clock::time_point until);
     // Stores desired TERMINATED (session and kernels) and why, before a rollback starts.
     void recordRollback(Run &run, const QString &reason);
     Result<void> prepareHosts(Run &run);
