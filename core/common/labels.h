@@ -32,6 +32,33 @@ inline QString store()
     return QStringLiteral("io.clusterdeck.store");
 }
 
+// Compose's labels, on kernels only, so that tools which group containers by compose project
+// (Docker Desktop, Podman Desktop, Portainer, `docker compose ls`) show a session as one project
+// and its roles as services. Informative only: ownership is decided by the io.clusterdeck.*
+// labels above, never by these (see ComposeLabels in core/plan).
+inline QString composeProject()
+{
+    return QStringLiteral("com.docker.compose.project");
+}
+inline QString composeService()
+{
+    return QStringLiteral("com.docker.compose.service");
+}
+inline QString composeContainerNumber()
+{
+    return QStringLiteral("com.docker.compose.container-number");
+}
+// `compose ls`, `ps` and `down` (v2.17 and later) only consider containers that carry a config
+// hash, and `ps`/`down` only those marked as not one-off.
+inline QString composeConfigHash()
+{
+    return QStringLiteral("com.docker.compose.config-hash");
+}
+inline QString composeOneoff()
+{
+    return QStringLiteral("com.docker.compose.oneoff");
+}
+
 // The name of a kernel's container: cd-<first 8 characters of the session id>-<hostname>.
 inline QString containerName(const QString &sessionId, const QString &hostname)
 {

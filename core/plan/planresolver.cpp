@@ -2,6 +2,7 @@
 
 #include "common/labels.h"
 #include "common/logging.h"
+#include "composelabels.h"
 #include "planvalidator.h"
 #include "presets.h"
 #include "template/templatevalues.h"
@@ -224,6 +225,10 @@ Result<ClusterPlan> resolvePlan(const ClusterTemplate &t, const LaunchOptions &o
     if (auto ok = Presets::apply(plan, opts.sshKeyPair); !ok)
         return fail(ok.error());
     Presets::applyMembershipFiles(plan);
+    // Last: the config hash is of the kernel as the presets left it.
+    const QString project = ComposeLabels::projectName(plan.sessionName, sessionId);
+    for (KernelSpec &k : plan.kernels)
+        ComposeLabels::apply(k, project);
 
     // Whatever the template, options and image labels gave, the plan obeys the same rules a
     // stored spec is held to.

@@ -1,6 +1,7 @@
 #include "scaleplanner.h"
 
 #include "common/labels.h"
+#include "composelabels.h"
 #include "presets.h"
 #include "template/templatevalues.h"
 
@@ -188,9 +189,12 @@ Result<ScalePlan> planScale(const ClusterPlan &current, const QMap<QString, int>
         rc.lastIdx = idx;
     }
     plan.kernels += fresh;
+    const QString project = ComposeLabels::projectName(plan.sessionName, plan.sessionId);
     for (KernelSpec &k : plan.kernels) {
-        if (out.added.contains(k.hostname))
+        if (out.added.contains(k.hostname)) {
             setSessionEnv(k, plan);
+            ComposeLabels::apply(k, project);
+        }
     }
     Presets::refreshMembership(plan);
     return out;

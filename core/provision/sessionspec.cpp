@@ -1,6 +1,7 @@
 #include "sessionspec.h"
 
 #include "common/labels.h"
+#include "plan/composelabels.h"
 #include "plan/planjson.h"
 #include "plan/planvalidator.h"
 #include "store/sessionsecrets.h"
@@ -166,9 +167,13 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
     // Specs stored before these keys were written: their names follow from the session.
     if (plan.networkName.isEmpty())
         plan.networkName = QStringLiteral("cd-") + plan.sessionId.left(8);
+    const QString project = ComposeLabels::projectName(plan.sessionName, plan.sessionId);
     for (KernelSpec &k : plan.kernels) {
         if (k.containerName.isEmpty())
             k.containerName = Labels::containerName(plan.sessionId, k.hostname);
+        // Specs stored before the compose labels: a kernel made anew from one gets them too.
+        if (!k.labels.contains(Labels::composeProject()))
+            ComposeLabels::apply(k, project);
     }
     // Held to a template's rules: whoever can write the store must not be able to make the
     // controller mount the host (or anything else a template may not do) on its next restart.

@@ -1,6 +1,7 @@
 #include "common/labels.h"
 #include "control/sessionpolicies.h"
 #include "docker/dockertypes.h"
+#include "plan/composelabels.h"
 #include "plan/planjson.h"
 #include "plan/planresolver.h"
 #include "provision/containerspecbuilder.h"
@@ -40,6 +41,10 @@ private Q_SLOTS:
     void optionErrors();
     void ranksAndPrimary();
     void identity();
+    void composeLabels_data();
+    void composeLabels();
+    void composeProjectName_data();
+    void composeProjectName();
     void modeEnv_data();
     void modeEnv();
     void bootstrapIsAFile();
@@ -465,6 +470,121 @@ void TestPlanResolver::identity()
              QStringLiteral("00000000-0000-0000-0000-000000000000"));
 }
 
+// Every kernel carries compose's project/service/number labels, so other tools group a session
+// as one project (issue 27, item 3).
+void TestPlanResolver::composeLabels_data()
+{
+    QTest::addColumn<QString>("name"); // --name; empty: "<template>-<short id>"
+    QTest::addColumn<QString>("hostname");
+    QTest::addColumn<QString>("project");
+    QTest::addColumn<QString>("service");
+    QTest::addColumn<QString>("number");
+    QTest::newRow("default name, master1") << ""
+                                           << "master1"
+                                           << "demo-3f2c9a41"
+                                           << "master"
+                                           << "1";
+    QTest::newRow("default name, worker1") << ""
+                                           << "worker1"
+                                           << "demo-3f2c9a41"
+                                           << "worker"
+                                           << "1";
+    QTest::newRow("default name, worker2") << ""
+                                           << "worker2"
+                                           << "demo-3f2c9a41"
+                                           << "worker"
+                                           << "2";
+    QTest::newRow("default name, worker3") << ""
+                                           << "worker3"
+                                           << "demo-3f2c9a41"
+                                           << "worker"
+                                           << "3";
+    QTest::newRow("own name, master1") << "train_7"
+                                       << "master1"
+                                       << "train_7"
+                                       << "master"
+                                       << "1";
+    QTest::newRow("own name, worker3") << "train_7"
+                                       << "worker3"
+                                       << "train_7"
+                                       << "worker"
+                                       << "3";
+    QTest::newRow("normalised name, worker2") << "Nightly Run #2"
+                                              << "worker2"
+                                              << "nightly-run-2"
+                                              << "worker"
+                                              << "2";
+}
+
+void TestPlanResolver::composeLabels()
+{
+    QFETCH(QString, name);
+    QFETCH(QString, hostname);
+    QFETCH(QString, project);
+    QFETCH(QString, service);
+    QFETCH(QString, number);
+    LaunchOptions opts = options();
+    opts.name = name;
+    const auto plan = resolvePlan(load(kTwoRoles), opts, {});
+    VERIFY_OK(plan);
+    QCOMPARE(plan->kernels.size(), 4);
+    const KernelSpec *k = plan->kernel(hostname);
+    QVERIFY(k);
+    QCOMPARE(k->labels.value(Labels::composeProject()), project);
+    QCOMPARE(k->labels.value(Labels::composeService()), service);
+    QCOMPARE(k->labels.value(Labels::composeContainerNumber()), number);
+    // What `compose ls/ps/down` filter on besides the project.
+    QCOMPARE(k->labels.value(Labels::composeOneoff()), QStringLiteral("False"));
+    QCOMPARE(k->labels.value(Labels::composeConfigHash()).size(), 64);
+    // One hash per role, as compose has one per service.
+    for (const KernelSpec &other : plan->kernels)
+        QCOMPARE(other.labels.value(Labels::composeConfigHash()) ==
+                     k->labels.value(Labels::composeConfigHash()),
+                 other.role == k->role);
+    // Ownership is still the io.clusterdeck.* labels'.
+    QCOMPARE(k->labels.value(Labels::session()), kSession);
+    QCOMPARE(k->labels.value(Labels::hostname()), hostname);
+}
+
+void TestPlanResolver::composeProjectName_data()
+{
+    QTest::addColumn<QString>("session");
+    QTest::addColumn<QString>("project");
+    QTest::newRow("valid, kept") << "demo-3f2c9a41"
+                                 << "demo-3f2c9a41";
+    QTest::newRow("underscore and trailing dash kept") << "a_b-"
+                                                       << "a_b-";
+    QTest::newRow("digit first") << "3d-render"
+                                 << "3d-render";
+    QTest::newRow("upper case") << "MPI-Bench"
+                                << "mpi-bench";
+    QTest::newRow("spaces and punctuation") << "Nightly Run #2"
+                                            << "nightly-run-2";
+    QTest::newRow("dots") << "v1.2.3"
+                          << "v1-2-3";
+    QTest::newRow("runs collapse") << "a  /  b"
+                                   << "a-b";
+    QTest::newRow("leading dash/underscore dropped") << "-_x"
+                                                     << "x";
+    QTest::newRow("trailing replaced run dropped") << "job!!"
+                                                   << "job";
+    QTest::newRow("non-ASCII") << "Übung 1"
+                               << "bung-1";
+    QTest::newRow("nothing left") << "日本"
+                                  << "cd-3f2c9a41";
+    QTest::newRow("empty") << ""
+                           << "cd-3f2c9a41";
+}
+
+void TestPlanResolver::composeProjectName()
+{
+    QFETCH(QString, session);
+    QFETCH(QString, project);
+    const QString actual = ComposeLabels::projectName(session, kSession);
+    QCOMPARE(actual, project);
+    QVERIFY(ComposeLabels::isValidProjectName(actual));
+}
+
 void TestPlanResolver::modeEnv_data()
 {
     QTest::addColumn<QByteArray>("mode");
@@ -743,6 +863,12 @@ void TestPlanResolver::olderStoredSpecReads_data()
                                  << "384";
     QTest::newRow("session name") << "name"
                                   << "old";
+    QTest::newRow("compose project") << "compose project"
+                                     << "old";
+    QTest::newRow("compose service") << "compose service"
+                                     << "master";
+    QTest::newRow("compose number") << "compose number"
+                                    << "1";
     QTest::newRow("failure action") << "failure"
                                     << "restart-session/5";
     QTest::newRow("policies") << "policies"
@@ -780,6 +906,9 @@ void TestPlanResolver::olderStoredSpecReads()
         {"memory", QString::number(k.resources.memoryBytes.value_or(0))},
         {"mode", QString::number(k.files.value(0).mode)},
         {"name", spec->plan.sessionName},
+        {"compose project", k.labels.value(Labels::composeProject())},
+        {"compose service", k.labels.value(Labels::composeService())},
+        {"compose number", k.labels.value(Labels::composeContainerNumber())},
         {"failure", TemplateValues::failureActionName(failure.action) + u'/' +
                         QString::number(failure.maxRestarts)},
         {"policies", TemplateValues::failureActionName(policies.action) + u'/' +

@@ -1,3 +1,4 @@
+#include "common/labels.h"
 #include "plan/planresolver.h"
 #include "plan/presets.h"
 #include "plan/scaleplanner.h"
@@ -25,6 +26,8 @@ private Q_SLOTS:
     void indicesNeverReused();
     void ranksOfSurvivorsStay();
     void newKernelIdentity();
+    void composeLabelsAfterScale_data();
+    void composeLabelsAfterScale();
     void membershipFiles();
     void mpiAndSshFilesFollow();
     void launchHasMembershipFiles();
@@ -219,6 +222,46 @@ void TestScalePlanner::newKernelIdentity()
     QCOMPARE(k->env.value(QStringLiteral("BACKEND_CLUSTER_HOSTS_FILE")),
              QStringLiteral("/etc/cluster/hosts"));
     QCOMPARE(k->env, launched->env);
+}
+
+void TestScalePlanner::composeLabelsAfterScale_data()
+{
+    QTest::addColumn<QString>("hostname");
+    QTest::addColumn<QString>("service");
+    QTest::addColumn<QString>("number");
+    QTest::newRow("master1, kept") << "master1"
+                                   << "master"
+                                   << "1";
+    QTest::newRow("worker3, kept") << "worker3"
+                                   << "worker"
+                                   << "3";
+    QTest::newRow("worker4, added") << "worker4"
+                                    << "worker"
+                                    << "4";
+    QTest::newRow("worker5, added") << "worker5"
+                                    << "worker"
+                                    << "5";
+}
+
+// A 1+3 session scaled to 1+5: old and new kernels alike carry compose's labels.
+void TestScalePlanner::composeLabelsAfterScale()
+{
+    QFETCH(QString, hostname);
+    QFETCH(QString, service);
+    QFETCH(QString, number);
+    const ClusterPlan before = plan(kTwoRoles, {{QStringLiteral("worker"), 3}});
+    auto scaled = planScale(before, {{QStringLiteral("worker"), 5}});
+    VERIFY_OK(scaled);
+    QCOMPARE(scaled->plan.kernels.size(), 6);
+    const KernelSpec *k = scaled->plan.kernel(hostname);
+    QVERIFY(k);
+    QCOMPARE(k->labels.value(Labels::composeProject()), QStringLiteral("x-3f2c9a41"));
+    QCOMPARE(k->labels.value(Labels::composeService()), service);
+    QCOMPARE(k->labels.value(Labels::composeContainerNumber()), number);
+    QCOMPARE(k->labels.value(Labels::composeOneoff()), QStringLiteral("False"));
+    QCOMPARE(k->labels.value(Labels::composeConfigHash()),
+             before.kernel(QStringLiteral(u"%1%2").arg(service).arg(1))
+                 ->labels.value(Labels::composeConfigHash()));
 }
 
 void TestScalePlanner::membershipFiles()
