@@ -6,13 +6,14 @@
 #include "columns.h"
 #include "commandspec.h"
 #include "commandsupport.h"
+#include "common/concurrent.h"
 #include "common/credentialpolicy.h"
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
-#include "common/concurrent.h"
 #include "pullprogressprinter.h"
 #include "registry/dockerconfig.h"
 #include "registry/imageinventory.h"
+#include "registry/imageinventoryjson.h"
 #include "registry/imagepuller.h"
 #include "registry/imagereference.h"
 #include "store/statestore.h"
@@ -78,27 +79,8 @@ int imageLs(Context &context, const Args &a)
     if (!inv)
         return context.fail(inv.error());
     if (a.has(QStringLiteral("--json"))) {
-        QJsonArray rows;
-        for (const Registry::ImageRow &r : std::as_const(inv->rows)) {
-            QJsonObject on;
-            for (auto it = r.hosts.cbegin(); it != r.hosts.cend(); ++it)
-                on.insert(it.key(), QJsonObject{{QStringLiteral("id"), it->id},
-                                                {QStringLiteral("size"), double(it->size)},
-                                                {QStringLiteral("created"), double(it->created)},
-                                                {QStringLiteral("containers"), it->containers}});
-            rows.append(QJsonObject{{QStringLiteral("image"), r.reference},
-                                    {QStringLiteral("digest"), r.digest},
-                                    {QStringLiteral("size"), double(r.size())},
-                                    {QStringLiteral("hosts"), on}});
-        }
-        QJsonObject errors;
-        for (auto it = inv->errors.cbegin(); it != inv->errors.cend(); ++it)
-            errors.insert(it.key(), it.value());
-        context.out() << QJsonDocument(QJsonObject{{QStringLiteral("hosts"),
-                                                    QJsonArray::fromStringList(inv->hosts)},
-                                                   {QStringLiteral("images"), rows},
-                                                   {QStringLiteral("errors"), errors}})
-                             .toJson(QJsonDocument::Indented);
+        context.out()
+            << QJsonDocument(Registry::imageInventoryToJson(*inv)).toJson(QJsonDocument::Indented);
         context.out().flush();
         return inv->errors.isEmpty() ? 0 : 1;
     }

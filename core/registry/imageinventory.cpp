@@ -22,6 +22,24 @@ qint64 ImageRow::size() const
     return s;
 }
 
+const QStringList &ociKeys()
+{
+    static const QStringList keys{QStringLiteral("title"), QStringLiteral("version"),
+                                  QStringLiteral("source"), QStringLiteral("revision")};
+    return keys;
+}
+
+QMap<QString, QString> ociLabels(const Docker::Labels &labels)
+{
+    QMap<QString, QString> out;
+    for (const QString &key : ociKeys()) {
+        const QString value = labels.value(QStringLiteral("org.opencontainers.image.") + key);
+        if (!value.isEmpty())
+            out.insert(key, value);
+    }
+    return out;
+}
+
 ImageInventory ImageInventory::fromListings(
     const QStringList &hosts, const QMap<QString, QList<Docker::ImageSummary>> &images,
     const QMap<QString, QList<Docker::ContainerSummary>> &containers)
@@ -46,6 +64,8 @@ ImageInventory ImageInventory::fromListings(
                 ImageRow &row = rows[ref];
                 row.reference = ref;
                 row.hosts.insert(host, h);
+                if (row.oci.isEmpty())
+                    row.oci = ociLabels(img.labels);
                 const QString repo = ref.left(ref.lastIndexOf(QLatin1Char(':')));
                 for (const QString &d : img.repoDigests) {
                     if (d.startsWith(repo + QLatin1Char('@')))

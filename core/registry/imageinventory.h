@@ -30,9 +30,18 @@ struct ImageRow
     QString reference;          // "repo:tag"; "<none>@<short id>" for an untagged image
     QString digest;             // "repo@sha256:…" when it came from a registry; else empty
     QMap<QString, HostImage> hosts; // host name → the image there
+    // The image's org.opencontainers.image.* labels (see ociKeys()), by short key ("title" →
+    // value); only those it has. From the first host that has any: a tag names one image.
+    QMap<QString, QString> oci;
     qint64 size() const;        // the largest of the hosts' sizes (they are usually equal)
     friend bool operator==(const ImageRow &, const ImageRow &) = default;
 };
+
+// The OCI annotation keys shown with images, in display order: "title", "version", "source",
+// "revision" (each the label org.opencontainers.image.<key>).
+const QStringList &ociKeys();
+// An image's labels among ociKeys(), by short key; only those present and not empty.
+QMap<QString, QString> ociLabels(const Docker::Labels &labels);
 
 // Which images are on which hosts.
 struct ImageInventory
