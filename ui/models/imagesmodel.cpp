@@ -7,6 +7,25 @@
 
 namespace ClusterDeck::Ui {
 
+namespace {
+
+// One line per OCI label the image has, in ociKeys() order; empty when it has none.
+QString ociToolTip(const Registry::ImageRow &row)
+{
+    const QMap<QString, QString> names{{QStringLiteral("title"), ImagesModel::tr("Title")},
+                                       {QStringLiteral("version"), ImagesModel::tr("Version")},
+                                       {QStringLiteral("source"), ImagesModel::tr("Source")},
+                                       {QStringLiteral("revision"), ImagesModel::tr("Revision")}};
+    QStringList lines;
+    for (const QString &key : Registry::ociKeys()) {
+        if (row.oci.contains(key))
+            lines.append(ImagesModel::tr("%1: %2").arg(names.value(key), row.oci.value(key)));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
 ImagesModel::ImagesModel(QObject *parent)
     : QAbstractTableModel(parent)
 {}
@@ -80,7 +99,21 @@ QVariant ImagesModel::data(const QModelIndex &index, int role) const
         return row.reference;
     switch (index.column()) {
     case ImageColumn:
-        return role == Qt::DisplayRole ? QVariant(row.reference) : QVariant();
+        if (role == Qt::DisplayRole)
+            return row.reference;
+        if (role == Qt::ToolTipRole) {
+            const QString oci = ociToolTip(row);
+            return oci.isEmpty() ? QVariant() : QVariant(row.reference + u'\n' + oci);
+        }
+        return {};
+    case VersionColumn:
+        if (role == Qt::DisplayRole)
+            return row.oci.value(QStringLiteral("version"));
+        if (role == Qt::ToolTipRole) {
+            const QString oci = ociToolTip(row);
+            return oci.isEmpty() ? tr("the image has no org.opencontainers.image.* labels") : oci;
+        }
+        return {};
     case SizeColumn:
         if (role == Qt::DisplayRole)
             return formatBytes(row.size());
@@ -131,6 +164,8 @@ QVariant ImagesModel::headerData(int section, Qt::Orientation orientation, int r
     switch (section) {
     case ImageColumn:
         return tr("Image");
+    case VersionColumn:
+        return tr("Version");
     case SizeColumn:
         return tr("Size");
     case DigestColumn:

@@ -6,14 +6,16 @@
 
 namespace ClusterDeck::Ui {
 
-// The host × image matrix: one row per image reference; columns IMAGE, SIZE, DIGEST, then one
-// per host (the image id there, or empty when absent). A new inventory updates rows in place.
+// The host × image matrix: one row per image reference; columns IMAGE, VERSION (the image's
+// org.opencontainers.image.version label), SIZE, DIGEST, then one per host (the image id there,
+// or empty when absent). The image and version cells' tooltip gives the image's OCI title,
+// version, source and revision. A new inventory updates rows in place.
 class ImagesModel : public QAbstractTableModel
 {
     Q_OBJECT
 
 public:
-    enum Column { ImageColumn, SizeColumn, DigestColumn, FirstHostColumn };
+    enum Column { ImageColumn, VersionColumn, SizeColumn, DigestColumn, FirstHostColumn };
     enum Role { PresentRole = Qt::UserRole + 1, InUseRole, ReferenceRole };
 
     explicit ImagesModel(QObject *parent = nullptr);
