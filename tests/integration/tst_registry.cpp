@@ -80,6 +80,7 @@ private Q_SLOTS:
     void cancelDuringPull();
     void credentialHelper();
     void imageCommands();
+    void imageOciLabels();
     void pullThreeHostsBenchmark();
 
 private:
@@ -546,6 +547,43 @@ void TestRegistry::imageCommands()
     QVERIFY2(rm.out.contains("not present"), rm.out.constData()); // the third host
     for (const QString &h : std::as_const(m_hosts))
         QVERIFY(!hasImage(h, m_remote));
+}
+
+// `image ls --json` carries an image's org.opencontainers.image.* labels as "oci", only the keys
+// it has (issue 27, item 3). The image is made on one host by `docker import` of an empty tar.
+void TestRegistry::imageOciLabels()
+{
+    const QString host = m_hosts.first();
+    const QString image = QStringLiteral("cd-oci-test:1");
+    const Proc imported = run(
+        QStringLiteral("docker"),
+        {QStringLiteral("-H"), m_unix.value(host), QStringLiteral("import"),
+         QStringLiteral("--change"), QStringLiteral("LABEL org.opencontainers.image.title=Trainer"),
+         QStringLiteral("--change"), QStringLiteral("LABEL org.opencontainers.image.version=1.2.3"),
+         QStringLiteral("--change"),
+         QStringLiteral("LABEL org.opencontainers.image.source=https://git.example/trainer"),
+         QStringLiteral("--change"), QStringLiteral("LABEL org.opencontainers.image.vendor=Lab"),
+         QStringLiteral("-"), image},
+        QByteArray(1024, '\0')); // an empty tar: two zero blocks
+    QVERIFY2(imported.exitCode == 0, imported.err.constData());
+    const Proc ls = cli({QStringLiteral("image"), QStringLiteral("ls"), QStringLiteral("--hosts"),
+                         host, QStringLiteral("--json")});
+    docker(host, {QStringLiteral("rmi"), image});
+    QVERIFY2(ls.exitCode == 0, ls.err.constData());
+    bool found = false;
+    for (const QJsonValue &v :
+         QJsonDocument::fromJson(ls.out).object().value(QStringLiteral("images")).toArray()) {
+        const QJsonObject row = v.toObject();
+        if (row.value(QStringLiteral("image")).toString() != image)
+            continue;
+        found = true;
+        QCOMPARE(row.value(QStringLiteral("oci")).toObject(),
+                 (QJsonObject{
+                     {QStringLiteral("title"), QStringLiteral("Trainer")},
+                     {QStringLiteral("version"), QStringLiteral("1.2.3")},
+                     {QStringLiteral("source"), QStringLiteral("https://git.example/trainer")}}));
+    }
+    QVERIFY2(found, ls.out.constData());
 }
 
 void TestRegistry::pullThreeHostsBenchmark()

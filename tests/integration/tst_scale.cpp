@@ -90,6 +90,7 @@ private Q_SLOTS:
     void mpirunAfterScale();
     void onScaleHookRuns();
     void timing();
+    void composeSeesTheSession();
 
 private:
     Proc cli(const QStringList &args, int timeoutMs = 300000) const
@@ -630,6 +631,67 @@ void TestScale::timing()
                                     "(both with the default 2 s settle period)")
                          .arg(double(scaleMs) / 1000.0, 0, 'f', 2)
                          .arg(double(launchMs) / 1000.0, 0, 'f', 2));
+}
+
+// Issue 27, item 3: a session is one compose project to the tools that group containers by
+// compose's labels. The docker CLI is asked with the filters compose itself uses — `compose ls`
+// lists containers with the project and config-hash labels, `compose ps/down -p NAME` those with
+// project=NAME, a config hash and oneoff=False — and, when the compose plugin is installed,
+// `docker compose ls --format json` is run for real.
+void TestScale::composeSeesTheSession()
+{
+    const QString tag = QUuid::createUuid().toString(QUuid::Id128).left(6);
+    const QString file = m_dir.filePath(QStringLiteral("compose.yaml"));
+    QVERIFY(writeTextFile(file, elasticTemplate(QStringLiteral("compose"), 3)));
+    // A name compose would refuse: upper case, a space and a '#'.
+    const QString name = QStringLiteral("Compose Lab #") + tag;
+    const QString project = QStringLiteral("compose-lab-") + tag;
+    const Proc p = cli(
+        {QStringLiteral("launch"), file, QStringLiteral("--name"), name, QStringLiteral("--json")});
+    const QString id =
+        QJsonDocument::fromJson(p.out).object().value(QStringLiteral("id")).toString();
+    QVERIFY2(!id.isEmpty(), p.err.constData());
+    m_sessions.append(id);
+    const Proc up = cli({QStringLiteral("scale"), id, QStringLiteral("worker=4")});
+    QVERIFY2(up.exitCode == 0, up.err.constData());
+
+    QStringList seen; // "<container> <service> <number>" on every host
+    for (const QString &h : m_lab.names()) {
+        const Proc ps = m_lab.docker(
+            h, {QStringLiteral("ps"), QStringLiteral("--filter"),
+                QStringLiteral("label=com.docker.compose.project=") + project,
+                QStringLiteral("--filter"), QStringLiteral("label=com.docker.compose.config-hash"),
+                QStringLiteral("--filter"), QStringLiteral("label=com.docker.compose.oneoff=False"),
+                QStringLiteral("--format"),
+                QStringLiteral("{{.Names}} {{.Label \"com.docker.compose.service\"}} "
+                               "{{.Label \"com.docker.compose.container-number\"}}")});
+        QVERIFY2(ps.exitCode == 0, ps.err.constData());
+        seen += QString::fromUtf8(ps.out).split(u'\n', Qt::SkipEmptyParts);
+    }
+    seen.sort();
+    const QString sid8 = id.left(8);
+    QStringList expected;
+    for (const QString &k : {QStringLiteral("master1 master 1"), QStringLiteral("worker1 worker 1"),
+                             QStringLiteral("worker2 worker 2"), QStringLiteral("worker3 worker 3"),
+                             QStringLiteral("worker4 worker 4")})
+        expected.append(QStringLiteral("cd-%1-%2").arg(sid8, k));
+    expected.sort();
+    QCOMPARE(seen, expected);
+
+    if (runProcess(QStringLiteral("docker"), {QStringLiteral("compose"), QStringLiteral("version")})
+            .exitCode != 0) {
+        qInfo("the docker compose plugin is not installed: `docker compose ls` not run");
+        return;
+    }
+    bool listed = false;
+    for (const QString &h : m_lab.names()) {
+        const Proc ls = m_lab.docker(h, {QStringLiteral("compose"), QStringLiteral("ls"),
+                                         QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(ls.exitCode == 0, ls.err.constData());
+        for (const QJsonValue &v : QJsonDocument::fromJson(ls.out).array())
+            listed = listed || v.toObject().value(QStringLiteral("Name")).toString() == project;
+    }
+    QVERIFY(listed);
 }
 
 QTEST_GUILESS_MAIN(TestScale)
