@@ -2,6 +2,7 @@
 // session's secrets kept once (not once per kernel), and the SQLite state file's modes.
 
 #include "common/privatefiles.h"
+#include "plan/composelabels.h"
 #include "provision/provisioner.h"
 #include "store/secretbox.h"
 #include "store/sessionsecrets.h"
@@ -55,6 +56,8 @@ SessionSpec sshSpec(int n)
                    {QStringLiteral("/root/.ssh/id_ed25519.pub"), kPublicKey, 0644, QString()},
                    {QStringLiteral("/root/.ssh/authorized_keys"), kPublicKey, 0600, QString()},
                    {QStringLiteral("/root/.ssh/config"), "Host *\n", 0644, QString()}};
+        // As the resolver leaves every kernel (a stored spec without them gets them on reading).
+        ComposeLabels::apply(k, spec.plan.sessionName);
         spec.plan.kernels.append(k);
         spec.placement.hostOf.insert(k.hostname, QStringLiteral("h%1").arg(i));
     }
