@@ -637,7 +637,7 @@ void TestScale::timing()
 // compose's labels. The docker CLI is asked with the filters compose itself uses — `compose ls`
 // lists containers with the project and config-hash labels, `compose ps/down -p NAME` those with
 // project=NAME, a config hash and oneoff=False — and, when the compose plugin is installed,
-// `docker compose ls --format json` is run for real.
+// `docker compose ls --format json` is run for real. Launch, scale and restart all label alike.
 void TestScale::composeSeesTheSession()
 {
     const QString tag = QUuid::createUuid().toString(QUuid::Id128).left(6);
@@ -655,20 +655,28 @@ void TestScale::composeSeesTheSession()
     const Proc up = cli({QStringLiteral("scale"), id, QStringLiteral("worker=4")});
     QVERIFY2(up.exitCode == 0, up.err.constData());
 
-    QStringList seen; // "<container> <service> <number>" on every host
-    for (const QString &h : m_lab.names()) {
-        const Proc ps = m_lab.docker(
-            h, {QStringLiteral("ps"), QStringLiteral("--filter"),
-                QStringLiteral("label=com.docker.compose.project=") + project,
-                QStringLiteral("--filter"), QStringLiteral("label=com.docker.compose.config-hash"),
-                QStringLiteral("--filter"), QStringLiteral("label=com.docker.compose.oneoff=False"),
-                QStringLiteral("--format"),
-                QStringLiteral("{{.Names}} {{.Label \"com.docker.compose.service\"}} "
-                               "{{.Label \"com.docker.compose.container-number\"}}")});
-        QVERIFY2(ps.exitCode == 0, ps.err.constData());
-        seen += QString::fromUtf8(ps.out).split(u'\n', Qt::SkipEmptyParts);
-    }
-    seen.sort();
+    // "<container> <service> <number>" of every running container compose would take for the
+    // project's, on every host.
+    const auto composeView = [&] {
+        QStringList seen;
+        for (const QString &h : m_lab.names()) {
+            const Proc ps = m_lab.docker(
+                h,
+                {QStringLiteral("ps"), QStringLiteral("--filter"),
+                 QStringLiteral("label=com.docker.compose.project=") + project,
+                 QStringLiteral("--filter"), QStringLiteral("label=com.docker.compose.config-hash"),
+                 QStringLiteral("--filter"),
+                 QStringLiteral("label=com.docker.compose.oneoff=False"),
+                 QStringLiteral("--format"),
+                 QStringLiteral("{{.Names}} {{.Label \"com.docker.compose.service\"}} "
+                                "{{.Label \"com.docker.compose.container-number\"}}")});
+            if (ps.exitCode != 0)
+                seen.append(QString::fromUtf8(ps.err));
+            seen += QString::fromUtf8(ps.out).split(u'\n', Qt::SkipEmptyParts);
+        }
+        seen.sort();
+        return seen;
+    };
     const QString sid8 = id.left(8);
     QStringList expected;
     for (const QString &k : {QStringLiteral("master1 master 1"), QStringLiteral("worker1 worker 1"),
@@ -676,7 +684,11 @@ void TestScale::composeSeesTheSession()
                              QStringLiteral("worker4 worker 4")})
         expected.append(QStringLiteral("cd-%1-%2").arg(sid8, k));
     expected.sort();
-    QCOMPARE(seen, expected);
+    QCOMPARE(composeView(), expected);
+    // A multi-node restart makes every kernel anew from the stored spec: labels included.
+    const Proc restarted = cli({QStringLiteral("restart"), id});
+    QVERIFY2(restarted.exitCode == 0, restarted.err.constData());
+    QCOMPARE(composeView(), expected);
 
     if (runProcess(QStringLiteral("docker"), {QStringLiteral("compose"), QStringLiteral("version")})
             .exitCode != 0) {
