@@ -58,6 +58,12 @@ inline QString composeOneoff()
 {
     return QStringLiteral("com.docker.compose.oneoff");
 }
+// Compose 2.3 to 2.16 fail `compose ls` altogether when a project's container lacks it (later
+// ones print N/A); a session has no compose file, so it is set, empty.
+inline QString composeConfigFiles()
+{
+    return QStringLiteral("com.docker.compose.project.config_files");
+}
 
 // The name of a kernel's container: cd-<first 8 characters of the session id>-<hostname>.
 inline QString containerName(const QString &sessionId, const QString &hostname)

@@ -69,6 +69,7 @@ void apply(KernelSpec &kernel, const QString &project)
     kernel.labels.insert(Labels::composeContainerNumber(), QString::number(kernel.roleIdx));
     kernel.labels.insert(Labels::composeConfigHash(), QString::fromLatin1(hash));
     kernel.labels.insert(Labels::composeOneoff(), QStringLiteral("False"));
+    kernel.labels.insert(Labels::composeConfigFiles(), QString());
 }
 
 } // namespace ClusterDeck::ComposeLabels

@@ -19,7 +19,8 @@ bool isValidProjectName(const QString &name);
 
 // Sets the compose labels of one kernel: project, service (its role), container number (its
 // role index), a config hash (of what the role's containers are made from: image, entrypoint,
-// command, working dir, user, ports, resources, mounts) and oneoff=False. Call once the kernel's
+// command, working dir, user, ports, resources, mounts), oneoff=False and an empty
+// project.config_files (a session has no compose file). Call once the kernel's
 // spec is complete. Informative only: nothing in ClusterDeck reads them back.
 void apply(KernelSpec &kernel, const QString &project);
 

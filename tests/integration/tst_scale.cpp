@@ -667,6 +667,9 @@ void TestScale::composeSeesTheSession()
                  QStringLiteral("--filter"), QStringLiteral("label=com.docker.compose.config-hash"),
                  QStringLiteral("--filter"),
                  QStringLiteral("label=com.docker.compose.oneoff=False"),
+                 // What `compose ls` of compose 2.3 to 2.16 needs on every container.
+                 QStringLiteral("--filter"),
+                 QStringLiteral("label=com.docker.compose.project.config_files"),
                  QStringLiteral("--format"),
                  QStringLiteral("{{.Names}} {{.Label \"com.docker.compose.service\"}} "
                                 "{{.Label \"com.docker.compose.container-number\"}}")});

@@ -536,6 +536,8 @@ void TestPlanResolver::composeLabels()
     // What `compose ls/ps/down` filter on besides the project.
     QCOMPARE(k->labels.value(Labels::composeOneoff()), QStringLiteral("False"));
     QCOMPARE(k->labels.value(Labels::composeConfigHash()).size(), 64);
+    QVERIFY(k->labels.contains(Labels::composeConfigFiles()));
+    QCOMPARE(k->labels.value(Labels::composeConfigFiles()), QString());
     // One hash per role, as compose has one per service.
     for (const KernelSpec &other : plan->kernels)
         QCOMPARE(other.labels.value(Labels::composeConfigHash()) ==
