@@ -1,6 +1,7 @@
 #include "provisioner.h"
 
 #include "common/concurrent.h"
+#include "common/failpoint.h"
 #include "common/labels.h"
 #include "common/logging.h"
 #include "containerspecbuilder.h"
@@ -719,6 +720,7 @@ Result<SessionRecord> Provisioner::rollBack(Run &run, bool cancelled)
     // The desired state first: if this process dies or gives up during the rollback, the
     // controller finishes it.
     recordRollback(run, reason);
+    FailPoint::reached("rollback-before-removal");
 
     QMap<QString, QStringList> volumes;
     {

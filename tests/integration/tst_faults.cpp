@@ -8,6 +8,7 @@
 #include "store/storefactory.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -70,6 +71,22 @@ pid_t dockerdPid(const QString &host)
 {
     return pid_t(
         QString::fromUtf8(labDockerd(QStringLiteral("pid"), host).out).trimmed().toLongLong());
+}
+
+} // namespace
+
+namespace {
+
+// Whether a process is stopped (state T in /proc/<pid>/stat: a fail point's SIGSTOP).
+bool isStopped(pid_t pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray text = stat.readAll();
+    // "pid (comm) S …": the state follows the last ')'.
+    const qsizetype close = text.lastIndexOf(')');
+    return close >= 0 && close + 2 < text.size() && text.at(close + 2) == 'T';
 }
 
 } // namespace
@@ -455,6 +472,16 @@ void TestFaults::interruptedLaunch()
     const QString file = writeTemplate(QStringLiteral("intr"), 8);
     QVERIFY(!file.isEmpty());
     QProcess launch;
+    if (signals == 2) {
+        // The second signal must come while the rollback runs. A rollback can finish within
+        // the 300 ms an impatient admin waits (a clean-clone CI run: the launch exited 300 ms
+        // after the first signal, rolled back, before the second arrived), so the launch stops
+        // itself where the rollback is stored and about to remove what it made.
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("CLUSTERDECK_FAILPOINT"),
+                   QStringLiteral("rollback-before-removal"));
+        launch.setProcessEnvironment(env);
+    }
     launch.start(QStringLiteral(CLUSTERDECKCTL),
                  {QStringLiteral("--store"), m_storeUrl, QStringLiteral("launch"), file});
     const QString id = waitForSession(60000);
@@ -462,11 +489,16 @@ void TestFaults::interruptedLaunch()
     // Once containers are being made.
     QTRY_VERIFY_WITH_TIMEOUT(LabHosts::count(m_lab.containersOf(id)) > 0, 30000);
     QElapsedTimer t;
+    QElapsedTimer second;
     t.start();
     ::kill(pid_t(launch.processId()), SIGTERM);
     if (signals == 2) {
         QThread::msleep(300); // an impatient admin
-        ::kill(pid_t(launch.processId()), SIGTERM);
+        const pid_t pid = pid_t(launch.processId());
+        QTRY_VERIFY_WITH_TIMEOUT(isStopped(pid), 20000); // at the fail point: rolling back
+        ::kill(pid, SIGTERM); // pending while stopped, handled once it goes on
+        second.start();
+        ::kill(pid, SIGCONT);
     }
     const Proc p = finishProcess(launch, 90000);
     qInfo() << signals << "SIGTERM(s): the launch exited after" << t.elapsed()
@@ -489,7 +521,7 @@ void TestFaults::interruptedLaunch()
                 60000);
         }
     } else {
-        QVERIFY2(t.elapsed() < 3000, "a second signal exits at once");
+        QVERIFY2(second.elapsed() < 3000, "a second signal exits at once");
         QVERIFY2(p.err.contains("the controller will finish"), p.err.constData());
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {
