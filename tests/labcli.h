@@ -115,24 +115,30 @@ public:
                           QStringList{QStringLiteral("-H"), m_unix.value(host)} + args, timeoutMs);
     }
 
-    // host → names of the containers (all states) / networks carrying `label` (K or K=V).
-    QMap<QString, QStringList> containersWith(const QString &label) const
+    // host → names of the containers (all states) / networks carrying `label` (K or K=V), on
+    // `hosts` (default: every lab host). A test that froze a host names the others: the docker
+    // CLI waits its whole timeout (60 s) on a frozen daemon.
+    QMap<QString, QStringList> containersWith(const QString &label,
+                                              const QStringList &hosts = {}) const
     {
         return listWith({QStringLiteral("ps"), QStringLiteral("-a")}, label,
-                        QStringLiteral("{{.Names}}"));
+                        QStringLiteral("{{.Names}}"), hosts);
     }
-    QMap<QString, QStringList> networksWith(const QString &label) const
+    QMap<QString, QStringList> networksWith(const QString &label,
+                                            const QStringList &hosts = {}) const
     {
         return listWith({QStringLiteral("network"), QStringLiteral("ls")}, label,
-                        QStringLiteral("{{.Name}}"));
+                        QStringLiteral("{{.Name}}"), hosts);
     }
-    QMap<QString, QStringList> containersOf(const QString &sessionId) const
+    QMap<QString, QStringList> containersOf(const QString &sessionId,
+                                            const QStringList &hosts = {}) const
     {
-        return containersWith(QStringLiteral("io.clusterdeck.session=") + sessionId);
+        return containersWith(QStringLiteral("io.clusterdeck.session=") + sessionId, hosts);
     }
-    QMap<QString, QStringList> networksOf(const QString &sessionId) const
+    QMap<QString, QStringList> networksOf(const QString &sessionId,
+                                          const QStringList &hosts = {}) const
     {
-        return networksWith(QStringLiteral("io.clusterdeck.session=") + sessionId);
+        return networksWith(QStringLiteral("io.clusterdeck.session=") + sessionId, hosts);
     }
     static int count(const QMap<QString, QStringList> &m)
     {
@@ -153,10 +159,10 @@ public:
 
 private:
     QMap<QString, QStringList> listWith(const QStringList &command, const QString &label,
-                                        const QString &format) const
+                                        const QString &format, const QStringList &hosts) const
     {
         QMap<QString, QStringList> result;
-        for (const QString &h : m_names) {
+        for (const QString &h : hosts.isEmpty() ? m_names : hosts) {
             const Proc p = docker(h, command + QStringList{QStringLiteral("--filter"),
                                                            QStringLiteral("label=") + label,
                                                            QStringLiteral("--format"), format});
