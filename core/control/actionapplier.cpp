@@ -422,8 +422,7 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
         call.timeout = 30s;
         call.cancel = m_cancel;
         for (const Docker::ContainerSummary &c : listing.containers) {
-            if (c.labels.value(Labels::session()) != a.sessionId ||
-                !m_self.owns(c.labels.value(Labels::store()), true) ||
+            if (!m_self.ownsSessionObject(c.labels, a.sessionId) ||
                 !Labels::isKernelContainerName(c.names.value(0), c.labels))
                 continue;
             Docker::RemoveContainerOptions rm;
@@ -445,8 +444,7 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
                     ok.error().withContext(QStringLiteral("host %1").arg(host)).toString());
         }
         for (const Docker::NetworkInfo &n : listing.networks) {
-            if (n.labels.value(Labels::session()) != a.sessionId ||
-                !m_self.owns(n.labels.value(Labels::store()), true))
+            if (!m_self.ownsSessionObject(n.labels, a.sessionId))
                 continue;
             // An overlay keeps its endpoints for a moment after the last container left.
             Result<void> ok;

@@ -38,8 +38,7 @@ Result<SessionNetwork::Made> SessionNetwork::create(const Scope &scope, const QS
     if (id.error().kind == Error::Kind::Conflict) {
         // Completing an interrupted launch, or restarting a session: adopt our own network.
         auto existing = host.inspectNetwork(scope.name, scope.call);
-        if (existing && existing->labels.value(Labels::session()) == scope.sessionId &&
-            scope.self.owns(existing->labels.value(Labels::store()), true))
+        if (existing && scope.self.ownsSessionObject(existing->labels, scope.sessionId))
             return Made{existing->id, true};
     }
     return fail(id.error().withContext(QStringLiteral("creating %1 network %2 on host %3")
@@ -86,8 +85,7 @@ Result<void> SessionNetwork::remove(const Scope &scope, const QString &hostName,
             return {};
         return fail(info.error());
     }
-    if (info->labels.value(Labels::session()) != scope.sessionId ||
-        !scope.self.owns(info->labels.value(Labels::store()), true)) {
+    if (!scope.self.ownsSessionObject(info->labels, scope.sessionId)) {
         qCInfo(lcNetwork) << "left alone: network" << scope.name
                           << "(labels of another store or session)";
         return {};

@@ -19,9 +19,8 @@ Result<QString> OwnedContainer::of(Docker::DockerHost &client, const KernelRecor
     }
     if (!info)
         return fail(info.error());
-    if (info->labels.value(Labels::session()) != k.sessionId ||
+    if (!self.ownsSessionObject(info->labels, k.sessionId) ||
         info->labels.value(Labels::kernel()) != k.id ||
-        !self.owns(info->labels.value(Labels::store()), true) ||
         !Labels::isKernelContainerName(info->name, info->labels))
         return fail(Error::Kind::Conflict, QStringLiteral("host %1").arg(k.host),
                     QStringLiteral("container %1 on host %2 is not kernel %3 of this store's "

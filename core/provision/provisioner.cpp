@@ -1132,9 +1132,8 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
         auto existing = client->inspectContainer(k.containerName, run.call());
         if (!existing)
             return fail(where(QStringLiteral("inspecting"), existing.error()));
-        if (existing->labels.value(Labels::session()) != run.spec.plan.sessionId ||
-            existing->labels.value(Labels::kernel()) != k.kernelId ||
-            !run.self.owns(existing->labels.value(Labels::store()), true))
+        if (!run.self.ownsSessionObject(existing->labels, run.spec.plan.sessionId) ||
+            existing->labels.value(Labels::kernel()) != k.kernelId)
             return fail(Error::Kind::Conflict, QStringLiteral("host %1").arg(host),
                         QStringLiteral("a container named %1 exists on host %2 and is not kernel "
                                        "%3 of this session")

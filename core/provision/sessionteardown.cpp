@@ -89,8 +89,7 @@ Result<void> SessionTeardown::remove(const SessionSpec &spec,
     const StoreIdentity &self = m_self;
     auto ownsObject = [&](const Docker::Labels &labels, const QString &session,
                           const QSet<QString> &kernels) {
-        return labels.value(Labels::session()) == session &&
-               self.owns(labels.value(Labels::store()), true) &&
+        return self.ownsSessionObject(labels, session) &&
                (kernels.isEmpty() || kernels.contains(labels.value(Labels::kernel())));
     };
 
@@ -188,8 +187,7 @@ Result<void> SessionTeardown::remove(const SessionSpec &spec,
                     note(it.key(), info.error());
                 continue;
             }
-            if (info->labels.value(Labels::session()) != spec.plan.sessionId ||
-                !self.owns(info->labels.value(Labels::store()), true)) {
+            if (!self.ownsSessionObject(info->labels, spec.plan.sessionId)) {
                 qCInfo(lcProvision).noquote() << "volume" << v << "on host" << it.key()
                                               << "is not this session's: left alone";
                 continue;

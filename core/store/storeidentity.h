@@ -1,5 +1,8 @@
 #pragma once
 
+#include "common/labels.h"
+
+#include <QMap>
 #include <QString>
 #include <QStringList>
 #include <QUuid>
@@ -42,6 +45,15 @@ struct StoreIdentity
         if (id.isEmpty() || label.isEmpty())
             return false;
         return label == id || (knownSession && legacyLabels.contains(label));
+    }
+
+    // Is an object with these labels (a container's, network's or volume's) one of this store's
+    // objects of session `sessionId`, a session the store knows? The one check before anything
+    // of a known session is adopted or removed.
+    bool ownsSessionObject(const QMap<QString, QString> &labels, const QString &sessionId) const
+    {
+        return !sessionId.isEmpty() && labels.value(Labels::session()) == sessionId &&
+               owns(labels.value(Labels::store()), true);
     }
 };
 
