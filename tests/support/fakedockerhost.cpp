@@ -184,6 +184,26 @@ QString FakeDockerHost::resolveContainer(const QString &idOrName) const
     return {};
 }
 
+// As dockerd: a node drops its instance of a network once no running container here is on it
+// (a created or exited container holds no endpoint); it takes `inspections` inspections to go.
+void FakeDockerHost::beginUnusedNetworksTeardown(const Docker::ContainerSpec &spec,
+                                                 const QString &leaving, int inspections) const
+{
+    for (const QString &name : networksOf(spec)) {
+        const QString net = resolveNetwork(name);
+        if (net.isEmpty())
+            continue;
+        const QString network = m_networks.value(net).spec.name;
+        const bool others =
+            std::any_of(m_containers.cbegin(), m_containers.cend(), [&](const Container &o) {
+                return o.id != leaving && o.state == QLatin1String("running") &&
+                       joins(o.spec, network);
+            });
+        if (!others)
+            m_tearingDown.insert(net, inspections);
+    }
+}
+
 QString FakeDockerHost::resolveNetwork(const QString &idOrName) const
 {
     if (m_networks.contains(idOrName))
@@ -425,19 +445,7 @@ Result<void> FakeDockerHost::startContainer(const QString &id,
             ok.error().message.contains(QLatin1String("attaching to network failed"))) {
             std::lock_guard lock(m_mutex);
             const QString key = resolveContainer(id);
-            for (const QString &name : networksOf(m_containers.value(key).spec)) {
-                const QString net = resolveNetwork(name);
-                if (net.isEmpty())
-                    continue;
-                const QString network = m_networks.value(net).spec.name;
-                const bool others = std::any_of(
-                    m_containers.cbegin(), m_containers.cend(), [&](const Container &o) {
-                        return o.id != key && o.state == QLatin1String("running") &&
-                               joins(o.spec, network);
-                    });
-                if (!others)
-                    m_tearingDown.insert(net, n);
-            }
+            beginUnusedNetworksTeardown(m_containers.value(key).spec, key, n);
         }
         return fail(ok.error());
     }
@@ -550,19 +558,8 @@ Result<void> FakeDockerHost::removeContainer(const QString &id,
     m_containers.remove(key);
     m_containerNames.remove(c.spec.name);
     emitEvent(QStringLiteral("destroy"), c);
-    if (const int n = m_teardownInspects.load(); n > 0) {
-        for (const QString &name : networksOf(c.spec)) {
-            const QString net = resolveNetwork(name);
-            if (net.isEmpty())
-                continue;
-            const Network &network = m_networks[net];
-            const bool others =
-                std::any_of(m_containers.cbegin(), m_containers.cend(),
-                            [&](const Container &o) { return joins(o.spec, network.spec.name); });
-            if (!others)
-                m_tearingDown.insert(net, n);
-        }
-    }
+    if (const int n = m_teardownInspects.load(); n > 0)
+        beginUnusedNetworksTeardown(c.spec, key, n);
     return {};
 }
 

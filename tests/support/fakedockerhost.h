@@ -183,6 +183,10 @@ private:
     // Under m_mutex.
     QString resolveContainer(const QString &idOrName) const;
     QString resolveNetwork(const QString &idOrName) const;
+    // Caller holds m_mutex: the networks of `spec` that no running container but `leaving` is on
+    // begin their teardown on this node.
+    void beginUnusedNetworksTeardown(const Docker::ContainerSpec &spec, const QString &leaving,
+                                     int inspections) const;
     QString newId() const;
     void emitEvent(const QString &action, const Container &c) const;
     Docker::ContainerInfo infoOf(const Container &c) const;
