@@ -4,6 +4,7 @@
 #include "planjson.h"
 
 #include <QCryptographicHash>
+#include <QJsonArray>
 #include <QJsonDocument>
 
 namespace ClusterDeck::ComposeLabels {
@@ -51,14 +52,17 @@ void apply(KernelSpec &kernel, const QString &project)
 {
     // What compose would call the service's configuration: the same for every kernel of a role
     // made from one template, whatever its identity, env or membership files.
-    static const QStringList kHashed{QStringLiteral("image"),     QStringLiteral("entrypoint"),
-                                     QStringLiteral("command"),   QStringLiteral("working_dir"),
-                                     QStringLiteral("user"),      QStringLiteral("ports"),
-                                     QStringLiteral("resources"), QStringLiteral("mounts")};
-    const QJsonObject full = PlanJson::toJson(kernel);
-    QJsonObject config;
-    for (const QString &key : kHashed)
-        config.insert(key, full.value(key));
+    // Only these parts are encoded: a kernel's env and membership files grow with the session,
+    // and encoding them for every kernel made a large launch quadratic.
+    const QJsonObject config{
+        {QStringLiteral("command"), QJsonArray::fromStringList(kernel.command)},
+        {QStringLiteral("entrypoint"), QJsonArray::fromStringList(kernel.entrypoint)},
+        {QStringLiteral("image"), kernel.image},
+        {QStringLiteral("mounts"), PlanJson::mountsToJson(kernel.mounts)},
+        {QStringLiteral("ports"), PlanJson::portsToJson(kernel.ports)},
+        {QStringLiteral("resources"), PlanJson::resourcesToJson(kernel.resources)},
+        {QStringLiteral("user"), kernel.user},
+        {QStringLiteral("working_dir"), kernel.workingDir}};
     const QByteArray hash =
         QCryptographicHash::hash(QJsonDocument(config).toJson(QJsonDocument::Compact),
                                  QCryptographicHash::Sha256)

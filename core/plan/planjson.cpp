@@ -93,24 +93,34 @@ QList<PlannedFile> PlanJson::filesFromJson(const QJsonArray &files)
     return planned;
 }
 
-QJsonObject PlanJson::toJson(const KernelSpec &k, Files files)
+QJsonArray PlanJson::portsToJson(const QList<ServicePort> &servicePorts)
 {
     QJsonArray ports;
-    for (const ServicePort &p : k.ports)
+    for (const ServicePort &p : servicePorts)
         ports.append(QJsonObject{{QStringLiteral("name"), p.name},
                                  {QStringLiteral("protocol"), p.protocol},
                                  {QStringLiteral("container_port"), p.port}});
+    return ports;
+}
+
+QJsonObject PlanJson::resourcesToJson(const Resources &r)
+{
     QJsonObject resources;
-    if (k.resources.cpus)
-        resources.insert(QStringLiteral("cpus"), *k.resources.cpus);
-    if (k.resources.memoryBytes) {
-        resources.insert(QStringLiteral("memory_bytes"), double(*k.resources.memoryBytes));
-        resources.insert(QStringLiteral("memory"), formatMemory(*k.resources.memoryBytes));
+    if (r.cpus)
+        resources.insert(QStringLiteral("cpus"), *r.cpus);
+    if (r.memoryBytes) {
+        resources.insert(QStringLiteral("memory_bytes"), double(*r.memoryBytes));
+        resources.insert(QStringLiteral("memory"), formatMemory(*r.memoryBytes));
     }
-    if (k.resources.gpus)
-        resources.insert(QStringLiteral("gpus"), *k.resources.gpus);
+    if (r.gpus)
+        resources.insert(QStringLiteral("gpus"), *r.gpus);
+    return resources;
+}
+
+QJsonArray PlanJson::mountsToJson(const QList<Mount> &kernelMounts)
+{
     QJsonArray mounts;
-    for (const Mount &m : k.mounts) {
+    for (const Mount &m : kernelMounts) {
         QJsonObject o{{QStringLiteral("type"), mountTypeName(m.type)},
                       {QStringLiteral("source"), m.source},
                       {QStringLiteral("target"), m.target},
@@ -121,6 +131,11 @@ QJsonObject PlanJson::toJson(const KernelSpec &k, Files files)
             o.insert(QStringLiteral("driver_options"), map(m.driverOptions));
         mounts.append(o);
     }
+    return mounts;
+}
+
+QJsonObject PlanJson::toJson(const KernelSpec &k, Files files)
+{
     // Empty in the plan: the placed host's registered address (decided by the provisioner).
     const QString bindAddress = k.bindAddress.isEmpty() && files == Files::Shown
                                     ? QStringLiteral("host-address")
@@ -139,10 +154,10 @@ QJsonObject PlanJson::toJson(const KernelSpec &k, Files files)
                   {QStringLiteral("working_dir"), k.workingDir},
                   {QStringLiteral("user"), k.user},
                   {QStringLiteral("env"), map(k.env)},
-                  {QStringLiteral("ports"), ports},
+                  {QStringLiteral("ports"), portsToJson(k.ports)},
                   {QStringLiteral("bind_address"), bindAddress},
-                  {QStringLiteral("resources"), resources},
-                  {QStringLiteral("mounts"), mounts},
+                  {QStringLiteral("resources"), resourcesToJson(k.resources)},
+                  {QStringLiteral("mounts"), mountsToJson(k.mounts)},
                   {QStringLiteral("labels"), map(k.labels)},
                   {QStringLiteral("host_labels"), map(k.hostLabels)},
                   {QStringLiteral("files"), filesToJson(k.files, files)}};

@@ -21,6 +21,10 @@ public:
     static QJsonObject headerToJson(const ClusterPlan &plan);
     static QJsonObject toJson(const KernelSpec &kernel, Files files = Files::Shown);
     static QJsonArray filesToJson(const QList<PlannedFile> &files, Files form);
+    // Parts of a kernel's form, for what hashes them alone (ComposeLabels' config hash).
+    static QJsonArray portsToJson(const QList<ServicePort> &ports);
+    static QJsonObject resourcesToJson(const Resources &resources);
+    static QJsonArray mountsToJson(const QList<Mount> &mounts);
 
     // Read back a stored form (kernels excluded from the header). Records written before the keys
     // were shared (`kernel_id`, `port`, a numeric `memory`, `session_name`, flat

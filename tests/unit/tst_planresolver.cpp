@@ -9,6 +9,7 @@
 #include "template/templateloader.h"
 #include "template/templatevalues.h"
 
+#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -543,6 +544,18 @@ void TestPlanResolver::composeLabels()
         QCOMPARE(other.labels.value(Labels::composeConfigHash()) ==
                      k->labels.value(Labels::composeConfigHash()),
                  other.role == k->role);
+    // The hash is that of the kernel's stored form's service fields (what releases that encoded
+    // the whole kernel hashed), so a kernel keeps its hash across releases.
+    const QJsonObject form = PlanJson::toJson(*k);
+    QJsonObject serviceFields;
+    for (const char *key :
+         {"image", "entrypoint", "command", "working_dir", "user", "ports", "resources", "mounts"})
+        serviceFields.insert(QLatin1StringView(key), form.value(QLatin1StringView(key)));
+    QCOMPARE(k->labels.value(Labels::composeConfigHash()),
+             QString::fromLatin1(QCryptographicHash::hash(
+                                     QJsonDocument(serviceFields).toJson(QJsonDocument::Compact),
+                                     QCryptographicHash::Sha256)
+                                     .toHex()));
     // Ownership is still the io.clusterdeck.* labels'.
     QCOMPARE(k->labels.value(Labels::session()), kSession);
     QCOMPARE(k->labels.value(Labels::hostname()), hostname);
