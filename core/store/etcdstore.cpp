@@ -28,6 +28,8 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr int kCasAttempts = 1000;
+// Claims of session networks that lost a race read again and retry, this many times at most.
+constexpr int kClaimAttempts = 100;
 
 RangeOptions countOnly()
 {
@@ -762,19 +764,36 @@ Result<void> EtcdStore::updateSession(const SessionRecord &session)
 Result<void> EtcdStore::removeSession(const QString &sessionId)
 {
     const QByteArray sessionKey = key(QStringLiteral("sessions"), sessionId);
-    TxnRequest txn;
-    txn.compare = {TxnCompare::version(sessionKey, TxnCompare::Op::Greater, 0)};
-    txn.success = {TxnOp::makeDelete(sessionKey),
-                   TxnOp::makeDelete(kernelsPrefix(sessionId),
-                                     DeleteOptions{prefixEnd(kernelsPrefix(sessionId))})};
-    auto result = commit(txn);
-    if (!result)
-        return fail(
-            txnFailed(result.error(), QStringLiteral("removing session %1").arg(sessionId)));
-    if (!result->succeeded)
-        return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(sessionId),
-                    QStringLiteral("no such session"));
-    return {};
+    const QString what = QStringLiteral("removing session %1").arg(sessionId);
+    for (int attempt = 1; attempt <= kClaimAttempts; ++attempt) {
+        backoff(attempt);
+        // Its network allocation goes in the same txn: a claim never outlives its session.
+        auto release = networkReleaseOps(sessionId);
+        if (!release)
+            return fail(txnFailed(release.error(), what));
+        TxnRequest txn;
+        txn.compare = {TxnCompare::version(sessionKey, TxnCompare::Op::Greater, 0),
+                       release->unchanged};
+        txn.success = {TxnOp::makeDelete(sessionKey),
+                       TxnOp::makeDelete(kernelsPrefix(sessionId),
+                                         DeleteOptions{prefixEnd(kernelsPrefix(sessionId))})};
+        txn.success.append(release->ops);
+        auto result = commit(txn);
+        if (!result)
+            return fail(txnFailed(result.error(), what));
+        if (result->succeeded)
+            return {};
+        auto stored = m_client->get(sessionKey);
+        if (!stored)
+            return fail(txnFailed(stored.error(), what));
+        if (!*stored)
+            return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(sessionId),
+                        QStringLiteral("no such session"));
+        // Its allocation changed between the read and the txn: read it again.
+    }
+    return fail(Error::Kind::Conflict, what,
+                QStringLiteral("gave up after %1 attempts: its network allocation kept changing")
+                    .arg(kClaimAttempts));
 }
 
 Result<void> EtcdStore::resizeSession(const SessionRecord &session,
@@ -1796,6 +1815,176 @@ Result<QList<KernelRecord>> EtcdStore::modifyKernels(const QList<KernelRef> &ref
                             .arg(kCasAttempts));
     }
     return changed;
+}
+
+// ---- session networks
+
+QByteArray EtcdStore::networkKey(const QString &sessionId) const
+{
+    return m_prefix + "/networks/sessions/" + sessionId.toUtf8();
+}
+
+QByteArray EtcdStore::vniKey(quint32 vni) const
+{
+    return m_prefix + "/networks/vnis/" + QByteArray::number(vni).rightJustified(8, '0');
+}
+
+QByteArray EtcdStore::subnetKey(const Ipv4Cidr &subnet) const
+{
+    // By network address alone: every allocation is a /24, so equal keys are the only overlap.
+    return m_prefix + "/networks/subnets/" + Ipv4Cidr::addressToString(subnet.network()).toUtf8();
+}
+
+Result<EtcdStore::NetworkRelease> EtcdStore::networkReleaseOps(const QString &sessionId) const
+{
+    const QByteArray ownKey = networkKey(sessionId);
+    auto kv = m_client->get(ownKey);
+    if (!kv)
+        return fail(kv.error());
+    NetworkRelease release;
+    if (!*kv) {
+        release.unchanged = TxnCompare::missing(ownKey);
+        return release;
+    }
+    release.unchanged = TxnCompare::modRevision(ownKey, TxnCompare::Op::Equal, (*kv)->modRevision);
+    release.ops.append(TxnOp::makeDelete(ownKey));
+    // An allocation that does not decode still goes: its VNI and subnet keys name the session,
+    // but they cannot be found without it, so they stay until the controller's clean-up.
+    auto allocation = RecordJson::parseRecord((*kv)->value, where(ownKey),
+                                              &RecordJson::networkAllocationFromJson);
+    if (allocation) {
+        release.ops.append(TxnOp::makeDelete(vniKey(allocation->vni)));
+        release.ops.append(TxnOp::makeDelete(subnetKey(allocation->subnet)));
+    } else {
+        qCWarning(lcStore).noquote() << allocation.error().toString();
+    }
+    return release;
+}
+
+Result<NetworkAllocation> EtcdStore::claimNetwork(const NetworkClaim &claim)
+{
+    if (auto ok = checkId(QStringLiteral("session id"), claim.sessionId); !ok)
+        return fail(ok.error());
+    const QString what = QStringLiteral("claiming a network for session %1").arg(claim.sessionId);
+    const QByteArray sessionKey = key(QStringLiteral("sessions"), claim.sessionId);
+    const QByteArray ownKey = networkKey(claim.sessionId);
+    for (int attempt = 1; attempt <= kClaimAttempts; ++attempt) {
+        backoff(attempt);
+        auto range = m_client->rangePrefix(m_prefix + "/networks/sessions/");
+        if (!range)
+            return fail(range.error().withContext(what));
+        auto all = parseAll(range->kvs, &RecordJson::networkAllocationFromJson);
+        if (!all)
+            return fail(all.error().withContext(what));
+        std::optional<NetworkAllocation> current;
+        qint64 currentRevision = 0;
+        for (qsizetype i = 0; i < range->kvs.size(); ++i) {
+            if (range->kvs[i].key == ownKey) {
+                current = all->at(i);
+                currentRevision = range->kvs[i].modRevision;
+            }
+        }
+        auto session = m_client->get(sessionKey);
+        if (!session)
+            return fail(session.error().withContext(what));
+        if (!*session)
+            return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(claim.sessionId),
+                        QStringLiteral("no such session: a network is claimed for a stored "
+                                       "session only"));
+        auto decided = claim.decide(current, *all, QDateTime::currentDateTimeUtc());
+        if (!decided)
+            return fail(decided.error());
+        if (current && *current == *decided)
+            return *decided;
+
+        // Compare-and-swap: the session is still there, its allocation is as read, and the VNI
+        // and subnet it takes are nobody's; a claimer that lost the race reads again.
+        TxnRequest txn;
+        txn.compare = {TxnCompare::version(sessionKey, TxnCompare::Op::Greater, 0),
+                       current
+                           ? TxnCompare::modRevision(ownKey, TxnCompare::Op::Equal, currentRevision)
+                           : TxnCompare::missing(ownKey)};
+        const QByteArray owner = claim.sessionId.toUtf8();
+        if (!current || current->vni != decided->vni) {
+            txn.compare.append(TxnCompare::missing(vniKey(decided->vni)));
+            txn.success.append(TxnOp::makePut(vniKey(decided->vni), owner));
+            if (current)
+                txn.success.append(TxnOp::makeDelete(vniKey(current->vni)));
+        }
+        if (!current || current->subnet != decided->subnet) {
+            txn.compare.append(TxnCompare::missing(subnetKey(decided->subnet)));
+            txn.success.append(TxnOp::makePut(subnetKey(decided->subnet), owner));
+            if (current)
+                txn.success.append(TxnOp::makeDelete(subnetKey(current->subnet)));
+        }
+        txn.success.append(
+            TxnOp::makePut(ownKey, RecordJson::compact(RecordJson::toJson(*decided))));
+        auto result = commitResolved(txn, what);
+        if (!result)
+            return fail(txnFailed(result.error(), what));
+        if (result->succeeded) {
+            qCDebug(lcStore) << "session" << claim.sessionId << "has VNI" << decided->vni << "and"
+                             << decided->subnet.toString() << "after" << attempt << "attempt(s)";
+            return *decided;
+        }
+    }
+    return fail(Error::Kind::Conflict, what,
+                QStringLiteral("gave up after %1 attempts: other consoles kept claiming the same "
+                               "VNIs and subnets")
+                    .arg(kClaimAttempts));
+}
+
+Result<void> EtcdStore::releaseNetworkAllocation(const QString &sessionId)
+{
+    if (auto ok = checkId(QStringLiteral("session id"), sessionId); !ok)
+        return ok;
+    const QString what = QStringLiteral("releasing the network of session %1").arg(sessionId);
+    for (int attempt = 1; attempt <= kClaimAttempts; ++attempt) {
+        backoff(attempt);
+        auto release = networkReleaseOps(sessionId);
+        if (!release)
+            return fail(release.error().withContext(what));
+        if (release->ops.isEmpty())
+            return {};
+        TxnRequest txn;
+        txn.compare = {release->unchanged};
+        txn.success = release->ops;
+        auto result = commit(txn);
+        if (!result)
+            return fail(txnFailed(result.error(), what));
+        if (result->succeeded)
+            return {};
+    }
+    return fail(Error::Kind::Conflict, what,
+                QStringLiteral("gave up after %1 attempts: the allocation kept changing")
+                    .arg(kClaimAttempts));
+}
+
+Result<std::optional<NetworkAllocation>>
+EtcdStore::networkAllocation(const QString &sessionId) const
+{
+    if (auto ok = checkId(QStringLiteral("session id"), sessionId); !ok)
+        return fail(ok.error());
+    const QByteArray ownKey = networkKey(sessionId);
+    auto kv = m_client->get(ownKey);
+    if (!kv)
+        return fail(kv.error().withContext(
+            QStringLiteral("reading the network of session %1").arg(sessionId)));
+    if (!*kv)
+        return std::optional<NetworkAllocation>();
+    auto allocation = RecordJson::parseRecord((*kv)->value, where(ownKey),
+                                              &RecordJson::networkAllocationFromJson);
+    if (!allocation)
+        return fail(allocation.error());
+    return std::optional<NetworkAllocation>(std::move(*allocation));
+}
+
+Result<QList<NetworkAllocation>> EtcdStore::networkAllocations() const
+{
+    auto range = m_client->rangePrefix(m_prefix + "/networks/sessions/");
+    if (!range)
+        return fail(range.error().withContext(QStringLiteral("listing network allocations")));
+    return parseAll(range->kvs, &RecordJson::networkAllocationFromJson);
 }
 
 } // namespace ClusterDeck

@@ -37,6 +37,12 @@ class EtcdWatch;
 //   <prefix>/controller/status              ControllerStatus JSON, written by the leader
 //   <prefix>/controller/requests            count of requested passes
 //   <prefix>/intents/<id>/<chunk>           undo record of an unfinished chunked kernel update
+//   <prefix>/networks/sessions/<session id> NetworkAllocation JSON of a multi-node session
+//   <prefix>/networks/vnis/<vni, 8 digits>  the session id holding that VXLAN id
+//   <prefix>/networks/subnets/<a.b.c.0>     the session id holding that /24
+//                                           (all three written and removed in one txn; a claim
+//                                           compares the VNI and subnet keys missing, so two
+//                                           consoles claiming at once never get the same one)
 //
 // Every change is one etcd transaction, guarded by compares (exists / missing / mod revision).
 // etcd caps a transaction at 128 operations (--max-txn-ops), so a session with more kernels is
@@ -102,6 +108,12 @@ public:
     Result<StoreKey> storeKey() override;
     Result<void> importStoreKey(const StoreKey &key) override;
 
+    Result<NetworkAllocation> claimNetwork(const NetworkClaim &claim) override;
+    Result<void> releaseNetworkAllocation(const QString &sessionId) override;
+    Result<std::optional<NetworkAllocation>>
+    networkAllocation(const QString &sessionId) const override;
+    Result<QList<NetworkAllocation>> networkAllocations() const override;
+
     Result<qint64> appendEvent(const EventRecord &event) override;
     Result<QList<EventRecord>> events(qint64 afterSeq = 0, int limit = 1000) const override;
 
@@ -158,6 +170,17 @@ private:
                                    Result<Record> (*fromJson)(const QJsonObject &,
                                                               const QString &)) const;
     Error txnFailed(const Error &error, const QString &what) const;
+    QByteArray networkKey(const QString &sessionId) const;
+    QByteArray vniKey(quint32 vni) const;
+    QByteArray subnetKey(const Ipv4Cidr &subnet) const;
+    // What removes a session's network allocation, if it has one, and the compare that it is
+    // still the one read (the allocation key's mod revision, or its absence).
+    struct NetworkRelease
+    {
+        Etcd::TxnCompare unchanged;
+        QList<Etcd::TxnOp> ops;
+    };
+    Result<NetworkRelease> networkReleaseOps(const QString &sessionId) const;
 
     // `readAs` (optional): the kernels' keys as the caller read them (modifyKernels); each chunk
     // then compares with those revisions instead of reading again, and a chunk whose compare

@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace ClusterDeck::RecordJson {
@@ -369,6 +370,61 @@ Result<EventRecord> eventFromJson(const QJsonObject &o, const QString &where)
     e.action = str(o, QLatin1StringView("action"));
     e.detail = str(o, QLatin1StringView("detail"));
     return e;
+}
+
+QJsonObject avoidToJson(const OverlayAvoid &avoid)
+{
+    QJsonArray subnets;
+    for (const Ipv4Cidr &s : avoid.subnets)
+        subnets.append(s.toString());
+    QList<quint32> vnis(avoid.vnis.cbegin(), avoid.vnis.cend());
+    std::sort(vnis.begin(), vnis.end());
+    QJsonArray vniArray;
+    for (quint32 v : std::as_const(vnis))
+        vniArray.append(qint64(v));
+    return QJsonObject{{QStringLiteral("subnets"), subnets}, {QStringLiteral("vnis"), vniArray}};
+}
+
+Result<OverlayAvoid> avoidFromJson(const QJsonObject &o, const QString &where)
+{
+    OverlayAvoid avoid;
+    for (const QJsonValue &v : o.value(QLatin1StringView("subnets")).toArray()) {
+        auto subnet = Ipv4Cidr::parse(v.toString(), where);
+        if (!subnet)
+            return fail(Error::Kind::Decode, where, subnet.error().message);
+        avoid.subnets.append(*subnet);
+    }
+    for (const QJsonValue &v : o.value(QLatin1StringView("vnis")).toArray())
+        avoid.vnis.insert(quint32(v.toInteger()));
+    return avoid;
+}
+
+QJsonObject toJson(const NetworkAllocation &a)
+{
+    return QJsonObject{{QStringLiteral("session_id"), a.sessionId},
+                       {QStringLiteral("vni"), qint64(a.vni)},
+                       {QStringLiteral("subnet"), a.subnet.toString()},
+                       {QStringLiteral("avoided"), avoidToJson(a.avoided)},
+                       {QStringLiteral("claimed_at"), dateToText(a.claimedAt)}};
+}
+
+Result<NetworkAllocation> networkAllocationFromJson(const QJsonObject &o, const QString &where)
+{
+    NetworkAllocation a;
+    a.sessionId = str(o, QLatin1StringView("session_id"));
+    const qint64 vni = o.value(QLatin1StringView("vni")).toInteger();
+    auto subnet = Ipv4Cidr::parse(str(o, QLatin1StringView("subnet")), where);
+    if (a.sessionId.isEmpty() || vni <= 0 || vni > OverlayPool::kMaxVni || !subnet)
+        return fail(Error::Kind::Decode, where,
+                    QStringLiteral("network allocation without a session, a VNI or a subnet"));
+    a.vni = quint32(vni);
+    a.subnet = *subnet;
+    auto avoided = avoidFromJson(o.value(QLatin1StringView("avoided")).toObject(), where);
+    if (!avoided)
+        return fail(avoided.error());
+    a.avoided = std::move(*avoided);
+    a.claimedAt = dateFromText(str(o, QLatin1StringView("claimed_at")));
+    return a;
 }
 
 QByteArray compact(const QJsonObject &object)

@@ -43,6 +43,13 @@ Result<SessionRecord> sessionFromJson(const QJsonObject &object, const QString &
 Result<KernelRecord> kernelFromJson(const QJsonObject &object, const QString &where);
 Result<EventRecord> eventFromJson(const QJsonObject &object, const QString &where);
 
+// A session network's allocation; the avoided set alone is SQLite's `avoided` column.
+QJsonObject toJson(const NetworkAllocation &allocation);
+QJsonObject avoidToJson(const OverlayAvoid &avoid);
+Result<OverlayAvoid> avoidFromJson(const QJsonObject &object, const QString &where);
+Result<NetworkAllocation> networkAllocationFromJson(const QJsonObject &object,
+                                                    const QString &where);
+
 QByteArray compact(const QJsonObject &object);
 QByteArray compact(const QJsonArray &array);
 // Parses a stored JSON object; a damaged value is a Decode error naming `where`.

@@ -2,6 +2,8 @@
 
 #include "status.h"
 #include "common/clustermode.h"
+#include "common/ipv4cidr.h"
+#include "common/overlaypool.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -176,6 +178,19 @@ struct EventRecord
     QString action; // "launch", "kernel-status", "restart", "terminate", "policy", …
     QString detail;
     friend bool operator==(const EventRecord &, const EventRecord &) = default;
+};
+
+// The network of one multi-node session (issue 26): its VXLAN id and its /24, claimed from the
+// pool in one transaction (StateStore::claimNetworkAllocation), so that no two sessions of one
+// store share either. Kept until released, or until the session record is removed.
+struct NetworkAllocation
+{
+    QString sessionId;
+    quint32 vni = 0;
+    Ipv4Cidr subnet;      // always a /24
+    OverlayAvoid avoided; // what collided on this session's hosts: never claimed again for it
+    QDateTime claimedAt;  // when the VNI or the subnet last changed
+    friend bool operator==(const NetworkAllocation &, const NetworkAllocation &) = default;
 };
 
 // A stored record that cannot be decoded (corrupt, or written by a build that knows more). It is

@@ -237,6 +237,18 @@ SELECT 1;
     R"sql(
 SELECT 1;
 )sql",
+    // 6: the VXLAN id and /24 of each multi-node session (issue 26). UNIQUE: two sessions never
+    // share either, whatever a writer does; the rows go with their session. IF NOT EXISTS: a file
+    // taken back to an older version number by hand keeps its table.
+    R"sql(
+CREATE TABLE IF NOT EXISTS network_allocations (
+    session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    vni INTEGER NOT NULL UNIQUE,
+    subnet TEXT NOT NULL UNIQUE,
+    avoided TEXT NOT NULL DEFAULT '{}',
+    claimed_at TEXT
+);
+)sql",
 };
 static_assert(std::size(kMigrations) == SqliteStore::kSchemaVersion);
 
@@ -1199,6 +1211,12 @@ Result<void> SqliteStore::updateSession(const SessionRecord &session)
 Result<void> SqliteStore::removeSession(const QString &sessionId)
 {
     return write(QStringLiteral("removing session %1").arg(sessionId), [&]() -> Result<void> {
+        // Its network allocation goes with it (the foreign key would too; said here, so it does
+        // not depend on the connection's foreign_keys setting).
+        Statement network(*m_statements, "DELETE FROM network_allocations WHERE session_id = ?");
+        network.bind(1, sessionId);
+        if (const int rc = network.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, QStringLiteral("releasing the network of %1").arg(sessionId)));
         Statement kernels(*m_statements, "DELETE FROM kernels WHERE session_id = ?");
         kernels.bind(1, sessionId);
         if (const int rc = kernels.step(); rc != SQLITE_DONE)
@@ -2010,6 +2028,130 @@ Result<qint64> SqliteStore::controllerPassRequests() const
     if (rc == SQLITE_DONE)
         return qint64(0);
     return fail(sqlError(rc, QStringLiteral("reading the controller's requests")));
+}
+
+// ---- session networks
+
+Result<QList<NetworkAllocation>> SqliteStore::readNetworkAllocations(const QString &sessionId) const
+{
+    Statement s(
+        *m_statements,
+        sessionId.isNull()
+            ? "SELECT session_id, vni, subnet, avoided, claimed_at FROM network_allocations "
+              "ORDER BY session_id"
+            : "SELECT session_id, vni, subnet, avoided, claimed_at FROM network_allocations "
+              "WHERE session_id = ?");
+    if (!sessionId.isNull())
+        s.bind(1, sessionId);
+    QList<NetworkAllocation> list;
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+        const QString row = QStringLiteral("state store %1, table network_allocations, row %2")
+                                .arg(m_path, s.text(0));
+        NetworkAllocation a;
+        a.sessionId = s.text(0);
+        a.vni = quint32(s.integer(1));
+        auto subnet = Ipv4Cidr::parse(s.text(2), row);
+        if (!subnet)
+            return fail(Error::Kind::Decode, row, subnet.error().message);
+        a.subnet = *subnet;
+        auto object = RecordJson::parseObject(s.bytes(3), row);
+        if (!object)
+            return fail(object.error());
+        auto avoided = RecordJson::avoidFromJson(*object, row);
+        if (!avoided)
+            return fail(avoided.error());
+        a.avoided = std::move(*avoided);
+        a.claimedAt = RecordJson::dateFromText(s.text(4));
+        list.append(std::move(a));
+    }
+    if (rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("reading network allocations")));
+    return list;
+}
+
+Result<NetworkAllocation> SqliteStore::claimNetwork(const NetworkClaim &claim)
+{
+    const QString what = QStringLiteral("claiming a network for session %1").arg(claim.sessionId);
+    NetworkAllocation claimed;
+    auto written = write(what, [&]() -> Result<void> {
+        {
+            Statement exists(*m_statements, "SELECT 1 FROM sessions WHERE id = ?");
+            exists.bind(1, claim.sessionId);
+            const int rc = exists.step();
+            if (rc == SQLITE_DONE)
+                return fail(Error::Kind::NotFound,
+                            QStringLiteral("session %1").arg(claim.sessionId),
+                            QStringLiteral("no such session: a network is claimed for a stored "
+                                           "session only"));
+            if (rc != SQLITE_ROW)
+                return fail(sqlError(rc, what));
+        }
+        // Every allocation, read inside this IMMEDIATE transaction: no other process can claim
+        // between this read and the write below.
+        auto all = readNetworkAllocations({});
+        if (!all)
+            return fail(all.error());
+        std::optional<NetworkAllocation> current;
+        for (const NetworkAllocation &a : std::as_const(*all))
+            if (a.sessionId == claim.sessionId)
+                current = a;
+        auto decided = claim.decide(current, *all, QDateTime::currentDateTimeUtc());
+        if (!decided)
+            return fail(decided.error());
+        claimed = *decided;
+        if (current && *current == claimed)
+            return {};
+        // An upsert, never INSERT OR REPLACE: that would delete another session's row whose
+        // VNI or subnet clashed instead of failing on the UNIQUE constraint.
+        Statement put(*m_statements,
+                      "INSERT INTO network_allocations(session_id, vni, subnet, avoided, "
+                      "claimed_at) VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(session_id) DO UPDATE "
+                      "SET vni = ?2, subnet = ?3, avoided = ?4, claimed_at = ?5");
+        put.bind(1, claimed.sessionId)
+            .bind(2, qint64(claimed.vni))
+            .bind(3, claimed.subnet.toString())
+            .bind(4, RecordJson::compact(RecordJson::avoidToJson(claimed.avoided)))
+            .bind(5, RecordJson::dateToText(claimed.claimedAt));
+        if (const int rc = put.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, what));
+        return {};
+    });
+    if (!written)
+        return fail(written.error());
+    qCDebug(lcStore) << "session" << claimed.sessionId << "has VNI" << claimed.vni << "and"
+                     << claimed.subnet.toString();
+    return claimed;
+}
+
+Result<void> SqliteStore::releaseNetworkAllocation(const QString &sessionId)
+{
+    const QString what = QStringLiteral("releasing the network of session %1").arg(sessionId);
+    return write(what, [&]() -> Result<void> {
+        Statement s(*m_statements, "DELETE FROM network_allocations WHERE session_id = ?");
+        s.bind(1, sessionId);
+        if (const int rc = s.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, what));
+        return {};
+    });
+}
+
+Result<std::optional<NetworkAllocation>>
+SqliteStore::networkAllocation(const QString &sessionId) const
+{
+    std::lock_guard lock(m_mutex);
+    auto list = readNetworkAllocations(sessionId.isNull() ? QStringLiteral("") : sessionId);
+    if (!list)
+        return fail(list.error());
+    if (list->isEmpty())
+        return std::optional<NetworkAllocation>();
+    return std::optional<NetworkAllocation>(list->constFirst());
+}
+
+Result<QList<NetworkAllocation>> SqliteStore::networkAllocations() const
+{
+    std::lock_guard lock(m_mutex);
+    return readNetworkAllocations({});
 }
 
 } // namespace ClusterDeck

@@ -29,7 +29,7 @@ class SqliteStore : public StateStore
     Q_OBJECT
 
 public:
-    static constexpr int kSchemaVersion = 5;
+    static constexpr int kSchemaVersion = 6;
 
     // Opens the file (creating it, its folder and the schema when missing) and migrates an older
     // schema; a file written by a newer ClusterDeck is refused.
@@ -78,6 +78,12 @@ public:
                                                   const QJsonObject &sealed) const override;
     Result<StoreKey> storeKey() override;
     Result<void> importStoreKey(const StoreKey &key) override;
+
+    Result<NetworkAllocation> claimNetwork(const NetworkClaim &claim) override;
+    Result<void> releaseNetworkAllocation(const QString &sessionId) override;
+    Result<std::optional<NetworkAllocation>>
+    networkAllocation(const QString &sessionId) const override;
+    Result<QList<NetworkAllocation>> networkAllocations() const override;
 
     Result<qint64> appendEvent(const EventRecord &event) override;
     Result<QList<EventRecord>> events(qint64 afterSeq = 0, int limit = 1000) const override;
@@ -170,6 +176,8 @@ private:
     Result<std::optional<KernelRecord>> readKernel(const QString &sessionId,
                                                    const QString &kernelId) const;
     Result<QList<KernelRecord>> readKernels(const char *sql, const QString &arg) const;
+    // Under m_mutex: every allocation (null `sessionId`) or the one of a session.
+    Result<QList<NetworkAllocation>> readNetworkAllocations(const QString &sessionId) const;
 
     const QString m_path;
     QString m_storeId;

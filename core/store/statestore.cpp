@@ -104,4 +104,29 @@ Result<QList<SessionRecord>> StateStore::sessions() const
     return std::move(listing->sessions);
 }
 
+Result<NetworkAllocation> StateStore::claimNetworkAllocation(const QString &sessionId,
+                                                             const OverlayPool &pool,
+                                                             const OverlayAvoid &inUse)
+{
+    NetworkClaim claim;
+    claim.sessionId = sessionId;
+    claim.pool = pool;
+    claim.inUse = inUse;
+    return claimNetwork(claim);
+}
+
+Result<NetworkAllocation> StateStore::reclaimNetworkAllocation(const QString &sessionId,
+                                                               const OverlayPool &pool,
+                                                               const OverlayAvoid &collided,
+                                                               const OverlayAvoid &inUse)
+{
+    NetworkClaim claim;
+    claim.sessionId = sessionId;
+    claim.pool = pool;
+    claim.inUse = inUse;
+    claim.reclaim = true;
+    claim.collided = collided;
+    return claimNetwork(claim);
+}
+
 } // namespace ClusterDeck

@@ -8,7 +8,9 @@
 //   tst_storecontract --child lock URL SESSION WAIT_MS HOLD_MS
 //   tst_storecontract --child openwriteclose URL COUNT TAG
 //   tst_storecontract --child dump URL
+//   tst_storecontract --child claim URL COUNT SUBNETS VNIS START_MS
 
+#include "common/overlaypool.h"
 #include "etcd/etcdclient.h"
 #include "store/etcdstore.h"
 #include "store/statestore.h"
@@ -17,6 +19,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QHash>
 #include <QJsonArray>
 #include <QProcess>
 #include <QSignalSpy>
@@ -228,6 +231,54 @@ int childDump(const QStringList &args)
     return 0;
 }
 
+OverlayPool makePool(const char *subnets, const char *vnis)
+{
+    auto pool = OverlayPool::parse(QLatin1StringView(subnets), QLatin1StringView(vnis));
+    if (!pool)
+        qFatal("bad pool in the test: %s", qPrintable(pool.error().toString()));
+    return *pool;
+}
+
+int childClaim(const QStringList &args)
+{
+    // claim URL COUNT SUBNETS VNIS START_MS: COUNT new sessions, then, from START_MS (ms since
+    // the epoch, so that every child claims at the same moment), a network claimed for each as
+    // fast as it goes; prints "claimed SESSION VNI SUBNET" per claim.
+    auto store = openStore(args.value(1));
+    if (!store) {
+        std::fprintf(stderr, "open: %s\n", qPrintable(store.error().toString()));
+        return 2;
+    }
+    auto pool = OverlayPool::parse(args.value(3), args.value(4));
+    if (!pool) {
+        std::fprintf(stderr, "pool: %s\n", qPrintable(pool.error().toString()));
+        return 2;
+    }
+    QStringList ids;
+    for (int i = 0; i < args.value(2).toInt(); ++i) {
+        const SessionRecord s = makeSession();
+        if (auto ok = (*store)->createSession(s, {}); !ok) {
+            std::fprintf(stderr, "create: %s\n", qPrintable(ok.error().toString()));
+            return 1;
+        }
+        ids.append(s.id);
+    }
+    const qint64 wait = args.value(5).toLongLong() - QDateTime::currentMSecsSinceEpoch();
+    if (wait > 0)
+        QThread::msleep(wait);
+    for (const QString &id : std::as_const(ids)) {
+        auto claimed = (*store)->claimNetworkAllocation(id, *pool);
+        if (!claimed) {
+            std::fprintf(stderr, "claim: %s\n", qPrintable(claimed.error().toString()));
+            return 1;
+        }
+        std::printf("claimed %s %u %s\n", qPrintable(id), claimed->vni,
+                    qPrintable(claimed->subnet.toString()));
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
 } // namespace
 
 class TestStoreContract : public QObject
@@ -270,6 +321,14 @@ private Q_SLOTS:
     void chunkedCreateInterrupted();
     void chunkedUpdateAllOrNothing();
     void resizeBeyondOneTransaction();
+    void networkClaimIsIdempotentAndReleased();
+    void networkClaimNeedsItsSession();
+    void networkClaimExhausted();
+    void networkClaimSkipsWhatHostsUse();
+    void networkReclaimAfterCollision();
+    void networkReleasedWithItsSession();
+    void networkClaimsOfConcurrentProcesses();
+    void networkAllocationsAfterMigration();
 
 private:
     QString backend() const;
@@ -1628,6 +1687,314 @@ void TestStoreContract::chunkedUpdateAllOrNothing()
     QCOMPARE(m_etcd->rangePrefix(intents)->kvs.size(), 0);
 }
 
+// ---- multi-node session networks (issue 26, item 1)
+
+// A claim gives a session the lowest free VNI and /24; claiming again returns the same (the
+// driver may call it at every attempt); a release frees both for the next session.
+void TestStoreContract::networkClaimIsIdempotentAndReleased()
+{
+    const OverlayPool pool = makePool("10.99.0.0/16", "5000-5999");
+    const SessionRecord a = makeSession();
+    const SessionRecord b = makeSession();
+    const SessionRecord c = makeSession();
+    for (const SessionRecord &s : {a, b, c})
+        CHECK_OK(m_store->createSession(s, makeKernels(s.id, 2)));
+    auto none = m_store->networkAllocation(a.id);
+    CHECK_OK(none);
+    QVERIFY(!none->has_value());
+
+    auto first = m_store->claimNetworkAllocation(a.id, pool);
+    CHECK_OK(first);
+    QCOMPARE(first->sessionId, a.id);
+    QCOMPARE(first->vni, 5000u);
+    QCOMPARE(first->subnet.toString(), QStringLiteral("10.99.0.0/24"));
+    QVERIFY(first->claimedAt.isValid());
+    QVERIFY(first->avoided.isEmpty());
+
+    auto again = m_store->claimNetworkAllocation(a.id, pool);
+    CHECK_OK(again);
+    QCOMPARE(*again, *first);
+    // From another connection too, and whatever the hosts now use: it stays.
+    auto other = openOrFail();
+    QVERIFY(other);
+    OverlayAvoid inUse;
+    inUse.subnets = {*Ipv4Cidr::parse(u"10.99.0.0/24")};
+    inUse.vnis = {5000};
+    auto fromOther = other->claimNetworkAllocation(a.id, pool, inUse);
+    CHECK_OK(fromOther);
+    QCOMPARE(*fromOther, *first);
+    auto stored = other->networkAllocation(a.id);
+    CHECK_OK(stored);
+    QVERIFY(stored->has_value());
+    QCOMPARE(**stored, *first);
+
+    auto second = m_store->claimNetworkAllocation(b.id, pool);
+    CHECK_OK(second);
+    QCOMPARE(second->vni, 5001u);
+    QCOMPARE(second->subnet.toString(), QStringLiteral("10.99.1.0/24"));
+    auto all = m_store->networkAllocations();
+    CHECK_OK(all);
+    QCOMPARE(all->size(), 2);
+    QSet<QString> owners;
+    for (const NetworkAllocation &n : *all)
+        owners.insert(n.sessionId);
+    QCOMPARE(owners, (QSet<QString>{a.id, b.id}));
+
+    CHECK_OK(m_store->releaseNetworkAllocation(a.id));
+    CHECK_OK(m_store->releaseNetworkAllocation(a.id)); // releasing twice is fine
+    auto gone = m_store->networkAllocation(a.id);
+    CHECK_OK(gone);
+    QVERIFY(!gone->has_value());
+    QCOMPARE(m_store->networkAllocations()->size(), 1);
+    // The session itself is untouched by the release.
+    CHECK_OK(m_store->session(a.id));
+    QCOMPARE(m_store->kernels(a.id)->size(), 2);
+
+    auto third = m_store->claimNetworkAllocation(c.id, pool);
+    CHECK_OK(third);
+    QCOMPARE(third->vni, 5000u);
+    QCOMPARE(third->subnet.toString(), QStringLiteral("10.99.0.0/24"));
+}
+
+// Desired state is written before any side effect: a network is claimed for a stored session
+// only, so nothing can hold a claim that no session record will ever release.
+void TestStoreContract::networkClaimNeedsItsSession()
+{
+    const OverlayPool pool = makePool("10.99.0.0/16", "5000-5999");
+    auto claimed = m_store->claimNetworkAllocation(newId(), pool);
+    QVERIFY(!claimed);
+    QCOMPARE(claimed.error().kind, Error::Kind::NotFound);
+    QVERIFY2(claimed.error().toString().contains(QStringLiteral("no such session")),
+             qPrintable(claimed.error().toString()));
+    QCOMPARE(m_store->networkAllocations()->size(), 0);
+    CHECK_OK(m_store->releaseNetworkAllocation(newId())); // nothing to release: done
+}
+
+void TestStoreContract::networkClaimExhausted()
+{
+    // Two /24s, three VNIs: the third session finds no subnet.
+    const OverlayPool subnets = makePool("10.99.0.0/23", "5000-5002");
+    QStringList ids;
+    for (int i = 0; i < 4; ++i) {
+        const SessionRecord s = makeSession();
+        CHECK_OK(m_store->createSession(s, {}));
+        ids.append(s.id);
+    }
+    CHECK_OK(m_store->claimNetworkAllocation(ids[0], subnets));
+    CHECK_OK(m_store->claimNetworkAllocation(ids[1], subnets));
+    auto full = m_store->claimNetworkAllocation(ids[2], subnets);
+    QVERIFY(!full);
+    QCOMPARE(full.error().kind, Error::Kind::Conflict);
+    QVERIFY2(full.error().message.contains(QStringLiteral("no free /24 is left")),
+             qPrintable(full.error().toString()));
+    QVERIFY2(full.error().toString().contains(QStringLiteral("10.99.0.0/23")),
+             qPrintable(full.error().toString()));
+    QVERIFY(!m_store->networkAllocation(ids[2])->has_value());
+    qInfo("%s: %s", qPrintable(m_backend), qPrintable(full.error().toString()));
+
+    // Four /24s, two VNIs: the third session finds no VNI.
+    CHECK_OK(m_store->releaseNetworkAllocation(ids[0]));
+    CHECK_OK(m_store->releaseNetworkAllocation(ids[1]));
+    const OverlayPool vnis = makePool("10.99.0.0/22", "5000-5001");
+    CHECK_OK(m_store->claimNetworkAllocation(ids[0], vnis));
+    CHECK_OK(m_store->claimNetworkAllocation(ids[1], vnis));
+    auto noVni = m_store->claimNetworkAllocation(ids[2], vnis);
+    QVERIFY(!noVni);
+    QCOMPARE(noVni.error().kind, Error::Kind::Conflict);
+    QVERIFY2(noVni.error().message.contains(QStringLiteral("no free VXLAN id is left")),
+             qPrintable(noVni.error().toString()));
+    QCOMPARE(m_store->networkAllocations()->size(), 2);
+    // One released: the waiting session gets it.
+    CHECK_OK(m_store->releaseNetworkAllocation(ids[0]));
+    auto freed = m_store->claimNetworkAllocation(ids[2], vnis);
+    CHECK_OK(freed);
+    QCOMPARE(freed->vni, 5000u);
+    QCOMPARE(freed->subnet.toString(), QStringLiteral("10.99.0.0/24"));
+}
+
+// What the session's hosts already use (another store, another tool) is skipped.
+void TestStoreContract::networkClaimSkipsWhatHostsUse()
+{
+    const OverlayPool pool = makePool("10.99.0.0/16", "5000-5999");
+    const SessionRecord a = makeSession();
+    const SessionRecord b = makeSession();
+    CHECK_OK(m_store->createSession(a, {}));
+    CHECK_OK(m_store->createSession(b, {}));
+    OverlayAvoid inUse;
+    inUse.subnets = {*Ipv4Cidr::parse(u"10.99.0.0/24"), *Ipv4Cidr::parse(u"10.99.1.128/25"),
+                     *Ipv4Cidr::parse(u"10.99.2.0/23"), *Ipv4Cidr::parse(u"172.17.0.0/16")};
+    inUse.vnis = {5000, 5002};
+    auto claimed = m_store->claimNetworkAllocation(a.id, pool, inUse);
+    CHECK_OK(claimed);
+    QCOMPARE(claimed->subnet.toString(), QStringLiteral("10.99.4.0/24"));
+    QCOMPARE(claimed->vni, 5001u);
+    // What the hosts use is not remembered as the session's own avoidance (only collisions are).
+    QVERIFY(claimed->avoided.isEmpty());
+    auto next = m_store->claimNetworkAllocation(b.id, pool, inUse);
+    CHECK_OK(next);
+    QCOMPARE(next->subnet.toString(), QStringLiteral("10.99.5.0/24"));
+    QCOMPARE(next->vni, 5003u);
+}
+
+// Docker refused the /24 on one host (an overlapping bridge of another tool): the session's
+// subnet is replaced, its VNI kept; then the kernel refused the VNI: the VNI is replaced, the
+// subnet kept. Neither comes back to this session; other sessions may have them.
+void TestStoreContract::networkReclaimAfterCollision()
+{
+    const OverlayPool pool = makePool("10.99.0.0/16", "5000-5999");
+    const SessionRecord a = makeSession();
+    const SessionRecord b = makeSession();
+    CHECK_OK(m_store->createSession(a, {}));
+    CHECK_OK(m_store->createSession(b, {}));
+    auto first = m_store->claimNetworkAllocation(a.id, pool);
+    CHECK_OK(first);
+
+    OverlayAvoid subnetCollided;
+    subnetCollided.subnets = {first->subnet};
+    auto moved = m_store->reclaimNetworkAllocation(a.id, pool, subnetCollided);
+    CHECK_OK(moved);
+    QCOMPARE(moved->vni, first->vni);
+    QCOMPARE(moved->subnet.toString(), QStringLiteral("10.99.1.0/24"));
+    QCOMPARE(moved->avoided.subnets, QList<Ipv4Cidr>{first->subnet});
+    QCOMPARE(m_store->networkAllocation(a.id)->value(), *moved);
+
+    OverlayAvoid vniCollided;
+    vniCollided.vnis = {first->vni};
+    auto renumbered = m_store->reclaimNetworkAllocation(a.id, pool, vniCollided);
+    CHECK_OK(renumbered);
+    QCOMPARE(renumbered->vni, 5001u);
+    QCOMPARE(renumbered->subnet, moved->subnet);
+    // Both collisions are remembered: neither is handed back to this session.
+    QCOMPARE(renumbered->avoided.subnets, QList<Ipv4Cidr>{first->subnet});
+    QCOMPARE(renumbered->avoided.vnis, QSet<quint32>{first->vni});
+    auto same = m_store->claimNetworkAllocation(a.id, pool);
+    CHECK_OK(same);
+    QCOMPARE(*same, *renumbered);
+
+    // The collision was on a's hosts: another session may take what a gave up.
+    auto other = m_store->claimNetworkAllocation(b.id, pool);
+    CHECK_OK(other);
+    QCOMPARE(other->vni, first->vni);
+    QCOMPARE(other->subnet, first->subnet);
+
+    // A reclaim of a session that had nothing claims afresh, avoiding what collided.
+    const SessionRecord c = makeSession();
+    CHECK_OK(m_store->createSession(c, {}));
+    OverlayAvoid both;
+    both.subnets = {*Ipv4Cidr::parse(u"10.99.2.0/24")};
+    both.vnis = {5002};
+    auto fresh = m_store->reclaimNetworkAllocation(c.id, pool, both);
+    CHECK_OK(fresh);
+    QCOMPARE(fresh->subnet.toString(), QStringLiteral("10.99.3.0/24"));
+    QCOMPARE(fresh->vni, 5003u);
+    QCOMPARE(fresh->avoided, both);
+}
+
+// A session record removed (prune, `rm` of an ended session) takes its claim with it, in the same
+// transaction, so an allocation never outlives its session.
+void TestStoreContract::networkReleasedWithItsSession()
+{
+    const OverlayPool pool = makePool("10.99.0.0/16", "5000-5999");
+    const SessionRecord a = makeSession();
+    const SessionRecord b = makeSession();
+    CHECK_OK(m_store->createSession(a, makeKernels(a.id, 3)));
+    CHECK_OK(m_store->createSession(b, {}));
+    auto claimed = m_store->claimNetworkAllocation(a.id, pool);
+    CHECK_OK(claimed);
+    CHECK_OK(m_store->removeSession(a.id));
+    auto left = m_store->networkAllocations();
+    CHECK_OK(left);
+    QVERIFY(left->isEmpty());
+    auto reused = m_store->claimNetworkAllocation(b.id, pool);
+    CHECK_OK(reused);
+    QCOMPARE(reused->vni, claimed->vni);
+    QCOMPARE(reused->subnet, claimed->subnet);
+    // Removing a session without a claim still works as before.
+    CHECK_OK(m_store->releaseNetworkAllocation(b.id));
+    CHECK_OK(m_store->removeSession(b.id));
+    QCOMPARE(m_store->removeSession(b.id).error().kind, Error::Kind::NotFound);
+}
+
+// Several processes claim at once (the project's rule for every store change: another process
+// reading and writing the same file at the same time): every claim gets its own VNI and /24, the
+// pool is used up exactly, and one more claim finds it full.
+void TestStoreContract::networkClaimsOfConcurrentProcesses()
+{
+    const int processes = 4;
+    const int perProcess = 16; // 64: the pool's size
+    const char *subnets = "10.98.0.0/18";
+    const char *vnis = "7000-7063";
+    QElapsedTimer timer;
+    timer.start();
+    // Every child makes its sessions, then all start claiming at one moment.
+    const QString start = QString::number(QDateTime::currentMSecsSinceEpoch() + 3000);
+    QList<QProcess *> children;
+    for (int i = 0; i < processes; ++i)
+        children.append(startChild({QStringLiteral("claim"), m_url, QString::number(perProcess),
+                                    QLatin1StringView(subnets), QLatin1StringView(vnis), start}));
+    QSet<quint32> vniSeen;
+    QSet<QString> subnetSeen;
+    QHash<QString, QString> claimedBy; // session → "vni subnet"
+    for (QProcess *p : std::as_const(children)) {
+        QVERIFY(p->waitForFinished(240000));
+        const QString err = QString::fromUtf8(p->readAllStandardError());
+        QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0, qPrintable(err));
+        const QStringList lines =
+            QString::fromUtf8(p->readAllStandardOutput()).split(u'\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), perProcess);
+        for (const QString &line : lines) {
+            const QStringList f = line.split(u' ');
+            QCOMPARE(f.size(), 4);
+            QVERIFY2(!vniSeen.contains(f[2].toUInt()), qPrintable(line));
+            QVERIFY2(!subnetSeen.contains(f[3]), qPrintable(line));
+            vniSeen.insert(f[2].toUInt());
+            subnetSeen.insert(f[3]);
+            claimedBy.insert(f[1], f[2] + u' ' + f[3]);
+        }
+    }
+    qInfo("%s: %d processes x %d claims, all from one moment, done %lld ms after it",
+          qPrintable(m_backend), processes, perProcess, timer.elapsed() - 3000);
+    QCOMPARE(vniSeen.size(), processes * perProcess);
+    QCOMPARE(subnetSeen.size(), processes * perProcess);
+
+    // The store holds exactly what the processes were told.
+    auto all = m_store->networkAllocations();
+    CHECK_OK(all);
+    QCOMPARE(all->size(), processes * perProcess);
+    for (const NetworkAllocation &n : *all)
+        QCOMPARE(claimedBy.value(n.sessionId), QString::number(n.vni) + u' ' + n.subnet.toString());
+
+    const SessionRecord late = makeSession();
+    CHECK_OK(m_store->createSession(late, {}));
+    auto full = m_store->claimNetworkAllocation(late.id, makePool(subnets, vnis));
+    QVERIFY(!full);
+    QCOMPARE(full.error().kind, Error::Kind::Conflict);
+}
+
+// A SQLite file of schema 5 (before session networks) opens, gains the table and claims.
+void TestStoreContract::networkAllocationsAfterMigration()
+{
+    if (m_backend != u"sqlite")
+        QSKIP("etcd keeps allocations as keys of their own: nothing to migrate");
+    const SessionRecord s = makeSession();
+    CHECK_OK(m_store->createSession(s, makeKernels(s.id, 2)));
+    m_store.reset();
+    const QByteArray path = m_url.mid(QStringLiteral("sqlite://").size()).toUtf8();
+    sqlite3 *db = nullptr;
+    QCOMPARE(sqlite3_open(path.constData(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db, "DROP TABLE IF EXISTS network_allocations; PRAGMA user_version=5",
+                          nullptr, nullptr, nullptr),
+             SQLITE_OK);
+    sqlite3_close(db);
+    auto store = openOrFail();
+    QVERIFY(store);
+    auto claimed = store->claimNetworkAllocation(s.id, makePool("10.99.0.0/16", "5000-5999"));
+    CHECK_OK(claimed);
+    QCOMPARE(claimed->vni, 5000u);
+    QCOMPARE(store->sessions()->size(), 1);
+    m_store = std::move(store);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && qstrcmp(argv[1], "--child") == 0) {
@@ -1641,6 +2008,8 @@ int main(int argc, char **argv)
             return childOpenWriteClose(args);
         if (args.value(0) == u"dump")
             return childDump(args);
+        if (args.value(0) == u"claim")
+            return childClaim(args);
         std::fprintf(stderr, "unknown child mode\n");
         return 2;
     }
