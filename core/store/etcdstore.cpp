@@ -1384,6 +1384,44 @@ Result<int> EtcdStore::removeStrayRecords(std::chrono::milliseconds grace)
         m_straySeen.remove(QStringLiteral("kernels/") + it.key());
     }
 
+    // Network allocations without their session: removed by a build from before them, which
+    // deletes a session's own keys only (a claim needs the session, and removeSession releases
+    // in its txn). Freed after the grace, in a txn that checks both again.
+    auto networks = m_client->rangePrefix(m_prefix + "/networks/sessions/");
+    if (!networks)
+        return fail(networks.error().withContext(QStringLiteral("looking for stray networks")));
+    for (const KeyValue &kv : std::as_const(networks->kvs)) {
+        auto allocation = RecordJson::parseRecord(kv.value, where(kv.key),
+                                                  &RecordJson::networkAllocationFromJson);
+        if (!allocation)
+            continue; // reported where it is read; its keys cannot be found without it
+        const QByteArray sessionKey = key(QStringLiteral("sessions"), allocation->sessionId);
+        auto session = m_client->get(sessionKey);
+        if (!session)
+            return fail(session.error().withContext(QStringLiteral("looking for stray networks")));
+        const QString what = QStringLiteral("networks/") + allocation->sessionId;
+        if (*session || !strayLongEnough(what, allocation->claimedAt, grace))
+            continue;
+        TxnRequest txn;
+        txn.compare = {TxnCompare::missing(sessionKey),
+                       TxnCompare::modRevision(kv.key, TxnCompare::Op::Equal, kv.modRevision)};
+        txn.success = {TxnOp::makeDelete(kv.key), TxnOp::makeDelete(vniKey(allocation->vni)),
+                       TxnOp::makeDelete(subnetKey(allocation->subnet))};
+        auto done = commit(txn);
+        if (!done)
+            return fail(done.error().withContext(
+                QStringLiteral("releasing the network of removed session %1")
+                    .arg(allocation->sessionId)));
+        if (done->succeeded) {
+            ++removed;
+            qCInfo(lcStore) << "released VNI" << allocation->vni << "and"
+                            << allocation->subnet.toString() << "of session"
+                            << allocation->sessionId << "(its record was removed without them)";
+        }
+        std::lock_guard lock(m_strayMutex);
+        m_straySeen.remove(what);
+    }
+
     // Undo records of a multi-chunk kernel update that did not finish: undo what it wrote.
     auto intents = m_client->rangePrefix(m_prefix + "/intents/");
     if (!intents)

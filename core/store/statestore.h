@@ -214,7 +214,8 @@ public:
     virtual Result<qint64> controllerPassRequests() const = 0;
     // Removes what an interrupted multi-step write left behind for longer than `grace` (etcd:
     // kernels of a session whose record never came, the undo records of an unfinished chunked
-    // kernel update, which it undoes); returns how many it cleaned. The controller's pass calls
+    // kernel update, which it undoes, the network allocation of a session record removed by a
+    // build from before them); returns how many it cleaned. The controller's pass calls
     // it. A store whose every write is one transaction (SQLite) has nothing to do.
     virtual Result<int> removeStrayRecords(std::chrono::milliseconds grace)
     {

@@ -329,6 +329,7 @@ private Q_SLOTS:
     void networkReleasedWithItsSession();
     void networkClaimsOfConcurrentProcesses();
     void networkAllocationsAfterMigration();
+    void networkAllocationOfARemovedSessionIsStray();
 
 private:
     QString backend() const;
@@ -1993,6 +1994,44 @@ void TestStoreContract::networkAllocationsAfterMigration()
     QCOMPARE(claimed->vni, 5000u);
     QCOMPARE(store->sessions()->size(), 1);
     m_store = std::move(store);
+}
+
+// A build from before session networks removes a session record by its own keys only (etcd): the
+// allocation it leaves behind is stray, and the controller's pass frees it after the grace.
+void TestStoreContract::networkAllocationOfARemovedSessionIsStray()
+{
+    if (m_backend != u"etcd")
+        QSKIP("SQLite: the allocation row goes with its session (foreign key), and builds from "
+              "before it cannot open the file (schema 6)");
+    const OverlayPool pool = makePool("10.99.0.0/16", "5000-5999");
+    const SessionRecord old = makeSession();
+    const SessionRecord next = makeSession();
+    CHECK_OK(m_store->createSession(old, {}));
+    CHECK_OK(m_store->createSession(next, {}));
+    auto claimed = m_store->claimNetworkAllocation(old.id, pool);
+    CHECK_OK(claimed);
+    // What such a build's removeSession does.
+    CHECK_OK(m_etcd->remove((m_etcdPrefix + QStringLiteral("/sessions/") + old.id).toUtf8()));
+
+    auto early = m_store->removeStrayRecords(1s);
+    CHECK_OK(early);
+    QCOMPARE(*early, 0);
+    QCOMPARE(m_store->networkAllocations()->size(), 1);
+    QThread::msleep(1200);
+    auto late = m_store->removeStrayRecords(1s);
+    CHECK_OK(late);
+    QCOMPARE(*late, 1);
+    QCOMPARE(m_store->networkAllocations()->size(), 0);
+    QCOMPARE(
+        m_etcd->rangePrefix((m_etcdPrefix + QStringLiteral("/networks/")).toUtf8())->kvs.size(), 0);
+    auto reused = m_store->claimNetworkAllocation(next.id, pool);
+    CHECK_OK(reused);
+    QCOMPARE(reused->vni, claimed->vni);
+    QCOMPARE(reused->subnet, claimed->subnet);
+    // A live session's allocation is never stray.
+    QThread::msleep(1200);
+    QCOMPARE(*m_store->removeStrayRecords(1s), 0);
+    QCOMPARE(m_store->networkAllocations()->size(), 1);
 }
 
 int main(int argc, char **argv)
