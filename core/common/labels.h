@@ -32,6 +32,18 @@ inline QString store()
     return QStringLiteral("io.clusterdeck.store");
 }
 
+// A VXLAN session network's VXLAN id, on its bridge network on every host (issue 26).
+inline QString vni()
+{
+    return QStringLiteral("io.clusterdeck.vni");
+}
+// What a short-lived helper container does ("vxlan"), and on the helper image ("nethelper"):
+// leftovers of a killed run are found by it (with the store and session labels) and removed.
+inline QString helper()
+{
+    return QStringLiteral("io.clusterdeck.helper");
+}
+
 // Compose's labels, on kernels only, so that tools which group containers by compose project
 // (Docker Desktop, Podman Desktop, Portainer, `docker compose ls`) show a session as one project
 // and its roles as services. Informative only: ownership is decided by the io.clusterdeck.*

@@ -380,6 +380,30 @@ Result<RemovedImage> DockerClient::removeImage(const QString &nameOrId, bool for
     return decoded(Json::decodeRemovedImage(response->body), request);
 }
 
+Result<QString> DockerClient::importImage(const ImageImportSpec &import, const QByteArray &tar,
+                                          const CallOptions &options) const
+{
+    Request request;
+    request.method = "POST";
+    request.path = QStringLiteral("/images/create");
+    addQuery(request.query, QStringLiteral("fromSrc"), QStringLiteral("-"));
+    addQuery(request.query, QStringLiteral("repo"), import.repo);
+    addQuery(request.query, QStringLiteral("tag"), import.tag);
+    for (const QString &change : import.changes)
+        addQuery(request.query, QStringLiteral("changes"), change);
+    request.body = tar;
+    request.contentType = "application/x-tar";
+    auto response = send(request, options);
+    if (!response)
+        return fail(response.error());
+    auto id = Json::decodeImportedImage(response->body);
+    if (!id && id.error().kind == Error::Kind::Http)
+        return fail(
+            Error::Kind::Http, displayName(),
+            QStringLiteral("importing %1:%2: %3").arg(import.repo, import.tag, id.error().message));
+    return decoded(std::move(id), request);
+}
+
 Result<void> DockerClient::mayCarryCredentials() const
 {
     if (m_endpoint.kind() != DockerEndpoint::Kind::Tcp || CredentialPolicy::plaintextAllowed())

@@ -69,6 +69,10 @@ public:
                                    const CallOptions &options = {}) const override;
     Result<RemovedImage> removeImage(const QString &nameOrId, bool force = false,
                                      const CallOptions &options = {}) const override;
+    // POST /images/create?fromSrc=-: `tar` (an uncompressed root file system) becomes the image
+    // import.repo:import.tag with import.changes applied; returns its id ("sha256:…").
+    Result<QString> importImage(const ImageImportSpec &import, const QByteArray &tar,
+                                const CallOptions &options = {}) const override;
     // POST /auth: the daemon logs in to the registry (so its own CA trust applies).
     Result<AuthCheck> checkAuth(const QString &serverAddress, const QString &username,
                                 const QString &password, const CallOptions &options = {}) const;

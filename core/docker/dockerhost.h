@@ -46,6 +46,8 @@ public:
                                            const CallOptions &options = {}) const = 0;
     virtual Result<RemovedImage> removeImage(const QString &nameOrId, bool force = false,
                                              const CallOptions &options = {}) const = 0;
+    virtual Result<QString> importImage(const ImageImportSpec &import, const QByteArray &tar,
+                                        const CallOptions &options = {}) const = 0;
 
     // Containers
     virtual Result<CreatedContainer> createContainer(const ContainerSpec &spec,

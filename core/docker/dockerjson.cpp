@@ -440,6 +440,32 @@ Result<RemovedImage> decodeRemovedImage(const QByteArray &body)
     return removed;
 }
 
+Result<QString> decodeImportedImage(const QByteArray &body)
+{
+    QString id;
+    for (const QByteArray &line : body.split('\n')) {
+        if (line.trimmed().isEmpty())
+            continue;
+        auto o = parseObject(line, "image import progress");
+        if (!o)
+            return fail(o.error());
+        const QString error = o->value(QLatin1String("errorDetail"))
+                                  .toObject()
+                                  .value(QLatin1String("message"))
+                                  .toString(str(*o, QLatin1String("error")));
+        if (!error.isEmpty())
+            return fail(Error::Kind::Http, QString(), error);
+        if (const QString status = str(*o, QLatin1String("status"));
+            status.startsWith(QLatin1String("sha256:")))
+            id = status;
+    }
+    if (id.isEmpty())
+        return decodeError(QStringLiteral("cannot decode image import progress: no image id in "
+                                          "\"%1\"")
+                               .arg(QString::fromUtf8(body.left(200))));
+    return id;
+}
+
 Result<CreatedContainer> decodeCreatedContainer(const QByteArray &body)
 {
     auto o = parseObject(body, "created container");
@@ -816,6 +842,8 @@ Result<QByteArray> encodeContainerSpec(const ContainerSpec &spec, const QString 
         host.insert(QLatin1String("ExtraHosts"), toArray(spec.extraHosts));
     if (!spec.capAdd.isEmpty())
         host.insert(QLatin1String("CapAdd"), toArray(spec.capAdd));
+    if (!spec.capDrop.isEmpty())
+        host.insert(QLatin1String("CapDrop"), toArray(spec.capDrop));
     if (spec.privileged)
         host.insert(QLatin1String("Privileged"), true);
     if (spec.autoRemove)

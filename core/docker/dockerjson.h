@@ -20,6 +20,9 @@ Result<SystemInfo> decodeSystemInfo(const QByteArray &body);
 Result<QList<ImageSummary>> decodeImageList(const QByteArray &body);
 Result<ImageInfo> decodeImageInfo(const QByteArray &body);
 Result<RemovedImage> decodeRemovedImage(const QByteArray &body);
+// The progress lines of an import (POST /images/create?fromSrc=-): the new image's id, or the
+// daemon's message (kind Http) when a line reports an error.
+Result<QString> decodeImportedImage(const QByteArray &body);
 Result<CreatedContainer> decodeCreatedContainer(const QByteArray &body);
 Result<ContainerInfo> decodeContainerInfo(const QByteArray &body);
 Result<QList<ContainerSummary>> decodeContainerList(const QByteArray &body);

@@ -112,6 +112,14 @@ struct ImagePullSpec
     QByteArray registryAuth; // X-Registry-Auth value; empty: anonymous
 };
 
+// POST /images/create?fromSrc=-: a root file system (an uncompressed tar) made an image.
+struct ImageImportSpec
+{
+    QString repo;        // "clusterdeck/nethelper"
+    QString tag;         // never empty
+    QStringList changes; // Dockerfile instructions: "LABEL k=v", "CMD [\"/bin/sh\"]", "ENV K=V"
+};
+
 // DELETE /images/{name}: what the daemon untagged and deleted.
 struct RemovedImage
 {
@@ -225,6 +233,7 @@ struct ContainerSpec
     QList<DeviceRequest> deviceRequests;
     QStringList extraHosts; // "host:ip"
     QStringList capAdd;
+    QStringList capDrop; // e.g. {"ALL"} with capAdd {"NET_ADMIN"}: that one capability only
     bool privileged = false;
     bool autoRemove = false;
     bool init = false;

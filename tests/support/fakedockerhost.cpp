@@ -389,6 +389,18 @@ Result<Docker::PullProgress> FakeDockerHost::pullImage(const Docker::ImagePullSp
     return progress;
 }
 
+Result<QString> FakeDockerHost::importImage(const Docker::ImageImportSpec &import,
+                                            const QByteArray &,
+                                            const Docker::CallOptions &options) const
+{
+    if (auto ok = enter("importImage", options); !ok)
+        return fail(ok.error());
+    const QString image = import.repo + QLatin1Char(':') + import.tag;
+    std::lock_guard lock(m_mutex);
+    m_images.insert(image);
+    return imageIdOf(image);
+}
+
 Result<Docker::RemovedImage> FakeDockerHost::removeImage(const QString &nameOrId, bool,
                                                          const Docker::CallOptions &options) const
 {

@@ -111,6 +111,8 @@ public:
     Result<Docker::RemovedImage>
     removeImage(const QString &nameOrId, bool force = false,
                 const Docker::CallOptions &options = {}) const override;
+    Result<QString> importImage(const Docker::ImageImportSpec &import, const QByteArray &tar,
+                                const Docker::CallOptions &options = {}) const override;
     Result<Docker::CreatedContainer>
     createContainer(const Docker::ContainerSpec &spec,
                     const Docker::CallOptions &options = {}) const override;

@@ -48,6 +48,8 @@ private Q_SLOTS:
     void systemInfo();
     void imageList();
     void imageInfo();
+    void importedImage_data();
+    void importedImage();
     void containerInfo_data();
     void containerInfo();
     void containerList();
@@ -217,6 +219,41 @@ void TestDockerJson::imageInfo()
     QVERIFY(image->entrypoint.isEmpty()); // `null`
     QCOMPARE(image->workingDir, QStringLiteral("/root"));
     QVERIFY(image->volumes.isEmpty());
+}
+
+void TestDockerJson::importedImage_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QString>("id");    // empty: an error
+    QTest::addColumn<QString>("error"); // part of the message
+    // As dockerd 20.10 answers POST /images/create?fromSrc=- (recorded on the lab).
+    QTest::newRow("imported")
+        << QByteArray("{\"status\":\"sha256:15cb11e0bf91761686d025ff1ab0440b36625f13552d135c472d"
+                      "11c783a089f6\"}\r\n")
+        << "sha256:15cb11e0bf91761686d025ff1ab0440b36625f13552d135c472d11c783a089f6"
+        << "";
+    QTest::newRow("error mid-stream")
+        << QByteArray("{\"errorDetail\":{\"message\":\"no space left on device\"},\"error\":"
+                      "\"no space left on device\"}\n")
+        << ""
+        << "no space left on device";
+    QTest::newRow("no id") << QByteArray("{\"status\":\"Importing\"}\n") << ""
+                           << "no image id";
+}
+
+void TestDockerJson::importedImage()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(QString, id);
+    QFETCH(QString, error);
+    const auto imported = Json::decodeImportedImage(body);
+    if (!id.isEmpty()) {
+        QVERIFY(imported);
+        QCOMPARE(*imported, id);
+    } else {
+        QVERIFY(!imported);
+        QVERIFY2(imported.error().message.contains(error), qPrintable(imported.error().message));
+    }
 }
 
 void TestDockerJson::containerInfo_data()
@@ -575,6 +612,8 @@ void TestDockerJson::encodeContainerSpec()
         {QStringLiteral("cd-1a2b3c4d"), EndpointSpec{{QStringLiteral("worker7")}, {}}}};
     spec.deviceRequests = {
         DeviceRequest{QStringLiteral("nvidia"), -1, {}, {{QStringLiteral("gpu")}}, {}}};
+    spec.capDrop = {QStringLiteral("ALL")};
+    spec.capAdd = {QStringLiteral("NET_ADMIN")};
 
     const auto body = Json::encodeContainerSpec(spec, QStringLiteral("1.41"));
     QVERIFY2(body, why(body));
@@ -596,6 +635,8 @@ void TestDockerJson::encodeContainerSpec()
     QVERIFY(o.value(QLatin1String("ExposedPorts")).toObject().contains(QLatin1String("2200/tcp")));
 
     const QJsonObject host = o.value(QLatin1String("HostConfig")).toObject();
+    QCOMPARE(host.value(QLatin1String("CapDrop")).toVariant().toStringList(), spec.capDrop);
+    QCOMPARE(host.value(QLatin1String("CapAdd")).toVariant().toStringList(), spec.capAdd);
     QCOMPARE(host.value(QLatin1String("NanoCpus")).toInteger(), 2000000000LL);
     QCOMPARE(host.value(QLatin1String("Memory")).toInteger(), 4LL * 1024 * 1024 * 1024);
     QCOMPARE(host.value(QLatin1String("Binds")).toVariant().toStringList(), spec.binds);
