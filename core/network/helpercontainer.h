@@ -1,0 +1,50 @@
+#pragma once
+
+#include "common/error.h"
+#include "docker/dockerhost.h"
+
+#include <QByteArray>
+#include <QString>
+
+namespace ClusterDeck {
+
+// A short-lived container that runs one shell script in a host's network namespace (host
+// network, NET_ADMIN and no other capability) and is removed after its exit code and output are
+// read (so not AutoRemove: that would race the read). A run killed with its caller (kill -9)
+// leaves the container behind: the next run of the same name removes it, and removeLeftovers
+// sweeps those of a store.
+class HelperContainer
+{
+public:
+    struct Run
+    {
+        QString image;
+        QString name; // deterministic per session: a leftover is found by it
+        QString script;
+        Docker::Labels labels; // the store's, the session's and Labels::helper()
+    };
+    struct Outcome
+    {
+        static constexpr qsizetype kMaxOutput = 1024 * 1024;
+        int exitCode = -1;
+        QByteArray out;
+        QByteArray err;
+    };
+
+    // The container of `run` (pure).
+    static Docker::ContainerSpec containerSpec(const Run &run);
+
+    // Creates, starts, reads to the end and removes the container, all within options.timeout.
+    // A leftover of the same name (checked by its labels) is removed first.
+    static Result<Outcome> run(const Docker::DockerHost &host, const Run &run,
+                               const Docker::CallOptions &options);
+
+    // Removes the helper containers that carry all of `labels` and have exited, or were made
+    // more than `minAgeSeconds` ago (a run never lasts that long): what killed runs left.
+    // Returns how many were removed.
+    static Result<int> removeLeftovers(const Docker::DockerHost &host, const Docker::Labels &labels,
+                                       qint64 nowSeconds, qint64 minAgeSeconds,
+                                       const Docker::CallOptions &options);
+};
+
+} // namespace ClusterDeck

@@ -1,0 +1,56 @@
+#pragma once
+
+#include "common/error.h"
+#include "docker/dockertypes.h"
+
+#include <QString>
+
+#include <optional>
+
+namespace ClusterDeck {
+
+// One session's VXLAN network as every host of it shares it: the VXLAN id and the /24 the store
+// claimed for the session (issue 26), and the names derived from them on each host. Pure: the
+// driver builds one from the session's claim and hands it to VxlanHostSetup and networkSpec().
+struct VxlanSegment
+{
+    static constexpr int kDefaultPort = 4789;
+    // 1500 on the underlay less the 50 bytes of outer Ethernet, IPv4, UDP and VXLAN headers.
+    static constexpr int kDefaultMtu = 1450;
+    static constexpr quint32 kMaxVni = 0xFFFFFF; // 24 bits
+
+    QString sessionId;
+    quint32 vni = 0;
+    QString subnet; // "10.200.5.0/24"
+    int port = kDefaultPort;
+    int mtu = kDefaultMtu;
+
+    // Every field in range, the subnet an IPv4 network address with its prefix.
+    Result<void> validate() const;
+
+    // Docker's name of the bridge network on each host: cd-<short session id>.
+    QString networkName() const;
+    // Kernel device names (IFNAMSIZ: at most 15 characters): the VNI makes them unique on a host
+    // (the kernel refuses a second VXLAN device with the same VNI and port anyway) and at most
+    // 12 characters long.
+    QString bridgeName() const; // "cdbr5005"
+    QString deviceName() const; // "cdvx5005"
+
+    // The address `offset` into the subnet ("10.200.5.0/24", 2 → "10.200.5.2"); nullopt outside
+    // the subnet's host addresses.
+    std::optional<QString> addressAt(quint32 offset) const;
+    // The gateway of the `ordinal`-th host of the session (1-based: .1 on the first, .2 on the
+    // second): each host's bridge has its own gateway address, the subnet is one.
+    std::optional<QString> gatewayFor(int ordinal) const { return addressAt(quint32(ordinal)); }
+
+    // The bridge network `cd-<sid8>` on one host: this subnet with `gateway`, the Linux bridge
+    // named bridgeName() (the host step attaches the VXLAN device to it), the MTU, the session's
+    // and store's labels and the VNI.
+    Docker::NetworkSpec networkSpec(const QString &storeId, const QString &gateway) const;
+
+    // "a.b.c.d" → its 32 bits; nullopt unless four decimal octets.
+    static std::optional<quint32> parseIpv4(const QString &address);
+    static QString formatIpv4(quint32 address);
+};
+
+} // namespace ClusterDeck
