@@ -1,0 +1,452 @@
+// The host side of a VXLAN session network (issue 26, item 2) on two lab hosts, through the
+// Engine API alone: the bridge networks of one /24 (gateway .1 on h1, .2 on h2), the VXLAN step
+// by the helper container on each, kernels with static addresses and ExtraHosts that ping each
+// other by hostname across the hosts, a second session (another VNI and subnet) that cannot
+// reach the first, the step run again (same device) and with another peer set, and teardown
+// leaving neither VXLAN device (checked in the hosts' network namespaces) nor helper container.
+// Endpoints come from `eval "$(scripts/lab.sh env)"`; without them the test FAILS. Works with or
+// without a swarm on the lab (the devices use VNIs far from Swarm's).
+
+#include "common/labels.h"
+#include "docker/dockerclient.h"
+#include "labaddress.h"
+#include "network/nethelperimage.h"
+#include "network/vxlanhostsetup.h"
+#include "network/vxlansegment.h"
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTest>
+#include <QUuid>
+
+#include <future>
+
+using namespace ClusterDeck;
+using namespace ClusterDeck::Docker;
+using namespace std::chrono_literals;
+
+namespace {
+
+// On every network and kernel this test makes: what a killed earlier run left is found by it.
+const QString kTestLabel = QStringLiteral("io.clusterdeck.test");
+const QString kTestValue = QStringLiteral("tst_vxlanhost");
+const quint32 kVniA = 7101;
+const quint32 kVniB = 7102;
+
+template<typename T>
+QByteArray why(const Result<T> &r)
+{
+    return r ? QByteArray() : r.error().toString().toUtf8();
+}
+
+CallOptions within(std::chrono::milliseconds timeout)
+{
+    CallOptions options;
+    options.timeout = timeout;
+    return options;
+}
+
+struct LabHost
+{
+    QString name; // "h1"
+    QString address;
+    QString netns; // the host's network namespace: cdlab-h1 (lab 0), cdl1-h1 (lab 1), …
+    std::shared_ptr<DockerClient> client;
+};
+
+// `ip -d link show type vxlan` in a host's namespace, as an admin would look.
+QString vxlanLinks(const LabHost &host)
+{
+    QProcess ip;
+    ip.start(QStringLiteral("ip"),
+             {QStringLiteral("-n"), host.netns, QStringLiteral("-d"), QStringLiteral("-o"),
+              QStringLiteral("link"), QStringLiteral("show"), QStringLiteral("type"),
+              QStringLiteral("vxlan")});
+    if (!ip.waitForFinished(5000) || ip.exitCode() != 0)
+        return QStringLiteral("ip failed: ") + QString::fromUtf8(ip.readAllStandardError());
+    return QString::fromUtf8(ip.readAllStandardOutput());
+}
+
+void deleteLink(const LabHost &host, const QString &device)
+{
+    QProcess ip; // "Cannot find device" when there is none: nothing to say
+    ip.start(QStringLiteral("ip"), {QStringLiteral("-n"), host.netns, QStringLiteral("link"),
+                                    QStringLiteral("del"), device});
+    ip.waitForFinished(5000);
+}
+
+} // namespace
+
+class TestVxlanHost : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void helperImage();
+    void pingAcrossHosts();
+    void secondSessionIsolated();
+    void applyAgain_data();
+    void applyAgain();
+    void anotherStoreLeftAlone();
+    void teardownLeavesNothing();
+
+private:
+    struct Session
+    {
+        VxlanSegment segment;
+        QMap<QString, QString> containers; // hostname → container id
+    };
+    VxlanSegment segmentOf(quint32 vni, const QString &subnet) const;
+    // The session's bridge network and VXLAN device on h1 and h2 (at once).
+    void setUpNetwork(const VxlanSegment &segment);
+    // A kernel on `host` at `address` that knows `hosts` (hostname → address).
+    QString startKernel(const LabHost &host, const VxlanSegment &segment, const QString &hostname,
+                        const QString &address, const QMap<QString, QString> &hosts);
+    int exec(const LabHost &host, const QString &container, const QStringList &cmd,
+             QByteArray *output = nullptr);
+    void removeLeftovers();
+
+    QList<LabHost> m_hosts; // h1, h2
+    StoreIdentity m_store;
+    std::shared_ptr<const NetHelperImage> m_image;
+    std::unique_ptr<VxlanHostSetup> m_setup;
+    Session m_a;
+    Session m_b;
+    QString m_image_lab;
+};
+
+VxlanSegment TestVxlanHost::segmentOf(quint32 vni, const QString &subnet) const
+{
+    VxlanSegment s;
+    s.sessionId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    s.vni = vni;
+    s.subnet = subnet;
+    return s;
+}
+
+void TestVxlanHost::initTestCase()
+{
+    QElapsedTimer timer;
+    timer.start();
+    const QString labId = qEnvironmentVariable("CLUSTERDECK_LAB_ID", QStringLiteral("0"));
+    const QString prefix = labId == QLatin1String("0") ? QStringLiteral("cdlab-")
+                                                       : QStringLiteral("cdl%1-").arg(labId);
+    for (const QString &name : {QStringLiteral("h1"), QStringLiteral("h2")}) {
+        const QByteArray var = "CLUSTERDECK_LAB_" + name.toUpper().toLatin1();
+        const QString url = qEnvironmentVariable(QByteArray(var + "_DOCKER").constData());
+        QVERIFY2(!url.isEmpty(), "the lab is not up: eval \"$(scripts/lab.sh env)\"");
+        auto endpoint = DockerEndpoint::parse(url);
+        QVERIFY2(endpoint, why(endpoint));
+        m_hosts.append(LabHost{name, qEnvironmentVariable(QByteArray(var + "_ADDR").constData()),
+                               prefix + name, std::make_shared<DockerClient>(*endpoint, name)});
+        QVERIFY(!m_hosts.last().address.isEmpty());
+    }
+    m_image_lab =
+        qEnvironmentVariable("CLUSTERDECK_LAB_IMAGE", QStringLiteral("clusterdeck/lab:latest"));
+    m_store = StoreIdentity(QUuid::createUuid().toString(QUuid::WithoutBraces));
+    auto image = NetHelperImage::local();
+    QVERIFY2(image, why(image));
+    m_image = *image;
+    m_setup = std::make_unique<VxlanHostSetup>(m_store, m_image);
+    m_a.segment = segmentOf(kVniA, QStringLiteral("10.231.1.0/24"));
+    m_b.segment = segmentOf(kVniB, QStringLiteral("10.231.2.0/24"));
+    removeLeftovers();
+    qInfo("initTestCase: %lld ms", timer.elapsed());
+}
+
+void TestVxlanHost::removeLeftovers()
+{
+    // What a killed earlier run left: its kernels, networks and devices (of another store id,
+    // so removed here by hand, not by the helper).
+    for (const LabHost &h : std::as_const(m_hosts)) {
+        ContainerListOptions list;
+        list.labels = {kTestLabel + QLatin1Char('=') + kTestValue};
+        if (auto found = h.client->listContainers(list, within(10s))) {
+            for (const ContainerSummary &c : std::as_const(*found))
+                (void)h.client->removeContainer(c.id, {true, false}, within(10s));
+        }
+        if (auto nets =
+                h.client->listNetworks({kTestLabel + QLatin1Char('=') + kTestValue}, within(10s))) {
+            for (const NetworkInfo &n : std::as_const(*nets))
+                (void)h.client->removeNetwork(n.id, within(10s));
+        }
+        for (const quint32 vni : {kVniA, kVniB})
+            deleteLink(h, QStringLiteral("cdvx%1").arg(vni));
+    }
+}
+
+void TestVxlanHost::cleanupTestCase()
+{
+    removeLeftovers();
+}
+
+void TestVxlanHost::helperImage()
+{
+    // Imported where missing, then found by its tag: the same reference on both hosts.
+    QElapsedTimer timer;
+    timer.start();
+    for (const LabHost &h : std::as_const(m_hosts)) {
+        auto ref = m_image->ensureOn(*h.client, within(60s));
+        QVERIFY2(ref, why(ref));
+        QCOMPARE(*ref, m_image->reference());
+        auto info = h.client->inspectImage(*ref, within(10s));
+        QVERIFY2(info, why(info));
+        QCOMPARE(info->labels.value(Labels::helper()), QStringLiteral("nethelper"));
+    }
+    qInfo("helper image on both hosts: %lld ms", timer.elapsed());
+}
+
+void TestVxlanHost::setUpNetwork(const VxlanSegment &segment)
+{
+    QElapsedTimer timer;
+    timer.start();
+    std::vector<std::future<QByteArray>> steps;
+    for (int i = 0; i < m_hosts.size(); ++i) {
+        steps.push_back(std::async(std::launch::async, [this, i, segment]() -> QByteArray {
+            const LabHost &h = m_hosts[i];
+            Docker::NetworkSpec spec =
+                segment.networkSpec(m_store.id, segment.gatewayFor(i + 1).value());
+            spec.labels.insert(kTestLabel, kTestValue);
+            auto id = h.client->createNetwork(spec, within(20s));
+            if (!id)
+                return why(id);
+            VxlanHostSetup::Request request{segment, h.address, {m_hosts[1 - i].address}};
+            auto device = m_setup->apply(*h.client, request, within(30s));
+            if (!device)
+                return why(device);
+            if (device->master != segment.bridgeName() || !device->up)
+                return "device not attached and up";
+            return {};
+        }));
+    }
+    for (auto &step : steps) {
+        const QByteArray error = step.get();
+        QVERIFY2(error.isEmpty(), error.constData());
+    }
+    qInfo("network %s (VNI %u) on both hosts: %lld ms", qPrintable(segment.networkName()),
+          segment.vni, timer.elapsed());
+}
+
+QString TestVxlanHost::startKernel(const LabHost &host, const VxlanSegment &segment,
+                                   const QString &hostname, const QString &address,
+                                   const QMap<QString, QString> &hosts)
+{
+    ContainerSpec spec;
+    spec.name = Labels::containerName(segment.sessionId, hostname);
+    spec.image = m_image_lab;
+    spec.hostname = hostname;
+    spec.cmd = {QStringLiteral("sleep"), QStringLiteral("600")};
+    spec.labels = {{Labels::session(), segment.sessionId},
+                   {Labels::store(), m_store.id},
+                   {Labels::hostname(), hostname},
+                   {kTestLabel, kTestValue}};
+    spec.networkMode = segment.networkName();
+    spec.endpoints.insert(segment.networkName(), EndpointSpec{{hostname}, address});
+    for (auto it = hosts.cbegin(); it != hosts.cend(); ++it)
+        spec.extraHosts.append(it.key() + QLatin1Char(':') + it.value());
+    auto created = host.client->createContainer(spec, within(20s));
+    if (!created) {
+        qWarning("%s", why(created).constData());
+        return {};
+    }
+    if (auto started = host.client->startContainer(created->id, within(20s)); !started) {
+        qWarning("%s", why(started).constData());
+        return {};
+    }
+    return created->id;
+}
+
+int TestVxlanHost::exec(const LabHost &host, const QString &container, const QStringList &cmd,
+                        QByteArray *output)
+{
+    ExecSpec spec;
+    spec.cmd = cmd;
+    QByteArray out;
+    auto code = host.client->runExec(
+        container, spec,
+        [&](const LogFrame &frame) {
+            out += frame.data;
+            return true;
+        },
+        within(15s));
+    if (output)
+        *output = out;
+    if (!code) {
+        qWarning("%s", why(code).constData());
+        return -1;
+    }
+    return *code;
+}
+
+void TestVxlanHost::pingAcrossHosts()
+{
+    setUpNetwork(m_a.segment);
+    const QMap<QString, QString> hosts{{QStringLiteral("master1"), QStringLiteral("10.231.1.11")},
+                                       {QStringLiteral("worker1"), QStringLiteral("10.231.1.12")}};
+    QElapsedTimer timer;
+    timer.start();
+    m_a.containers[QStringLiteral("master1")] =
+        startKernel(m_hosts[0], m_a.segment, QStringLiteral("master1"), hosts["master1"], hosts);
+    m_a.containers[QStringLiteral("worker1")] =
+        startKernel(m_hosts[1], m_a.segment, QStringLiteral("worker1"), hosts["worker1"], hosts);
+    QVERIFY(!m_a.containers["master1"].isEmpty() && !m_a.containers["worker1"].isEmpty());
+    QByteArray out;
+    QCOMPARE(exec(m_hosts[0], m_a.containers["master1"],
+                  {QStringLiteral("ping"), QStringLiteral("-c1"), QStringLiteral("-W3"),
+                   QStringLiteral("worker1")},
+                  &out),
+             0);
+    QVERIFY2(out.contains("10.231.1.12"), out.constData());
+    QCOMPARE(exec(m_hosts[1], m_a.containers["worker1"],
+                  {QStringLiteral("ping"), QStringLiteral("-c1"), QStringLiteral("-W3"),
+                   QStringLiteral("master1")},
+                  &out),
+             0);
+    QVERIFY2(out.contains("10.231.1.11"), out.constData());
+    qInfo("kernels started and pinged across hosts: %lld ms", timer.elapsed());
+}
+
+void TestVxlanHost::secondSessionIsolated()
+{
+    setUpNetwork(m_b.segment);
+    const QMap<QString, QString> hosts{{QStringLiteral("master1"), QStringLiteral("10.231.2.11")}};
+    m_b.containers[QStringLiteral("master1")] =
+        startKernel(m_hosts[0], m_b.segment, QStringLiteral("master1"), hosts["master1"], hosts);
+    QVERIFY(!m_b.containers["master1"].isEmpty());
+    // Neither the first session's kernel on the other host (another VNI) nor the one on the
+    // same host (another bridge) answers.
+    for (const QString &target : {QStringLiteral("10.231.1.12"), QStringLiteral("10.231.1.11")})
+        QVERIFY2(exec(m_hosts[0], m_b.containers["master1"],
+                      {QStringLiteral("ping"), QStringLiteral("-c1"), QStringLiteral("-W1"),
+                       target}) != 0,
+                 qPrintable(target + QStringLiteral(" reachable from another session")));
+    // And the first session still works.
+    QCOMPARE(exec(m_hosts[0], m_a.containers["master1"],
+                  {QStringLiteral("ping"), QStringLiteral("-c1"), QStringLiteral("-W3"),
+                   QStringLiteral("worker1")}),
+             0);
+}
+
+void TestVxlanHost::applyAgain_data()
+{
+    // Rows run in order on h1's device of the first session.
+    QTest::addColumn<QStringList>("peers"); // "h2" for h2's address, else an address
+    QTest::newRow("the same again: same device, same entries") << QStringList{"h2"};
+    QTest::newRow("a peer added") << QStringList{"h2", labSubnetAddress(250)};
+    QTest::newRow("a peer removed: its entry goes") << QStringList{labSubnetAddress(250)};
+    QTest::newRow("back to the session's peer") << QStringList{"h2"};
+}
+
+void TestVxlanHost::applyAgain()
+{
+    QFETCH(QStringList, peers);
+    peers.replaceInStrings(QStringLiteral("h2"), m_hosts[1].address);
+    const LabHost &h1 = m_hosts[0];
+    auto before = m_setup->inspect(*h1.client, m_a.segment, within(30s));
+    QVERIFY2(before, why(before));
+    QVERIFY(before->has_value());
+    QElapsedTimer timer;
+    timer.start();
+    auto after = m_setup->apply(*h1.client, {m_a.segment, h1.address, peers}, within(30s));
+    QVERIFY2(after, why(after));
+    qInfo("apply: %lld ms", timer.elapsed());
+    QCOMPARE(after->ifindex, (*before)->ifindex); // kept, not made again
+    peers.sort();
+    QCOMPARE(after->peers, peers);
+    auto seen = m_setup->inspect(*h1.client, m_a.segment, within(30s));
+    QVERIFY2(seen, why(seen));
+    QCOMPARE((*seen)->peers, peers);
+    // As the host's own `bridge fdb` would say it: exactly these destinations.
+    const QString links = vxlanLinks(h1);
+    QVERIFY2(links.contains(m_a.segment.deviceName()), qPrintable(links));
+    if (peers.contains(m_hosts[1].address))
+        QCOMPARE(exec(h1, m_a.containers["master1"],
+                      {QStringLiteral("ping"), QStringLiteral("-c1"), QStringLiteral("-W3"),
+                       QStringLiteral("worker1")}),
+                 0);
+}
+
+void TestVxlanHost::anotherStoreLeftAlone()
+{
+    // Another store with the same VNI on this host: refused as a conflict, and its teardown
+    // leaves this store's device.
+    const VxlanHostSetup other(StoreIdentity(QUuid::createUuid().toString(QUuid::WithoutBraces)),
+                               m_image);
+    const LabHost &h1 = m_hosts[0];
+    auto applied =
+        other.apply(*h1.client, {m_a.segment, h1.address, {m_hosts[1].address}}, within(30s));
+    QVERIFY(!applied);
+    QCOMPARE(applied.error().kind, Error::Kind::Conflict);
+    QVERIFY2(applied.error().toString().contains(QLatin1String("h1")), why(applied));
+    auto removed = other.teardown(*h1.client, m_a.segment, within(30s));
+    QVERIFY2(removed, why(removed));
+    QCOMPARE(*removed, VxlanHostSetup::Removal::NotOurs);
+    QVERIFY(vxlanLinks(h1).contains(m_a.segment.deviceName()));
+}
+
+void TestVxlanHost::teardownLeavesNothing()
+{
+    QElapsedTimer timer;
+    timer.start();
+    for (Session *s : {&m_a, &m_b}) {
+        for (auto it = s->containers.cbegin(); it != s->containers.cend(); ++it) {
+            for (const LabHost &h : std::as_const(m_hosts))
+                (void)h.client->removeContainer(it.value(), {true, false}, within(10s));
+        }
+    }
+    std::vector<std::future<QByteArray>> steps;
+    for (const LabHost &h : std::as_const(m_hosts)) {
+        steps.push_back(std::async(std::launch::async, [this, &h]() -> QByteArray {
+            for (const Session *s : {&m_a, &m_b}) {
+                auto removed = m_setup->teardown(*h.client, s->segment, within(30s));
+                if (!removed)
+                    return why(removed);
+                if (*removed != VxlanHostSetup::Removal::Removed)
+                    return "not removed: " + s->segment.deviceName().toUtf8();
+                if (auto gone = h.client->removeNetwork(s->segment.networkName(), within(20s));
+                    !gone)
+                    return why(gone);
+            }
+            return {};
+        }));
+    }
+    for (auto &step : steps) {
+        const QByteArray error = step.get();
+        QVERIFY2(error.isEmpty(), error.constData());
+    }
+    qInfo("teardown of two sessions on two hosts: %lld ms", timer.elapsed());
+    for (const LabHost &h : std::as_const(m_hosts)) {
+        // Again: nothing to do.
+        auto again = m_setup->teardown(*h.client, m_a.segment, within(30s));
+        QVERIFY2(again, why(again));
+        QCOMPARE(*again, VxlanHostSetup::Removal::Absent);
+        auto seen = m_setup->inspect(*h.client, m_a.segment, within(30s));
+        QVERIFY2(seen, why(seen));
+        QVERIFY(!seen->has_value());
+        auto all = m_setup->listDevices(*h.client, within(30s));
+        QVERIFY2(all, why(all));
+        for (const auto &d : std::as_const(*all))
+            QVERIFY2(d.owner.isEmpty() || !d.owner.contains(m_store.id), qPrintable(d.name));
+        // The host's own view, in its network namespace.
+        const QString links = vxlanLinks(h);
+        QVERIFY2(!links.contains(QLatin1String("ip failed")), qPrintable(links));
+        for (const Session *s : {&m_a, &m_b})
+            QVERIFY2(!links.contains(s->segment.deviceName() + QLatin1Char(':')),
+                     qPrintable(links));
+        // No helper container of this store is left, and there is nothing to sweep.
+        ContainerListOptions list;
+        list.labels = {Labels::helper(), Labels::store() + QLatin1Char('=') + m_store.id};
+        auto helpers = h.client->listContainers(list, within(10s));
+        QVERIFY2(helpers, why(helpers));
+        QVERIFY2(helpers->isEmpty(),
+                 helpers->isEmpty() ? "" : qPrintable(helpers->first().names.join(u',')));
+        auto swept = m_setup->removeLeftoverHelpers(*h.client, within(10s));
+        QVERIFY2(swept, why(swept));
+        QCOMPARE(*swept, 0);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestVxlanHost)
+#include "tst_vxlanhost.moc"
