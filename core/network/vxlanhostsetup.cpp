@@ -454,6 +454,14 @@ VxlanHostSetup::listDevices(const Docker::DockerHost &host,
     return devices;
 }
 
+QStringList VxlanHostSetup::needsRepair(const std::optional<DeviceState> &device,
+                                        const Request &request) const
+{
+    if (!device)
+        return {QStringLiteral("missing")};
+    return differences(*device, request, ownerAlias(m_self.id, request.segment.sessionId));
+}
+
 Result<int> VxlanHostSetup::removeLeftoverHelpers(const Docker::DockerHost &host,
                                                   const Docker::CallOptions &options) const
 {

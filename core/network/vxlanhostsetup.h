@@ -75,6 +75,9 @@ public:
     // Every VXLAN device of the host, whoever made it (ownerOf tells this store's from others').
     Result<QList<DeviceState>> listDevices(const Docker::DockerHost &host,
                                            const Docker::CallOptions &options = {}) const;
+    // What a repair must correct on a host, from inspect()'s answer: "missing" when the device
+    // is gone (a reboot), else differences(); empty when nothing needs doing.
+    QStringList needsRepair(const std::optional<DeviceState> &device, const Request &request) const;
     // Removes this store's helper containers that killed runs left (see HelperContainer).
     Result<int> removeLeftoverHelpers(const Docker::DockerHost &host,
                                       const Docker::CallOptions &options = {}) const;

@@ -102,6 +102,7 @@ private Q_SLOTS:
     void parseInspect();
     void differences_data();
     void differences();
+    void needsRepair();
 
     void helperContainerSpec();
     void helperRun_data();
@@ -559,6 +560,26 @@ void TestVxlanHostSetup::differences()
     const QStringList found = VxlanHostSetup::differences(
         devices->first(), request, VxlanHostSetup::ownerAlias(kStore, kSession));
     QCOMPARE(found, expected);
+}
+
+void TestVxlanHostSetup::needsRepair()
+{
+    const auto devices = VxlanHostSetup::parseInspect(testData(QStringLiteral("inspect-one.out")));
+    QVERIFY(devices && devices->size() == 1);
+    const auto image = std::make_shared<const NetHelperImage>(
+        NetHelperImage::fromFiles({{QStringLiteral("/bin/sh"), "dash", 0755}}));
+    const VxlanHostSetup::Request request{
+        segment(77, QStringLiteral("10.231.5.0/24")),
+        QStringLiteral("192.168.214.11"),
+        {QStringLiteral("192.168.214.12"), QStringLiteral("192.168.214.13")}};
+    const VxlanHostSetup ours(StoreIdentity(kStore), image);
+    QCOMPARE(ours.needsRepair(devices->first(), request), QStringList());
+    QCOMPARE(ours.needsRepair(std::nullopt, request), QStringList{QStringLiteral("missing")});
+    // Another store's view of the same device: not its own.
+    const VxlanHostSetup other(StoreIdentity(QStringLiteral("another-store")), image);
+    QCOMPARE(other.needsRepair(devices->first(), request).size(), 1);
+    QVERIFY(
+        other.needsRepair(devices->first(), request).first().startsWith(QLatin1String("owner ")));
 }
 
 void TestVxlanHostSetup::helperContainerSpec()
