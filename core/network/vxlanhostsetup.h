@@ -27,6 +27,11 @@ class NetHelperImage;
 //
 // The device is marked as this store's and session's by its alias (IFLA_IFALIAS), since a
 // kernel device has no labels: teardown deletes only a device so marked.
+//
+// One step per session and host at a time (the session lock; listDevices: one per store and
+// host): the helper's name is deterministic so that a killed run's helper is found, and a run
+// removes the helper of that name it finds. Helpers are not kernels (no kernel label, not a
+// kernel's name): the reconciler and SessionTeardown leave them alone. Thread-safe (const).
 class VxlanHostSetup
 {
 public:
