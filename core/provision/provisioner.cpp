@@ -133,6 +133,17 @@ struct Provisioner::Run
         o.cancel = ops;
         return o;
     }
+    // A container create is let finish on a host that answers, though another kernel failed
+    // or the user cancelled: dockerd completes a create whose request the client aborted, and
+    // one that completes after the rollback listed the host is a container left behind. Only a
+    // host that stops answering, a lost lock or an abandoned rollback stop it (and the timeout).
+    Docker::CallOptions createCall(const QString &host) const
+    {
+        Docker::CallOptions o;
+        o.timeout = timeout;
+        o.cancel = hostStop.value(host, stop);
+        return o;
+    }
     bool aborted() const { return ops.isCancelled(); }
     SessionNetwork::Scope networkScope() const
     {
@@ -1124,8 +1135,12 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
     bool adopted = false;
     const Docker::ContainerSpec spec = ContainerSpecBuilder::specFor(
         k, run.spec.plan.networkName, run.self.id, hostAddress, &run.env);
+    // The create itself is let finish (createCall); none begins once the run is aborted.
+    if (run.aborted())
+        return fail(Error::Kind::Cancelled, QStringLiteral("host %1").arg(host),
+                    QStringLiteral("not created: the launch is being rolled back"));
     setKernelStatus(run, k.hostname, KernelStatus::Creating);
-    auto created = client->createContainer(spec, run.call());
+    auto created = client->createContainer(spec, run.createCall(host));
     if (!created && created.error().kind == Error::Kind::Conflict) {
         // The name is deterministic: a container of this very kernel exists (an interrupted
         // launch). Keep it if it runs; otherwise it may lack its files, so make it again.
@@ -1146,7 +1161,7 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
             rm.force = true;
             if (auto ok = client->removeContainer(existing->id, rm, run.call()); !ok)
                 return fail(where(QStringLiteral("replacing"), ok.error()));
-            created = client->createContainer(spec, run.call());
+            created = client->createContainer(spec, run.createCall(host));
         }
     }
     if (!adopted) {

@@ -108,6 +108,7 @@ Result<void> FakeDockerHost::enter(const char *call, const Docker::CallOptions &
     std::optional<Error> injected;
     {
         std::lock_guard lock(m_mutex);
+        makeLateCreates();
         ++m_calls[name];
         for (qsizetype i = 0; i < m_faults.size(); ++i) {
             Fault &f = m_faults[i];
@@ -422,7 +423,24 @@ FakeDockerHost::createContainer(const Docker::ContainerSpec &spec,
 {
     if (auto ok = enter("createContainer", options); !ok)
         return fail(ok.error());
+    if (const qint64 ms = m_createTimeMs.load(); ms > 0) {
+        const auto readyAt = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+        while (std::chrono::steady_clock::now() < readyAt) {
+            if (options.cancel.isCancelled()) {
+                std::lock_guard lock(m_mutex);
+                m_lateCreates.append({spec, readyAt});
+                return fail(Error::Kind::Cancelled, displayName(), QStringLiteral("cancelled"));
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+    }
     std::lock_guard lock(m_mutex);
+    return makeContainer(spec);
+}
+
+Result<Docker::CreatedContainer>
+FakeDockerHost::makeContainer(const Docker::ContainerSpec &spec) const
+{
     if (!m_allImages.load() && !m_images.contains(spec.image))
         return fail(notFound(QStringLiteral("image"), spec.image));
     if (!spec.name.isEmpty() && m_containerNames.contains(spec.name))
@@ -443,6 +461,19 @@ FakeDockerHost::createContainer(const Docker::ContainerSpec &spec,
     m_containers.insert(c.id, c);
     emitEvent(QStringLiteral("create"), c);
     return Docker::CreatedContainer{c.id, {}};
+}
+
+void FakeDockerHost::makeLateCreates() const
+{
+    const auto now = std::chrono::steady_clock::now();
+    for (qsizetype i = 0; i < m_lateCreates.size();) {
+        if (m_lateCreates.at(i).readyAt <= now) {
+            (void)makeContainer(m_lateCreates.at(i).spec); // what failed, the client never hears
+            m_lateCreates.removeAt(i);
+        } else {
+            ++i;
+        }
+    }
 }
 
 Result<void> FakeDockerHost::startContainer(const QString &id,
@@ -933,6 +964,7 @@ bool FakeDockerHost::exitContainer(const QString &idOrName, int code)
 QList<FakeDockerHost::Container> FakeDockerHost::containers() const
 {
     std::lock_guard lock(m_mutex);
+    makeLateCreates();
     QList<Container> out = m_containers.values();
     std::sort(out.begin(), out.end(),
               [](const Container &a, const Container &b) { return a.spec.name < b.spec.name; });

@@ -54,6 +54,10 @@ public:
 
     // Scripting (any thread).
     void setCallDelay(std::chrono::microseconds delay) { m_delayUs.store(delay.count()); }
+    // A container create takes this long in the daemon. A client that gives up meanwhile (its
+    // cancel) gets Cancelled at once, and the daemon still makes the container when the time
+    // is up, as dockerd does with an aborted request.
+    void setCreateTime(std::chrono::milliseconds t) { m_createTimeMs.store(t.count()); }
     void setDown(bool down) { m_down.store(down); } // every call: Transport error
     void setHanging(bool hang);                     // every call waits for cancel/timeout
     void addFault(const Fault &fault);
@@ -185,6 +189,8 @@ private:
     // Under m_mutex.
     QString resolveContainer(const QString &idOrName) const;
     QString resolveNetwork(const QString &idOrName) const;
+    Result<Docker::CreatedContainer> makeContainer(const Docker::ContainerSpec &spec) const;
+    void makeLateCreates() const; // those whose time has come
     // Caller holds m_mutex: the networks of `spec` that no running container but `leaving` is on
     // begin their teardown on this node.
     void beginUnusedNetworksTeardown(const Docker::ContainerSpec &spec, const QString &leaving,
@@ -201,6 +207,7 @@ private:
     std::atomic_bool m_hanging{false};
     std::atomic_bool m_allImages{true};
     std::atomic_int m_teardownInspects{0};
+    std::atomic<qint64> m_createTimeMs{0};
     mutable std::atomic<qint64> m_simulatedNs{0};
 
     mutable std::mutex m_mutex; // guards everything below
@@ -214,6 +221,12 @@ private:
     mutable QHash<QString, Network> m_networks;           // id → network
     mutable QHash<QString, Docker::VolumeInfo> m_volumes; // name → volume
     mutable QHash<QString, int> m_tearingDown;            // network id → inspections left
+    struct LateCreate
+    {
+        Docker::ContainerSpec spec;
+        std::chrono::steady_clock::time_point readyAt;
+    };
+    mutable QList<LateCreate> m_lateCreates; // creates the client gave up on, still under way
     mutable int m_stuckAttachments = 0;
     mutable QSet<QString> m_images;
     QString m_swarmCluster;
