@@ -4,12 +4,15 @@
 
 #include "gui/sessionfixtures.h"
 #include "models/execresultsmodel.h"
+#include "models/sessionfilterproxymodel.h"
 #include "models/sessiontreemodel.h"
-#include "sessions/sparklinedelegate.h"
 #include "models/usagehistorymodel.h"
+#include "sessions/sessiontreeview.h"
+#include "sessions/sparklinedelegate.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
+#include <QStyledItemDelegate>
 #include <QTest>
 #include <QTreeView>
 
@@ -19,6 +22,21 @@ using namespace ClusterDeck::Fixtures;
 using Model = SessionTreeModel;
 
 namespace {
+
+// Counts the cells of its column that SessionTreeView says must be painted.
+class ExposureCounter : public QStyledItemDelegate
+{
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter *painter, const QStyleOptionViewItem &option,
+               const QModelIndex &index) const override
+    {
+        ++(SessionTreeView::cellExposed(option) ? exposed : skipped);
+        QStyledItemDelegate::paint(painter, option, index);
+    }
+    mutable int exposed = 0;
+    mutable int skipped = 0;
+};
 
 Docker::ResourceUsage usage(double cpu, quint64 mem, quint64 limit = 64 << 20)
 {
@@ -46,6 +64,7 @@ private Q_SLOTS:
     void sparklineGeometry_data();
     void sparklineGeometry();
     void delegatePaints();
+    void usageRepaintsOnlyItsCells();
     void execResults();
     void roleMemoryOfLateSamples_data();
     void roleMemoryOfLateSamples();
@@ -81,8 +100,15 @@ void TestSessionUsage::kernelCells()
     QVERIFY(m_model->kernelIndex(k, Model::CpuColumn).data().toString().isEmpty());
     m_model->setUsage(k, usage(42.25, 10 << 20));
     QCOMPARE(changed.count(), 0);     // announced together, a moment later
-    QTRY_COMPARE(changed.count(), 3); // kernel, role, session rows
-    QCOMPARE(changed.first().at(0).value<QModelIndex>(), m_model->kernelIndex(k, Model::CpuColumn));
+    // Kernel, role and session rows, each cell alone (a view repaints one cell, but the whole
+    // viewport for a range).
+    QTRY_COMPARE(changed.count(), 3 * 2);
+    QCOMPARE(changed.at(0).at(0).value<QModelIndex>(), m_model->kernelIndex(k, Model::CpuColumn));
+    QCOMPARE(changed.at(0).at(1).value<QModelIndex>(), m_model->kernelIndex(k, Model::CpuColumn));
+    QCOMPARE(changed.at(1).at(0).value<QModelIndex>(),
+             m_model->kernelIndex(k, Model::MemoryColumn));
+    for (const QList<QVariant> &args : std::as_const(changed))
+        QCOMPARE(args.at(0).value<QModelIndex>(), args.at(1).value<QModelIndex>());
     QCOMPARE(m_model->kernelIndex(k, Model::CpuColumn).data().toString(), QStringLiteral("42.3 %"));
     QCOMPARE(m_model->kernelIndex(k, Model::MemoryColumn).data().toString(),
              QStringLiteral("10.0 MiB / 64.0 MiB"));
@@ -102,7 +128,8 @@ void TestSessionUsage::sumsOnRoleAndSession()
     for (int i = 0; i < m_session.kernels.size(); ++i)
         m_model->setUsage(m_session.kernels.at(i).id, usage(10.0 * (i + 1), quint64(i + 1) << 20));
     m_model->flushUsageNow();
-    QCOMPARE(changed.count(), 4 + 2 + 1); // every kernel once, both roles once, the session once
+    // Every kernel once, both roles once, the session once: two cells each.
+    QCOMPARE(changed.count(), (4 + 2 + 1) * 2);
     const QModelIndex session = m_model->sessionIndex(m_session.session.id);
     QModelIndex workers;
     for (int r = 0; r < m_model->rowCount(session); ++r) {
@@ -201,6 +228,40 @@ void TestSessionUsage::delegatePaints()
             hits += qAbs(image.pixelColor(x, y).hue() - highlight.hue()) < 12 &&
                     image.pixelColor(x, y).saturation() > 80;
     QVERIFY2(hits > 20, qPrintable(QString::number(hits)));
+}
+
+void TestSessionUsage::usageRepaintsOnlyItsCells()
+{
+    // Through the proxy the sessions view uses: a usage update announces the usage cells and
+    // nothing else (no re-filtered parent rows), and a repaint of those cells paints no other.
+    SessionFilterProxyModel proxy;
+    proxy.setSourceModel(m_model.get());
+    QSignalSpy changed(&proxy, &QAbstractItemModel::dataChanged);
+    SessionTreeView view;
+    view.setModel(&proxy);
+    auto *names = new ExposureCounter(&view);
+    view.setItemDelegateForColumn(Model::NameColumn, names);
+    view.expandAll();
+    view.resize(1400, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTRY_VERIFY(names->exposed > 0); // the first paint: every cell
+
+    m_model->setUsage(m_session.kernels.at(2).id, usage(50, 2 << 20));
+    m_model->flushUsageNow();
+    QCOMPARE(changed.count(), 3 * 2); // the kernel's, its role's and the session's two cells
+    for (const QList<QVariant> &args : std::as_const(changed)) {
+        const int column = args.at(0).value<QModelIndex>().column();
+        QVERIFY2(column == Model::CpuColumn || column == Model::MemoryColumn,
+                 qPrintable(QString::number(column)));
+    }
+    names->exposed = names->skipped = 0;
+    view.viewport()->repaint(view.visualRect(
+        proxy.mapFromSource(m_model->kernelIndex(m_session.kernels.at(2).id, Model::CpuColumn))));
+    QCOMPARE(names->exposed, 0);
+    QVERIFY(names->skipped > 0); // the row was drawn, its name cell was not
+    view.viewport()->repaint();
+    QVERIFY(names->exposed >= 6); // session, two roles, four kernels (some may be scrolled away)
 }
 
 void TestSessionUsage::execResults()

@@ -15,6 +15,11 @@ SessionFilterProxyModel::SessionFilterProxyModel(QObject *parent)
     setRecursiveFilteringEnabled(true);
     setAutoAcceptChildRows(true);
     setSortRole(Model::SortRole);
+    // filterAcceptsRow() reads the status and the names, which change only with whole rows (a
+    // dataChanged without roles). With the default filter role (DisplayRole), every live usage
+    // update (DisplayRole among its roles) had the proxy filter the kernel's role and session rows
+    // again and announce them changed, so the view measured and repainted them ten times a second.
+    setFilterRole(Model::StatusRole);
     setSortCaseSensitivity(Qt::CaseInsensitive);
 }
 

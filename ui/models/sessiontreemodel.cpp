@@ -1152,16 +1152,22 @@ void SessionTreeModel::flushUsage()
         const Node *node = m_kernels.value(id);
         if (!node)
             continue;
-        Q_EMIT dataChanged(
-            indexFor(node, CpuColumn), indexFor(node, MemoryColumn),
-            {Qt::DisplayRole, UsageRole, CpuHistoryRole, MemoryHistoryRole, SortRole});
+        emitUsageCells(node,
+                       {Qt::DisplayRole, UsageRole, CpuHistoryRole, MemoryHistoryRole, SortRole});
         for (const Node *n = node->parent; n && n != m_root.get(); n = n->parent)
             parents.insert(n);
     }
     m_usageDirty.clear();
     for (const Node *n : std::as_const(parents))
-        Q_EMIT dataChanged(indexFor(n, CpuColumn), indexFor(n, MemoryColumn),
-                           {Qt::DisplayRole, UsageRole, SortRole});
+        emitUsageCells(n, {Qt::DisplayRole, UsageRole, SortRole});
+}
+
+void SessionTreeModel::emitUsageCells(const Node *node, const QList<int> &roles)
+{
+    // One cell at a time: a view repaints a single changed cell, but the whole viewport for a
+    // range (QAbstractItemView::dataChanged), i.e. every visible row at every flush.
+    Q_EMIT dataChanged(indexFor(node, CpuColumn), indexFor(node, CpuColumn), roles);
+    Q_EMIT dataChanged(indexFor(node, MemoryColumn), indexFor(node, MemoryColumn), roles);
 }
 
 void SessionTreeModel::clearUsage(const QString &kernelId)
@@ -1187,9 +1193,8 @@ void SessionTreeModel::emitUsageChanged(const Node *node)
 {
     // The kernel's cells, then the sums on its role and session rows.
     for (const Node *n = node; n && n != m_root.get(); n = n->parent)
-        Q_EMIT dataChanged(
-            indexFor(n, CpuColumn), indexFor(n, MemoryColumn),
-            {Qt::DisplayRole, UsageRole, CpuHistoryRole, MemoryHistoryRole, SortRole});
+        emitUsageCells(n,
+                       {Qt::DisplayRole, UsageRole, CpuHistoryRole, MemoryHistoryRole, SortRole});
 }
 
 QVariant SessionTreeModel::usageData(const Node *node, int column, int role) const

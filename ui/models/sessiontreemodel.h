@@ -151,6 +151,7 @@ private:
     QVariant roleData(const Node *node, int column, int role) const;
     QVariant kernelData(const Node *node, int column, int role) const;
     QVariant usageData(const Node *node, int column, int role) const;
+    void emitUsageCells(const Node *node, const QList<int> &roles);
     void emitUsageChanged(const Node *node);
 
     std::unique_ptr<Node> m_root;

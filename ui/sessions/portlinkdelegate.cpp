@@ -1,7 +1,8 @@
 #include "portlinkdelegate.h"
 
-#include "portprober.h"
 #include "models/sessiontreemodel.h"
+#include "portprober.h"
+#include "sessiontreeview.h"
 
 #include <QAbstractItemView>
 #include <QApplication>
@@ -54,6 +55,8 @@ QList<PortLinkDelegate::Link> PortLinkDelegate::links(const QStyleOptionViewItem
 void PortLinkDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
                              const QModelIndex &index) const
 {
+    if (!SessionTreeView::cellExposed(option))
+        return;
     QStyleOptionViewItem opt = option;
     initStyleOption(&opt, index);
     opt.text.clear(); // the background and selection only; the links are drawn below

@@ -7,7 +7,7 @@
 #include "provision/sessionspec.h"
 #include "runcommanddialog.h"
 #include "scaleroledialog.h"
-#include "sparklinedelegate.h"
+#include "sessiontreeview.h"
 #include "stats/statsmonitor.h"
 
 #include "console/consolecontroller.h"
@@ -61,7 +61,7 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     , m_filter(new QLineEdit)
     , m_status(new QComboBox)
     , m_showFinished(new QCheckBox(tr("Show ended")))
-    , m_tree(new QTreeView)
+    , m_tree(new SessionTreeView)
     , m_splitter(new QSplitter(Qt::Vertical))
     , m_stack(new QStackedWidget)
     , m_welcome(new QWidget)
@@ -124,7 +124,6 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     m_tree->setObjectName(QStringLiteral("sessionTree"));
     m_tree->setAccessibleName(tr("Sessions"));
     m_tree->setModel(m_proxy);
-    m_tree->setUniformRowHeights(true);
     m_tree->setAlternatingRowColors(true);
     m_tree->setSortingEnabled(true);
     m_tree->sortByColumn(Model::AgeColumn, Qt::AscendingOrder);
@@ -132,10 +131,6 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     m_tree->setItemDelegateForColumn(Model::PortsColumn, m_portDelegate);
-    m_tree->setItemDelegateForColumn(Model::CpuColumn,
-                                     new SparklineDelegate(Model::CpuHistoryRole, 100.0, this));
-    m_tree->setItemDelegateForColumn(Model::MemoryColumn,
-                                     new SparklineDelegate(Model::MemoryHistoryRole, 0.0, this));
     m_tree->setMouseTracking(true);
     m_tree->header()->setStretchLastSection(true);
     m_tree->setColumnWidth(Model::NameColumn, 220);

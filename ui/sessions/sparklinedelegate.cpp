@@ -1,6 +1,7 @@
 #include "sparklinedelegate.h"
 
 #include "models/sessiontreemodel.h"
+#include "sessiontreeview.h"
 
 #include <QApplication>
 #include <QPainter>
@@ -45,6 +46,8 @@ QPolygonF SparklineDelegate::sparkline(const QList<double> &samples, const QRect
 void SparklineDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
                               const QModelIndex &index) const
 {
+    if (!SessionTreeView::cellExposed(option))
+        return;
     QStyleOptionViewItem opt = option;
     initStyleOption(&opt, index);
     const QString text = opt.text;
