@@ -86,17 +86,31 @@ t=$SECONDS
 ./scripts/build.sh
 t_build=$((SECONDS - t))
 
+# Independent labs (scripts/lab.sh, CLUSTERDECK_LAB_ID 0 … LABS-1): ctest runs a lab test on each at
+# once (scripts/on-lab.sh). Lab 0's environment is this script's, for the ThreadSanitizer run.
+labs=${LABS:-2}
+[[ $labs =~ ^[1-9]$ ]] || { echo "test.sh: error: LABS must be 1-9" >&2; exit 2; }
 lab_down() {
     step "lab down"
-    ./scripts/lab.sh down || true
+    local id
+    for ((id = 0; id < labs; ++id)); do
+        CLUSTERDECK_LAB_ID=$id ./scripts/lab.sh down || true
+    done
 }
 trap lab_down EXIT
 
-step "lab up"
+step "lab up ($labs labs)"
 t=$SECONDS
-./scripts/lab.sh up --hosts "${LAB_HOSTS:-3}" --etcd-members 3
+slots=()
+for ((id = 0; id < labs; ++id)); do
+    CLUSTERDECK_LAB_ID=$id ./scripts/lab.sh up --hosts "${LAB_HOSTS:-3}" --etcd-members 3
+    slots+=("{\"id\": \"$id\", \"slots\": 1}")
+done
+spec=$(IFS=,; echo "{\"version\": {\"major\": 1, \"minor\": 0}, \"local\": [{\"labs\": [${slots[*]}]}]}")
+mkdir -p "$BUILD_DIR"
+echo "$spec" >"$BUILD_DIR/labs.json"
 t_lab=$((SECONDS - t))
-eval "$(./scripts/lab.sh env)"
+eval "$(CLUSTERDECK_LAB_ID=0 ./scripts/lab.sh env)"
 
 tsan_pid=
 if [[ ${CLUSTERDECK_TSAN:-1} != 0 ]]; then
@@ -109,9 +123,10 @@ fi
 step "ctest"
 t=$SECONDS
 rc=0
-# Two at once: the lab tests one after the other, the unit and offscreen GUI tests (niced) beside
-# them; benchmarks, chaos and the fuzzer alone (tests/CMakeLists.txt, clusterdeck_schedule_tests).
-ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600 -j "${CTEST_JOBS:-2}" "$@" || rc=$?
+# One lab test per lab at once, the unit and offscreen GUI tests (niced) beside them; benchmarks,
+# chaos and the fuzzer alone (tests/CMakeLists.txt, clusterdeck_schedule_tests).
+ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600 -j "${CTEST_JOBS:-$((labs + 1))}" \
+    --resource-spec-file "$BUILD_DIR/labs.json" "$@" || rc=$?
 t_ctest=$((SECONDS - t))
 # What failed, in a few lines per test, printed again at the very end where a reader of a long
 # log looks first: QtTest's FAIL!/Loc: lines, the chaos suite's violations, a timeout.
