@@ -1,5 +1,6 @@
 #include "vxlanhostsetup.h"
 
+#include "common/ipv4cidr.h"
 #include "common/labels.h"
 #include "nethelperimage.h"
 #include "networklogging.h"
@@ -96,12 +97,12 @@ Result<void> VxlanHostSetup::validate(const Request &request)
     if (auto ok = request.segment.validate(); !ok)
         return ok;
     const QString where = QStringLiteral("VXLAN device %1").arg(request.segment.deviceName());
-    if (!request.localAddress.isEmpty() && !VxlanSegment::parseIpv4(request.localAddress))
+    if (!request.localAddress.isEmpty() && !Ipv4Cidr::parseAddress(request.localAddress))
         return fail(Error::Kind::Invalid, where,
                     QStringLiteral("the host's address \"%1\" is not an IPv4 address")
                         .arg(request.localAddress));
     for (const QString &peer : request.peers) {
-        if (!VxlanSegment::parseIpv4(peer))
+        if (!Ipv4Cidr::parseAddress(peer))
             return fail(Error::Kind::Invalid, where,
                         QStringLiteral("peer address \"%1\" is not an IPv4 address").arg(peer));
         if (peer == request.localAddress)

@@ -1,5 +1,6 @@
 #include "vxlansegment.h"
 
+#include "common/ipv4cidr.h"
 #include "common/labels.h"
 
 #include <QRegularExpression>
@@ -9,59 +10,16 @@ namespace ClusterDeck {
 
 namespace {
 
-struct Cidr
+// The session's subnet, prefix 8-30 (a /31 or /32 leaves no address for a kernel).
+std::optional<Ipv4Cidr> parseSubnet(const QString &subnet)
 {
-    quint32 base = 0;
-    int prefix = 0;
-};
-
-std::optional<Cidr> parseCidr(const QString &cidr)
-{
-    const QStringList parts = cidr.split(u'/');
-    if (parts.size() != 2)
+    const auto cidr = Ipv4Cidr::parse(subnet);
+    if (!cidr || cidr->prefixLength() < 8 || cidr->prefixLength() > 30)
         return std::nullopt;
-    const auto base = VxlanSegment::parseIpv4(parts[0]);
-    bool ok = false;
-    const int prefix = parts[1].toInt(&ok);
-    if (!base || !ok || prefix < 8 || prefix > 30)
-        return std::nullopt;
-    const quint32 mask = prefix == 0 ? 0 : ~quint32(0) << (32 - prefix);
-    if ((*base & ~mask) != 0)
-        return std::nullopt; // "10.200.5.7/24" is an address, not a network
-    return Cidr{*base, prefix};
+    return *cidr;
 }
 
 } // namespace
-
-std::optional<quint32> VxlanSegment::parseIpv4(const QString &address)
-{
-    const QStringList octets = address.split(u'.');
-    if (octets.size() != 4)
-        return std::nullopt;
-    quint32 value = 0;
-    for (const QString &octet : octets) {
-        if (octet.isEmpty() || octet.size() > 3)
-            return std::nullopt;
-        for (const QChar c : octet) {
-            if (!c.isDigit() || c.unicode() > 127)
-                return std::nullopt;
-        }
-        const int n = octet.toInt();
-        if (n > 255)
-            return std::nullopt;
-        value = (value << 8) | quint32(n);
-    }
-    return value;
-}
-
-QString VxlanSegment::formatIpv4(quint32 address)
-{
-    return QStringLiteral("%1.%2.%3.%4")
-        .arg(address >> 24)
-        .arg((address >> 16) & 0xFF)
-        .arg((address >> 8) & 0xFF)
-        .arg(address & 0xFF);
-}
 
 Result<void> VxlanSegment::validate() const
 {
@@ -73,7 +31,7 @@ Result<void> VxlanSegment::validate() const
     if (vni < 1 || vni > kMaxVni)
         return fail(Error::Kind::Invalid, where,
                     QStringLiteral("VXLAN id %1 is outside 1…%2").arg(vni).arg(kMaxVni));
-    if (!parseCidr(subnet))
+    if (!parseSubnet(subnet))
         return fail(
             Error::Kind::Invalid, where,
             QStringLiteral("subnet \"%1\" is not an IPv4 network (a.b.c.0/8…30)").arg(subnet));
@@ -103,13 +61,10 @@ QString VxlanSegment::deviceName() const
 
 std::optional<QString> VxlanSegment::addressAt(quint32 offset) const
 {
-    const auto cidr = parseCidr(subnet);
-    if (!cidr)
-        return std::nullopt;
-    const quint32 size = quint32(1) << (32 - cidr->prefix);
-    if (offset < 1 || offset >= size - 1) // neither the network nor the broadcast address
-        return std::nullopt;
-    return formatIpv4(cidr->base + offset);
+    const auto cidr = parseSubnet(subnet);
+    if (!cidr || offset < 1 || offset >= cidr->addressCount() - 1)
+        return std::nullopt; // neither the network nor the broadcast address
+    return Ipv4Cidr::addressToString(cidr->address(offset));
 }
 
 Docker::NetworkSpec VxlanSegment::networkSpec(const QString &storeId, const QString &gateway) const

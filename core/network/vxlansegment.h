@@ -47,10 +47,6 @@ struct VxlanSegment
     // named bridgeName() (the host step attaches the VXLAN device to it), the MTU, the session's
     // and store's labels and the VNI.
     Docker::NetworkSpec networkSpec(const QString &storeId, const QString &gateway) const;
-
-    // "a.b.c.d" → its 32 bits; nullopt unless four decimal octets.
-    static std::optional<quint32> parseIpv4(const QString &address);
-    static QString formatIpv4(quint32 address);
 };
 
 } // namespace ClusterDeck

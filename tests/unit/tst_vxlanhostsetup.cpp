@@ -163,6 +163,10 @@ void TestVxlanHostSetup::validation_data()
         << 5u << "10.256.5.0/24" << 4789 << 1450 << "not an IPv4 network";
     QTest::newRow("shell text") << 5u << "10.0.0.0/24;reboot" << 4789 << 1450
                                 << "not an IPv4 network";
+    QTest::newRow("a leading zero (octal to inet_aton)")
+        << 5u << "10.020.5.0/24" << 4789 << 1450 << "not an IPv4 network";
+    QTest::newRow("a /31 leaves no kernel address")
+        << 5u << "10.200.5.0/31" << 4789 << 1450 << "not an IPv4 network";
     QTest::newRow("port 0") << 5u << "10.200.5.0/24" << 0 << 1450 << "UDP port 0";
     QTest::newRow("MTU too small") << 5u << "10.200.5.0/24" << 4789 << 100 << "MTU 100";
 }
