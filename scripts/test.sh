@@ -86,14 +86,19 @@ t=$SECONDS
 ./scripts/build.sh
 t_build=$((SECONDS - t))
 
-# Independent labs (scripts/lab.sh, CLUSTERDECK_LAB_ID 0 … LABS-1): ctest runs a lab test on each at
-# once (scripts/on-lab.sh). Lab 0's environment is this script's, for the ThreadSanitizer run.
+# Independent labs (scripts/lab.sh), ids CLUSTERDECK_LAB_ID (default 0) and the next LABS-1 (so a
+# development lab with another id stays untouched): ctest runs a lab test on each at once
+# (scripts/on-lab.sh). The first one's environment is this script's, for the ThreadSanitizer run.
 labs=${LABS:-2}
-[[ $labs =~ ^[1-9]$ ]] || { echo "test.sh: error: LABS must be 1-9" >&2; exit 2; }
+first_lab=${CLUSTERDECK_LAB_ID:-0}
+if ! [[ $labs =~ ^[1-9]$ && $first_lab =~ ^[0-9]$ ]] || ((first_lab + labs > 10)); then
+    echo "test.sh: error: LABS (1-9) labs from CLUSTERDECK_LAB_ID (0-9) must stay within ids 0-9" >&2
+    exit 2
+fi
 lab_down() {
     step "lab down"
     local id
-    for ((id = 0; id < labs; ++id)); do
+    for ((id = first_lab; id < first_lab + labs; ++id)); do
         CLUSTERDECK_LAB_ID=$id ./scripts/lab.sh down || true
     done
 }
@@ -102,7 +107,7 @@ trap lab_down EXIT
 step "lab up ($labs labs)"
 t=$SECONDS
 slots=()
-for ((id = 0; id < labs; ++id)); do
+for ((id = first_lab; id < first_lab + labs; ++id)); do
     CLUSTERDECK_LAB_ID=$id ./scripts/lab.sh up --hosts "${LAB_HOSTS:-3}" --etcd-members 3
     slots+=("{\"id\": \"$id\", \"slots\": 1}")
 done
@@ -110,7 +115,7 @@ spec=$(IFS=,; echo "{\"version\": {\"major\": 1, \"minor\": 0}, \"local\": [{\"l
 mkdir -p "$BUILD_DIR"
 echo "$spec" >"$BUILD_DIR/labs.json"
 t_lab=$((SECONDS - t))
-eval "$(CLUSTERDECK_LAB_ID=0 ./scripts/lab.sh env)"
+eval "$(CLUSTERDECK_LAB_ID=$first_lab ./scripts/lab.sh env)"
 
 tsan_pid=
 if [[ ${CLUSTERDECK_TSAN:-1} != 0 ]]; then
