@@ -73,12 +73,16 @@ QList<CommandSpec> makeSpecs()
 
     return {
         {QStringLiteral("host add"),
-         QStringLiteral("NAME --docker ENDPOINT [--tls-ca F --tls-cert F --tls-key F] "
-                        "[--address PUBLIC_ADDR] [--label K=V]... [--no-check]"),
+         QStringLiteral(
+             "NAME --docker ENDPOINT|--context CTX [--tls-ca F --tls-cert F --tls-key F] "
+             "[--address PUBLIC_ADDR] [--label K=V]... [--no-check]"),
          QStringLiteral("register a Docker host (ENDPOINT: unix:///path/docker.sock, "
-                        "tcp://host:2375, tcp+tls://host:2376)"),
+                        "tcp://host:2375, tcp+tls://host:2376; or a docker CLI context)"),
          {valued(QStringLiteral("--docker"), QStringLiteral("ENDPOINT"),
                  QStringLiteral("the daemon's API endpoint")),
+          valued(QStringLiteral("--context"), QStringLiteral("CTX"),
+                 QStringLiteral("the endpoint and TLS files of this docker CLI context "
+                                "($DOCKER_CONFIG, default ~/.docker; only read)")),
           valued(QStringLiteral("--tls-ca"), QStringLiteral("F"),
                  QStringLiteral("CA certificate (PEM) for tcp+tls"), K::File),
           valued(QStringLiteral("--tls-cert"), QStringLiteral("F"),
@@ -92,6 +96,13 @@ QList<CommandSpec> makeSpecs()
           flag(QStringLiteral("--no-check"),
                QStringLiteral("register without asking the daemon first"))},
          {K::Text}},
+        {QStringLiteral("host import-contexts"),
+         QStringLiteral("[--no-check]"),
+         QStringLiteral("register every docker CLI context as a host of its name (those "
+                        "registered already, or unsupported, are skipped with the reason)"),
+         {flag(QStringLiteral("--no-check"),
+               QStringLiteral("register without asking the daemons first"))},
+         {}},
         {QStringLiteral("host ls"),
          QStringLiteral("[--json] [--timeout SECONDS]"),
          QStringLiteral("the registered hosts: reachability, versions, swarm, capacity"),

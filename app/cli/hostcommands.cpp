@@ -4,11 +4,14 @@
 #include "columns.h"
 #include "commandspec.h"
 #include "commandsupport.h"
+#include "host/dockercontexts.h"
 #include "host/hostinspector.h"
 #include "host/hostregistry.h"
 #include "host/hoststatus.h"
 #include "host/hoststatusjson.h"
 #include "store/statestore.h"
+
+#include <algorithm>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -59,10 +62,27 @@ int add(Context &context, const QStringList &args)
     if (const auto stop = parseArgs(context, args, QStringLiteral("host add"), &options))
         return *stop;
     HostRecord host;
-    host.endpoint = options.value(QStringLiteral("--docker"));
-    host.tlsCa = options.value(QStringLiteral("--tls-ca"));
-    host.tlsCert = options.value(QStringLiteral("--tls-cert"));
-    host.tlsKey = options.value(QStringLiteral("--tls-key"));
+    const QString contextName = options.value(QStringLiteral("--context"));
+    if (!contextName.isEmpty()) {
+        const QStringList excluded = {QStringLiteral("--docker"), QStringLiteral("--tls-ca"),
+                                      QStringLiteral("--tls-cert"), QStringLiteral("--tls-key")};
+        if (std::any_of(excluded.cbegin(), excluded.cend(),
+                        [&](const QString &key) { return !options.value(key).isEmpty(); }))
+            return usage(context, QStringLiteral("host add takes --context or --docker and TLS "
+                                                 "files, not both"));
+        auto found = DockerContexts::find(DockerContexts::configDir(), contextName);
+        if (!found)
+            return context.fail(found.error());
+        auto record = DockerContexts::hostRecord(*found, QString());
+        if (!record)
+            return context.fail(record.error());
+        host = *record;
+    } else {
+        host.endpoint = options.value(QStringLiteral("--docker"));
+        host.tlsCa = options.value(QStringLiteral("--tls-ca"));
+        host.tlsCert = options.value(QStringLiteral("--tls-cert"));
+        host.tlsKey = options.value(QStringLiteral("--tls-key"));
+    }
     host.publicAddress = options.value(QStringLiteral("--address"));
     const QStringList labels = options.all(QStringLiteral("--label"));
     const bool noCheck = options.has(QStringLiteral("--no-check"));
@@ -71,7 +91,7 @@ int add(Context &context, const QStringList &args)
         return usage(context, words.isEmpty() ? QStringLiteral("host add needs a NAME")
                                               : QStringLiteral("host add takes one NAME"));
     if (host.endpoint.isEmpty())
-        return usage(context, QStringLiteral("host add needs --docker ENDPOINT"));
+        return usage(context, QStringLiteral("host add needs --docker ENDPOINT or --context CTX"));
     host.name = words.first();
     for (const QString &text : std::as_const(labels)) {
         auto label = HostRegistry::parseLabel(text);
@@ -94,6 +114,74 @@ int add(Context &context, const QStringList &args)
         return context.fail(added.error());
     context.out() << "added host " << added->name << " (" << added->endpoint << ")\n";
     return 0;
+}
+
+// Every docker CLI context as a host of its name: added, or skipped with the reason (registered
+// already, an endpoint ClusterDeck cannot use, a daemon that does not answer). Exit 1 when one
+// could have been added and was not.
+int importContexts(Context &context, const QStringList &args)
+{
+    Args options;
+    if (const auto stop =
+            parseArgs(context, args, QStringLiteral("host import-contexts"), &options))
+        return *stop;
+    if (!options.positional.isEmpty())
+        return usage(context, QStringLiteral("host import-contexts takes no arguments"));
+    const QString dir = DockerContexts::configDir();
+    auto contexts = DockerContexts::list(dir);
+    if (!contexts)
+        return context.fail(contexts.error());
+    if (contexts->isEmpty()) {
+        context.out() << "no docker contexts in " << dir << "\n";
+        return 0;
+    }
+    auto store = context.store();
+    if (!store)
+        return context.fail(store.error());
+    HostRegistry registry(*store);
+    auto known = registry.list();
+    if (!known)
+        return context.fail(known.error());
+    HostRegistry::AddOptions addOptions;
+    addOptions.testConnection = !options.has(QStringLiteral("--no-check"));
+    int failed = 0;
+    for (const DockerContexts::Context &c : std::as_const(*contexts)) {
+        const auto same = std::find_if(known->cbegin(), known->cend(),
+                                       [&](const HostRecord &h) { return h.name == c.name; });
+        if (same != known->cend()) {
+            context.out() << "skipped " << c.name << ": registered already (" << same->endpoint
+                          << ")\n";
+            continue;
+        }
+        if (auto name = HostRegistry::validateName(c.name); !name) {
+            context.out() << "skipped " << c.name << ": " << name.error().message << "\n";
+            continue;
+        }
+        auto record = DockerContexts::hostRecord(c, c.name);
+        if (record)
+            record = HostRegistry::validate(*record); // the canonical endpoint, as stored
+        if (!record) {
+            context.out() << "skipped " << c.name << ": " << record.error().message << "\n";
+            continue;
+        }
+        const auto sameEndpoint =
+            std::find_if(known->cbegin(), known->cend(),
+                         [&](const HostRecord &h) { return h.endpoint == record->endpoint; });
+        if (sameEndpoint != known->cend()) {
+            context.out() << "skipped " << c.name << ": " << record->endpoint
+                          << " is registered already as " << sameEndpoint->name << "\n";
+            continue;
+        }
+        auto added = registry.add(*record, addOptions);
+        if (!added) {
+            context.out() << "failed " << c.name << ": " << added.error().toString() << "\n";
+            ++failed;
+            continue;
+        }
+        context.out() << "added host " << added->name << " (" << added->endpoint << ")\n";
+        known->append(*added);
+    }
+    return failed == 0 ? 0 : 1;
 }
 
 int list(Context &context, const QStringList &args)
@@ -272,11 +360,14 @@ int inspect(Context &context, const QStringList &args)
 int runHostCommand(Context &context, const QStringList &args)
 {
     if (args.isEmpty())
-        return usage(context, QStringLiteral("host needs a subcommand: add, ls, rm or inspect"));
+        return usage(context, QStringLiteral("host needs a subcommand: add, import-contexts, ls, "
+                                             "rm or inspect"));
     const QString sub = args.first();
     const QStringList rest = args.mid(1);
     if (sub == QLatin1String("add"))
         return add(context, rest);
+    if (sub == QLatin1String("import-contexts"))
+        return importContexts(context, rest);
     if (sub == QLatin1String("ls") || sub == QLatin1String("list"))
         return list(context, rest);
     if (sub == QLatin1String("rm") || sub == QLatin1String("remove"))

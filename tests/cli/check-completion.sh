@@ -24,7 +24,7 @@ touch "$work/files/cluster.yaml" "$work/files/other.txt"
 # candidates must be (sorted, space-separated).
 cases=(
     "clusterdeckctl ho|host"
-    "clusterdeckctl host ''|add inspect ls rm"
+    "clusterdeckctl host ''|add import-contexts inspect ls rm"
     "clusterdeckctl host rm ''|h1 h2"
     "clusterdeckctl launch x.yaml --mo|--mode --mount"
     "clusterdeckctl launch x.yaml --mode ''|auto multi-node single-node"
