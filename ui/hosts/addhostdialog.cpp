@@ -2,9 +2,11 @@
 #include "common/bytesize.h"
 
 #include "console/consolecontroller.h"
+#include "host/dockercontexts.h"
 #include "host/hostinspector.h"
 #include "host/hostregistry.h"
 
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -19,6 +21,7 @@ namespace ClusterDeck::Ui {
 AddHostDialog::AddHostDialog(ConsoleController *controller, QWidget *parent)
     : QDialog(parent)
     , m_controller(controller)
+    , m_context(new QComboBox)
     , m_name(new QLineEdit)
     , m_endpoint(new QLineEdit)
     , m_ca(new QLineEdit)
@@ -42,7 +45,13 @@ AddHostDialog::AddHostDialog(ConsoleController *controller, QWidget *parent)
     m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_result->setObjectName(QStringLiteral("testResult"));
 
+    m_context->setObjectName(QStringLiteral("hostContext"));
+    m_context->setToolTip(tr("Take the endpoint and TLS files of one of the docker CLI's contexts "
+                             "(docker context ls); ClusterDeck only reads them"));
+    m_context->setAccessibleDescription(m_context->toolTip());
+
     auto *form = new QFormLayout;
+    form->addRow(tr("From Docker con&text:"), m_context);
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("&Endpoint:"), m_endpoint);
     auto fileRow = [this, form](const QString &label, QLineEdit *edit) {
@@ -79,10 +88,56 @@ AddHostDialog::AddHostDialog(ConsoleController *controller, QWidget *parent)
     layout->addLayout(form);
     layout->addLayout(testRow);
     layout->addWidget(m_buttons);
+    loadContexts(DockerContexts::configDir());
+    connect(m_context, &QComboBox::activated, this, &AddHostDialog::useContext);
     connect(m_test, &QPushButton::clicked, this, &AddHostDialog::testConnection);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &AddHostDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     resize(560, sizeHint().height());
+}
+
+void AddHostDialog::loadContexts(const QString &configDir)
+{
+    // A few small local files: read here, not in the background.
+    m_contextsDir = configDir;
+    m_context->clear();
+    auto contexts = DockerContexts::list(configDir);
+    if (!contexts) {
+        m_context->addItem(tr("(cannot read the docker contexts)"));
+        m_context->setToolTip(contexts.error().toString());
+        m_context->setEnabled(false);
+        return;
+    }
+    m_context->setEnabled(!contexts->isEmpty());
+    m_context->addItem(contexts->isEmpty() ? tr("(no docker contexts)")
+                                           : tr("(none: enter below)"));
+    for (const DockerContexts::Context &c : std::as_const(*contexts))
+        m_context->addItem(c.description.isEmpty()
+                               ? QStringLiteral("%1 — %2").arg(c.name, c.host)
+                               : QStringLiteral("%1 — %2 (%3)").arg(c.name, c.host, c.description),
+                           c.name);
+}
+
+void AddHostDialog::useContext(int index)
+{
+    const QString name = m_context->itemData(index).toString();
+    if (name.isEmpty())
+        return;
+    auto context = DockerContexts::find(m_contextsDir, name);
+    auto record = context ? DockerContexts::hostRecord(*context, name)
+                          : Result<HostRecord>(std::unexpected(context.error()));
+    if (!record) {
+        m_result->setText(QStringLiteral("<span style='color:#cc3333'>%1</span>")
+                              .arg(record.error().toString().toHtmlEscaped()));
+        return;
+    }
+    if (m_name->text().trimmed().isEmpty() && HostRegistry::validateName(name))
+        m_name->setText(name);
+    m_endpoint->setText(record->endpoint);
+    m_ca->setText(record->tlsCa);
+    m_cert->setText(record->tlsCert);
+    m_key->setText(record->tlsKey);
+    m_result->setText(tr("Filled from docker context %1.").arg(name.toHtmlEscaped()));
 }
 
 HostRecord AddHostDialog::host() const

@@ -4,6 +4,7 @@
 
 #include <QDialog>
 
+class QComboBox;
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
@@ -13,7 +14,8 @@ namespace ClusterDeck::Ui {
 
 class ConsoleController;
 
-// Registers a Docker host: endpoint, TLS files (with file pickers), public address, labels.
+// Registers a Docker host: endpoint, TLS files (with file pickers), public address, labels; or
+// fills endpoint and TLS files from one of the docker CLI's contexts ($DOCKER_CONFIG, only read).
 // Test Connection asks the daemon in the background; OK registers through the HostRegistry
 // (which tests the connection again) and shows the error in full when it fails.
 class AddHostDialog : public QDialog
@@ -27,6 +29,9 @@ public:
     // "Problems: …" or empty: what the registry's pure checks say about the form.
     QString validationError() const;
     QLabel *resultLabel() const { return m_result; }
+    QComboBox *contextBox() const { return m_context; }
+    // Reads the docker CLI's contexts from `configDir` again (tests point it at their own).
+    void loadContexts(const QString &configDir);
 
 public Q_SLOTS:
     void testConnection();
@@ -35,8 +40,11 @@ public Q_SLOTS:
 private:
     QLineEdit *fileField(const QString &name);
     void setBusy(bool busy, const QString &message);
+    void useContext(int index);
 
     ConsoleController *m_controller;
+    QComboBox *m_context;
+    QString m_contextsDir;
     QLineEdit *m_name;
     QLineEdit *m_endpoint;
     QLineEdit *m_ca;
