@@ -1,5 +1,6 @@
-// The first-start offer to register the local Docker socket, against a real store and, for the
-// "yes" case, a real dockerd (the lab's h1 socket stands in for /var/run/docker.sock).
+// The first-start offer to register the daemon the docker CLI talks to (DOCKER_HOST, the current
+// docker context, else the local socket), against a real store and, for the "yes" cases, a real
+// dockerd (the lab's h1 socket stands in for /var/run/docker.sock).
 
 #include "console/consolecontroller.h"
 #include "host/hostregistry.h"
@@ -8,6 +9,8 @@
 #include "store/storefactory.h"
 
 #include <QFileInfo>
+#include <QProcess>
+#include <QProcessEnvironment>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -39,7 +42,9 @@ private:
         QString error;
         QList<HostRecord> hosts;
     };
-    Outcome run(const QString &socket, bool answer, bool hostAlready);
+    Outcome run(const QString &socket, bool answer, bool hostAlready,
+                const QStringList &environment = {});
+    QString dockerConfigWithContext(const QString &socket);
 
     QTemporaryDir m_dir;
     int m_stores = 0;
@@ -58,8 +63,27 @@ void TestLocalDockerOffer::init()
     QSettings().remove(QLatin1String(LocalDockerOffer::kSettingsKey));
 }
 
+// A DOCKER_CONFIG whose current context, made by the docker CLI, is "lab-h1" on `socket`.
+QString TestLocalDockerOffer::dockerConfigWithContext(const QString &socket)
+{
+    const QString dir = m_dir.filePath(QStringLiteral("docker-config-with-context"));
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("DOCKER_CONFIG"), dir);
+    for (const QStringList &args :
+         {QStringList{"context", "create", "lab-h1", "--docker", "host=unix://" + socket},
+          QStringList{"context", "use", "lab-h1"}}) {
+        QProcess docker;
+        docker.setProcessEnvironment(env);
+        docker.start(QStringLiteral("docker"), args);
+        if (!docker.waitForFinished(30000) || docker.exitCode() != 0)
+            qWarning() << "docker" << args << docker.readAllStandardError();
+    }
+    return dir;
+}
+
 TestLocalDockerOffer::Outcome TestLocalDockerOffer::run(const QString &socket, bool answer,
-                                                        bool hostAlready)
+                                                        bool hostAlready,
+                                                        const QStringList &environment)
 {
     Outcome o;
     auto store =
@@ -80,6 +104,13 @@ TestLocalDockerOffer::Outcome TestLocalDockerOffer::run(const QString &socket, b
     QWidget parent;
     auto *offer = new LocalDockerOffer(&controller, &parent);
     offer->setSocketPath(socket);
+    // Hermetic: no DOCKER_HOST, and a docker config folder without contexts unless the row has
+    // its own.
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("DOCKER_CONFIG"), m_dir.filePath(QStringLiteral("no-contexts")));
+    for (const QString &pair : environment)
+        env.insert(pair.section(u'=', 0, 0), pair.section(u'=', 1));
+    offer->setEnvironment(env);
     offer->setAsk([&o, answer](const QString &) {
         ++o.asks;
         return answer;
@@ -104,14 +135,26 @@ void TestLocalDockerOffer::offer_data()
     QTest::addColumn<bool>("hostAlready");
     QTest::addColumn<bool>("expectAsked");
     QTest::addColumn<bool>("expectAdded");
+    QTest::addColumn<QStringList>("environment");
+    QTest::addColumn<QString>("expectName");
 
     const QString labSocket =
         QUrl(qEnvironmentVariable("CLUSTERDECK_LAB_H1_DOCKER")).path(); // unix:///run/…/docker.sock
     const QString missing = m_dir.filePath(QStringLiteral("no-such-docker.sock"));
-    QTest::newRow("socket, yes: registered") << labSocket << true << false << true << true;
-    QTest::newRow("socket, no: nothing registered") << labSocket << false << false << true << false;
-    QTest::newRow("no socket: not asked") << missing << true << false << false << false;
-    QTest::newRow("hosts exist: not asked") << labSocket << true << true << false << false;
+    QTest::newRow("socket, yes: registered")
+        << labSocket << true << false << true << true << QStringList{} << "local";
+    QTest::newRow("socket, no: nothing registered")
+        << labSocket << false << false << true << false << QStringList{} << "";
+    QTest::newRow("no socket: not asked")
+        << missing << true << false << false << false << QStringList{} << "";
+    QTest::newRow("hosts exist: not asked")
+        << labSocket << true << true << false << false << QStringList{} << "";
+    QTest::newRow("DOCKER_HOST, no socket: registered")
+        << missing << true << false << true << true
+        << QStringList{"DOCKER_HOST=unix://" + labSocket} << "local";
+    QTest::newRow("current docker context, no socket: registered as it")
+        << missing << true << false << true << true
+        << QStringList{"DOCKER_CONFIG=" + dockerConfigWithContext(labSocket)} << "lab-h1";
 }
 
 void TestLocalDockerOffer::offer()
@@ -121,10 +164,12 @@ void TestLocalDockerOffer::offer()
     QFETCH(bool, hostAlready);
     QFETCH(bool, expectAsked);
     QFETCH(bool, expectAdded);
-    if (expectAsked || hostAlready)
-        QVERIFY2(QFileInfo::exists(socket), "start the lab: CLUSTERDECK_LAB_H1_DOCKER is needed");
+    QFETCH(QStringList, environment);
+    QFETCH(QString, expectName);
+    const QString labSocket = QUrl(qEnvironmentVariable("CLUSTERDECK_LAB_H1_DOCKER")).path();
+    QVERIFY2(QFileInfo::exists(labSocket), "start the lab: CLUSTERDECK_LAB_H1_DOCKER is needed");
 
-    const Outcome o = run(socket, answer, hostAlready);
+    const Outcome o = run(socket, answer, hostAlready, environment);
     QVERIFY2(o.error.isEmpty(), qPrintable(o.error));
     QCOMPARE(o.asked, expectAsked);
     QCOMPARE(o.asks, expectAsked ? 1 : 0);
@@ -133,8 +178,8 @@ void TestLocalDockerOffer::offer()
     for (const HostRecord &h : o.hosts)
         names << h.name;
     if (expectAdded) {
-        QCOMPARE(names, QStringList{QStringLiteral("local")});
-        QCOMPARE(o.hosts.first().endpoint, QStringLiteral("unix://") + socket);
+        QCOMPARE(names, QStringList{expectName});
+        QCOMPARE(o.hosts.first().endpoint, QStringLiteral("unix://") + labSocket);
     } else {
         QCOMPARE(names, hostAlready ? QStringList{QStringLiteral("elsewhere")} : QStringList{});
     }

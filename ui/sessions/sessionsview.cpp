@@ -472,8 +472,8 @@ void SessionsView::updateWelcome()
     if (noHosts) {
         m_welcomeText->setText(
             tr("<h2>Welcome to ClusterDeck</h2><p>No Docker host is registered yet. Sessions run "
-               "on Docker hosts: add one (a local socket, <tt>tcp://</tt> with TLS, or "
-               "<tt>ssh://</tt>)%1, then launch a session from a template.</p>")
+               "on Docker hosts: add one (a local socket, <tt>tcp://</tt> with TLS, or one of "
+               "your docker contexts)%1, then launch a session from a template.</p>")
                 .arg(localDaemon ? tr(", or use the Docker daemon of this machine") : QString()));
     } else {
         m_welcomeText->setText(
