@@ -56,10 +56,16 @@ const CommandEntry kCommands[] = {
 };
 
 // `clusterdeckctl help [COMMAND...]`: the overview, a command's or a group's help.
+// `help --markdown` (not in the overview: for docs/contracts.md, scripts/cli-reference.sh) prints
+// the whole reference as Markdown.
 int helpCommand(Context &context, const QStringList &words)
 {
     if (words.isEmpty()) {
         context.out() << overviewText();
+        return 0;
+    }
+    if (words == QStringList{QStringLiteral("--markdown")}) {
+        context.out() << markdownReference();
         return 0;
     }
     int consumed = 0;

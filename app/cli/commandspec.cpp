@@ -337,6 +337,27 @@ const QList<CommandSpec> &commandSpecs()
     return specs;
 }
 
+const QList<OptionSpec> &globalOptions()
+{
+    static const QList<OptionSpec> options = [] {
+        OptionSpec store;
+        store.name = QStringLiteral("--store");
+        store.valueName = QStringLiteral("URL");
+        store.help = QStringLiteral(
+            "sqlite:///path/state.db or etcd://host:2379[,host2:2379]/prefix (default: "
+            "$CLUSTERDECK_STORE, then $XDG_CONFIG_HOME/clusterdeck/config.yaml, then "
+            "$XDG_DATA_HOME/clusterdeck/state.db)");
+        store.kind = K::Text;
+        return QList<OptionSpec>{
+            store,
+            flag(QStringLiteral("--help"),
+                 QStringLiteral("show this help (COMMAND --help: that command's options)"),
+                 {QStringLiteral("-h")}),
+            flag(QStringLiteral("--version"), QStringLiteral("show the version"))};
+    }();
+    return options;
+}
+
 const CommandSpec &commandSpec(const QString &name)
 {
     for (const CommandSpec &s : commandSpecs()) {
@@ -431,31 +452,28 @@ QString usageLine(const CommandSpec &spec, const QString &lead)
     return out + QLatin1Char('\n');
 }
 
-} // namespace
-
-QString helpText(const CommandSpec &spec)
+// An option as its help lists it: "-u, --username USER" and what it is for.
+QPair<QString, QString> optionRow(const OptionSpec &o)
 {
-    QString out = usageLine(spec, QStringLiteral("Usage: clusterdeckctl [--store URL] "));
-    out +=
-        QLatin1Char('\n') + wrap(spec.summary, 96, 0).join(QLatin1Char('\n')) + QLatin1Char('\n');
-    QList<QPair<QString, QString>> rows;
-    for (const OptionSpec &o : spec.options) {
-        QStringList names = o.aliases;
-        names.append(o.name);
-        QString left = names.join(QStringLiteral(", "));
-        if (o.takesValue())
-            left += QLatin1Char(' ') + o.valueName;
-        QString help = o.help;
-        if (o.repeatable)
-            help += QStringLiteral(" (repeatable)");
-        rows.append({left, help});
-    }
-    rows.append({QStringLiteral("-h, --help"), QStringLiteral("show this help")});
+    QStringList names = o.aliases;
+    names.append(o.name);
+    QString left = names.join(QStringLiteral(", "));
+    if (o.takesValue())
+        left += QLatin1Char(' ') + o.valueName;
+    QString help = o.help;
+    if (o.repeatable)
+        help += QStringLiteral(" (repeatable)");
+    return {left, help};
+}
+
+// The rows of an "Options:" block, the help aligned in a second column.
+QString optionLines(const QList<QPair<QString, QString>> &rows)
+{
     int width = 0;
     for (const auto &r : rows)
         width = std::max(width, int(r.first.size()));
     width = std::min(width, 30);
-    out += QStringLiteral("\nOptions:\n");
+    QString out;
     for (const auto &[left, help] : rows) {
         const QStringList helpLines = wrap(help, 96, width + 4);
         QString line = QStringLiteral("  ") + left;
@@ -470,6 +488,63 @@ QString helpText(const CommandSpec &spec)
             out += helpLines.at(i) + QLatin1Char('\n');
     }
     return out;
+}
+
+// Text for a Markdown paragraph or table cell: what Markdown would read as markup is escaped
+// ("<store id>" would be an HTML tag, "|" ends a cell).
+QString markdownText(const QString &text)
+{
+    QString out;
+    for (const QChar c : text) {
+        if (c == u'<')
+            out += QStringLiteral("&lt;");
+        else if (c == u'>')
+            out += QStringLiteral("&gt;");
+        else if (c == u'\\' || c == u'*' || c == u'`' || c == u'|')
+            out += QLatin1Char('\\') + c;
+        else
+            out += c;
+    }
+    return out;
+}
+
+// An option's names and value as a table cell: `-u`, `--username USER`.
+QString markdownOption(const OptionSpec &o)
+{
+    QStringList names;
+    for (const QString &alias : o.aliases)
+        names.append(QLatin1Char('`') + alias + QLatin1Char('`'));
+    QString name = o.name;
+    if (o.takesValue())
+        name += QLatin1Char(' ') + o.valueName;
+    // A '|' in a cell ends it even inside a code span unless escaped.
+    name.replace(QLatin1Char('|'), QStringLiteral("\\|"));
+    names.append(QLatin1Char('`') + name + QLatin1Char('`'));
+    return names.join(QStringLiteral(", "));
+}
+
+QString markdownOptionTable(const QList<OptionSpec> &options)
+{
+    QString out = QStringLiteral("| option | meaning |\n|---|---|\n");
+    for (const OptionSpec &o : options)
+        out += QStringLiteral("| %1 | %2%3 |\n")
+                   .arg(markdownOption(o), markdownText(o.help),
+                        o.repeatable ? QStringLiteral(" (repeatable)") : QString());
+    return out;
+}
+
+} // namespace
+
+QString helpText(const CommandSpec &spec)
+{
+    QString out = usageLine(spec, QStringLiteral("Usage: clusterdeckctl [--store URL] "));
+    out +=
+        QLatin1Char('\n') + wrap(spec.summary, 96, 0).join(QLatin1Char('\n')) + QLatin1Char('\n');
+    QList<QPair<QString, QString>> rows;
+    for (const OptionSpec &o : spec.options)
+        rows.append(optionRow(o));
+    rows.append({QStringLiteral("-h, --help"), QStringLiteral("show this help")});
+    return out + QStringLiteral("\nOptions:\n") + optionLines(rows);
 }
 
 QString groupHelpText(const QString &group)
@@ -500,14 +575,27 @@ QString overviewText()
         for (const QString &line : wrap(s.summary, 96, 6))
             out += line + QLatin1Char('\n');
     }
-    out += QStringLiteral(
-        "\nOptions:\n"
-        "  --store URL     sqlite:///path/state.db or etcd://host:2379[,host2:2379]/prefix\n"
-        "                  (default: $CLUSTERDECK_STORE, then "
-        "$XDG_CONFIG_HOME/clusterdeck/config.yaml,\n"
-        "                  then $XDG_DATA_HOME/clusterdeck/state.db)\n"
-        "  -h, --help      show this help (COMMAND --help: that command's options)\n"
-        "  --version       show the version\n");
+    QList<QPair<QString, QString>> rows;
+    for (const OptionSpec &o : globalOptions())
+        rows.append(optionRow(o));
+    return out + QStringLiteral("\nOptions:\n") + optionLines(rows);
+}
+
+QString markdownReference()
+{
+    QString out = QStringLiteral("```text\nclusterdeckctl [--store URL] COMMAND [ARGS...]\n```\n\n"
+                                 "Options before the command:\n\n");
+    out += markdownOptionTable(globalOptions());
+    out += QStringLiteral("\nEvery command also takes `-h`, `--help` (its usage and options).\n");
+    for (const CommandSpec &s : commandSpecs()) {
+        if (s.hidden)
+            continue;
+        out += QStringLiteral("\n### `%1`\n\n```text\n").arg(s.name);
+        out += usageLine(s, QStringLiteral("clusterdeckctl ")) + QStringLiteral("```\n\n");
+        out += markdownText(s.summary) + QLatin1Char('\n');
+        if (!s.options.isEmpty())
+            out += QLatin1Char('\n') + markdownOptionTable(s.options);
+    }
     return out;
 }
 

@@ -49,6 +49,9 @@ struct CommandSpec
 
 // Every subcommand of clusterdeckctl, in the order the overview lists them.
 const QList<CommandSpec> &commandSpecs();
+// The options that come before the command (`--store URL`, `--help`, `--version`): what the
+// overview and the Markdown reference say of them (cli.cpp reads them).
+const QList<OptionSpec> &globalOptions();
 // The spec named `name` ("launch", "host add"); every caller names one that exists.
 const CommandSpec &commandSpec(const QString &name);
 // The longest spec name that `words` start with ("host add NAME…" → "host add"); nullptr if none.
@@ -63,5 +66,8 @@ QString helpText(const CommandSpec &spec);
 QString groupHelpText(const QString &group);
 // `clusterdeckctl --help`: every visible command's usage and summary, and the global options.
 QString overviewText();
+// `clusterdeckctl help --markdown`: the global options and every visible command (usage, summary,
+// options) as Markdown, the CLI reference of docs/contracts.md (scripts/cli-reference.sh).
+QString markdownReference();
 
 } // namespace ClusterDeck::Cli

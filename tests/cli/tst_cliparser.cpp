@@ -36,10 +36,12 @@ private Q_SLOTS:
     void parse();
     void everySpecParsesItsOwnOptions_data();
     void everySpecParsesItsOwnOptions();
+    void markdownReference();
     void completion_data();
     void completion();
     void binaryHelp_data();
     void binaryHelp();
+    void binaryMarkdownReference();
     void binaryUsageErrors_data();
     void binaryUsageErrors();
     void binaryCompletesFromTheStore_data();
@@ -292,6 +294,33 @@ void TestCliParser::everySpecParsesItsOwnOptions()
     QCOMPARE(listed.match(overviewText()).hasMatch(), !spec.hidden);
 }
 
+// `help --markdown`, the CLI reference of docs/contracts.md: every visible command under its own
+// heading with its usage and each option, the hidden ones not at all, nothing that Markdown
+// would take for markup in its text.
+void TestCliParser::markdownReference()
+{
+    const QString md = Cli::markdownReference();
+    for (const CommandSpec &s : commandSpecs()) {
+        const QString heading = QStringLiteral("\n### `%1`\n").arg(s.name);
+        QCOMPARE(int(md.count(heading)), s.hidden ? 0 : 1);
+        if (s.hidden)
+            continue;
+        const qsizetype at = md.indexOf(heading);
+        const qsizetype next = md.indexOf(QStringLiteral("\n### "), at + 1);
+        const QString section = md.mid(at, next < 0 ? -1 : next - at);
+        QVERIFY2(section.contains(QStringLiteral("```text\nclusterdeckctl ") + s.name),
+                 qPrintable(section));
+        for (const OptionSpec &o : s.options)
+            QVERIFY2(section.contains(QStringLiteral("| `") + o.name) ||
+                         section.contains(QStringLiteral("`, `") + o.name),
+                     qPrintable(s.name + QLatin1Char(' ') + o.name));
+    }
+    for (const OptionSpec &o : globalOptions())
+        QVERIFY2(md.contains(o.name), qPrintable(o.name));
+    QVERIFY2(!md.contains(QStringLiteral("<store id>")), "an unescaped <…> is an HTML tag");
+    QVERIFY(md.contains(QStringLiteral("`--mode single-node\\|multi-node\\|auto`")));
+}
+
 void TestCliParser::completion_data()
 {
     QTest::addColumn<QStringList>("words"); // the last one is being typed
@@ -402,6 +431,20 @@ void TestCliParser::binaryHelp()
     QVERIFY2(r.out.startsWith(start), qPrintable(r.out));
     QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
     QVERIFY(!QFile::exists(store));
+}
+
+void TestCliParser::binaryMarkdownReference()
+{
+    QTemporaryDir dir;
+    const QString store = dir.filePath(QStringLiteral("never.db"));
+    const Run r = ctl({QStringLiteral("--store"), QStringLiteral("sqlite://") + store,
+                       QStringLiteral("help"), QStringLiteral("--markdown")});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out, Cli::markdownReference());
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    QVERIFY(!QFile::exists(store));
+    // Not a command of its own: the overview does not offer it.
+    QVERIFY(!overviewText().contains(QStringLiteral("--markdown")));
 }
 
 void TestCliParser::binaryUsageErrors_data()
