@@ -6,7 +6,7 @@
 
 namespace ClusterDeck::Cli {
 
-// The controller from the command line (docs/design.md, "The controller"):
+// The controller from the command line (docs/architecture.md, "The controller"):
 //   controller [--resync SECONDS] [--lease-ttl SECONDS] [--grace SECONDS]
 //                              lead (when elected) in the foreground until SIGTERM / Ctrl-C
 //   reconcile [--json] [--timeout SECONDS]

@@ -6,7 +6,7 @@
 
 namespace ClusterDeck::Cli {
 
-// Into the kernels of a session (docs/design.md CLI contract):
+// Into the kernels of a session (docs/contracts.md):
 //   exec SESSION [--kernel H | --role R | --all] [--parallel N] [--timeout S] [--json] -- CMD...
 //        in every selected kernel at once; lines prefixed with the hostname; exit = worst code
 //   shell SESSION [--kernel H] [--user U] [-- CMD...]

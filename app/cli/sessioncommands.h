@@ -6,7 +6,7 @@
 
 namespace ClusterDeck::Cli {
 
-// Session lifecycle commands of the CLI contract (docs/design.md). `args` starts after the command.
+// Session lifecycle commands of the CLI (docs/contracts.md). `args` starts after the command.
 //   launch FILE [--name NAME] [--count ROLE=N]... [--env K=V]... [--mount SRC:DST[:ro]]...
 //               [--mode single-node|multi-node|auto] [--strategy spread|pack] [--no-wait] [--json]
 //   ls [--json] | show SESSION [--json] | restart SESSION [--kernel H] | rm SESSION [--kernel H]

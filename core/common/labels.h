@@ -4,7 +4,7 @@
 
 namespace ClusterDeck::Labels {
 
-// The labels on every container and network ClusterDeck creates (docs/architecture.md, Labels).
+// The labels on every container and network ClusterDeck creates (docs/contracts.md, Labels).
 inline QString session()
 {
     return QStringLiteral("io.clusterdeck.session");

@@ -42,12 +42,12 @@ struct ControllerOptions
     qsizetype intakeCapacity = 10000;
 };
 
-// The one actor per store that works when nobody runs a command (docs/design.md, "The controller"):
-// elected through the store, fenced (every write it makes is conditioned on still leading),
-// it follows every host's Docker events, writes what it observes to the store, applies failure
-// and success policies, and reconciles the store's desired state with the hosts in full passes
-// (observe → pure plan → apply under the session lock) every resyncInterval, after an event gap,
-// and when someone asks (`clusterdeckctl reconcile`).
+// The one actor per store that works when nobody runs a command (docs/architecture.md, "The
+// controller"): elected through the store, fenced (every write it makes is conditioned on still
+// leading), it follows every host's Docker events, writes what it observes to the store, applies
+// failure and success policies, and reconciles the store's desired state with the hosts in full
+// passes (observe → pure plan → apply under the session lock) every resyncInterval, after an event
+// gap, and when someone asks (`clusterdeckctl reconcile`).
 //
 // `store` is the controller's own store object: while it leads, every write through it is fenced.
 // start() runs everything on background threads; signals come from them (connect queued).

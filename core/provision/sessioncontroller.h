@@ -17,10 +17,11 @@ class HostRegistry;
 class SessionLock;
 class StateStore;
 
-// Whole-session operations of docs/design.md: restart and terminate act on every kernel of a
-// session concurrently and return when all are done (asking for one kernel acts on the whole
-// session); logs of one or all kernels. (What happens when a kernel exits on its own is the
-// controller's: core/control.) Blocking: call from a worker thread (or the CLI's main thread).
+// Whole-session operations (docs/architecture.md, Session lifecycle): restart and terminate act on
+// every kernel of a session concurrently and return when all are done (asking for one kernel acts
+// on the whole session); logs of one or all kernels. (What happens when a kernel exits on its own
+// is the controller's: core/control.) Blocking: call from a worker thread (or the CLI's main
+// thread).
 class SessionController
 {
 public:

@@ -7,7 +7,7 @@
 
 namespace ClusterDeck {
 
-// The `show --json` object of docs/design.md (`ls --json` is an array of them, `launch --json`
+// The `show --json` object of docs/contracts.md (`ls --json` is an array of them, `launch --json`
 // prints one):
 // {"id","name","template","mode","status","desired","created_at","network","kernels":[…]}. Extra
 // keys are only ever added, never renamed.

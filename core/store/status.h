@@ -7,9 +7,10 @@
 
 namespace ClusterDeck {
 
-// Kernel lifecycle of docs/design.md: PENDING → SCHEDULED → PREPARING → CREATING → RUNNING →
-// (RESTARTING → RUNNING)* → TERMINATING → TERMINATED, or ERROR / CANCELLED. UNKNOWN: the kernel's
-// host does not answer, so nobody can say (it returns to what the host reports once it answers).
+// Kernel lifecycle (docs/contracts.md, Statuses): PENDING → SCHEDULED → PREPARING → CREATING →
+// RUNNING → (RESTARTING → RUNNING)* → TERMINATING → TERMINATED, or ERROR / CANCELLED. UNKNOWN: the
+// kernel's host does not answer, so nobody can say (it returns to what the host reports once it
+// answers).
 enum class KernelStatus {
     Pending,
     Scheduled,

@@ -48,7 +48,7 @@ QString hostPathOf(const Mount &mount);
 // The error for a host path used without `allowHostPaths: true` (in template `templateName`).
 QString hostPathRefusal(const QString &hostPath, const QString &templateName = {});
 
-// docs/design.md: `[a-z][a-z0-9-]{0,30}`, must not end in a digit. Empty string when valid.
+// docs/contracts.md: `[a-z][a-z0-9-]{0,30}`, must not end in a digit. Empty string when valid.
 QString checkRoleName(const QString &name);
 // Environment variable names: `[A-Za-z_][A-Za-z0-9_]*`.
 bool isValidEnvName(const QString &name);

@@ -271,7 +271,7 @@ void TestMainWindow::deleteAsksBeforeTerminating()
     QCOMPARE(started.size(), 1);
     QVERIFY(started[0][0].toString().endsWith(QStringLiteral(" alpha")));
     QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
-    // The desired state is written before any side effect (docs/design.md): the command was taken.
+    // Desired state before any side effect (docs/architecture.md): the command was taken.
     const auto record = m_store->session(m_alpha.session.id);
     QVERIFY(record.has_value());
     QCOMPARE(toString(record->desired), toString(DesiredState::Terminated));

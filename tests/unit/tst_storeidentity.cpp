@@ -1,5 +1,5 @@
 // StoreIdentity: which objects are this store's, the one check before anything is adopted or
-// removed (DESIGN.md, ownership).
+// removed (docs/architecture.md, Ownership).
 #include "common/labels.h"
 #include "store/storeidentity.h"
 

@@ -77,8 +77,8 @@ public:
     // with no controller anywhere, one pass here.
     void reconcile();
 
-    // The console embeds a controller (docs/design.md) that campaigns once the store is open and
-    // resigns when the console quits. Off: only commands; policies wait for another controller.
+    // The console embeds a controller (docs/architecture.md) that campaigns once the store is open
+    // and resigns when the console quits. Off: only commands; policies wait for another controller.
     void setEmbeddedControllerEnabled(bool enabled) { m_embeddedEnabled = enabled; }
     // Starts the embedded controller on its own store object (tests give one; openStore() opens
     // a second connection to the same store by itself).
