@@ -1,5 +1,7 @@
 #include "dockercontexts.h"
 
+#include "docker/dockerendpoint.h"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
@@ -146,9 +148,12 @@ Result<HostRecord> DockerContexts::hostRecord(const Context &context, const QStr
                                    "daemon's CA (docker context update %2 --docker "
                                    "\"host=%1,ca=CA.pem,cert=…,key=…\")")
                         .arg(context.host, context.name));
-    const bool tls =
-        !context.tlsCa.isEmpty() || !context.tlsCert.isEmpty() || !context.tlsKey.isEmpty();
-    host.endpoint = tls ? QStringLiteral("tcp+tls://") + context.host.mid(6) : context.host;
+    // DockerEndpoint's rule, as for `host add`: tcp:// with TLS files is tcp+tls://.
+    const auto endpoint = Docker::DockerEndpoint::parse(
+        context.host, Docker::TlsFiles{context.tlsCa, context.tlsCert, context.tlsKey});
+    if (!endpoint)
+        return fail(endpoint.error().withContext(where));
+    host.endpoint = endpoint->url();
     host.tlsCa = context.tlsCa;
     host.tlsCert = context.tlsCert;
     host.tlsKey = context.tlsKey;

@@ -1,6 +1,7 @@
 #include "dockerconfig.h"
 
 #include "common/logging.h"
+#include "host/dockercontexts.h"
 #include "imagereference.h"
 
 #include <QDir>
@@ -28,10 +29,7 @@ QString where(const QString &file)
 
 QString DockerConfig::defaultDirectory()
 {
-    const QString env = qEnvironmentVariable("DOCKER_CONFIG");
-    if (!env.isEmpty())
-        return env;
-    return QDir::homePath() + QStringLiteral("/.docker");
+    return DockerContexts::configDir();
 }
 
 Result<DockerConfig> DockerConfig::load(const QString &directory)

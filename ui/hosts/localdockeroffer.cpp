@@ -72,9 +72,11 @@ void LocalDockerOffer::check()
     m_done = true;
     disconnect(m_controller, &ConsoleController::hostsChanged, this, &LocalDockerOffer::check);
     QSettings settings;
-    const auto offered = candidate();
-    if (!m_controller->hosts().isEmpty() || !m_controller->registry() || !offered ||
-        settings.value(QLatin1String(kSettingsKey)).toBool()) {
+    // The environment and the docker CLI's files are read only when there is something to offer.
+    const bool nothingToDo = !m_controller->hosts().isEmpty() || !m_controller->registry() ||
+                             settings.value(QLatin1String(kSettingsKey)).toBool();
+    const auto offered = nothingToDo ? std::nullopt : candidate();
+    if (!offered) {
         Q_EMIT finished(false, false, QString());
         return;
     }
@@ -83,23 +85,28 @@ void LocalDockerOffer::check()
         Q_EMIT finished(true, false, QString());
         return;
     }
-    addNow();
+    add(offered->host);
 }
 
 void LocalDockerOffer::addNow()
+{
+    if (const auto offered = candidate()) {
+        add(offered->host);
+        return;
+    }
+    HostRecord record;
+    record.name = QStringLiteral("local");
+    record.endpoint = QStringLiteral("unix://") + QFileInfo(m_socketPath).absoluteFilePath();
+    add(record);
+}
+
+void LocalDockerOffer::add(const HostRecord &record)
 {
     m_done = true;
     HostRegistry *registry = m_controller->registry();
     if (!registry) {
         Q_EMIT finished(false, false, tr("no store is open"));
         return;
-    }
-    HostRecord record;
-    if (const auto offered = candidate()) {
-        record = offered->host;
-    } else {
-        record.name = QStringLiteral("local");
-        record.endpoint = QStringLiteral("unix://") + QFileInfo(m_socketPath).absoluteFilePath();
     }
     QPointer<LocalDockerOffer> self(this);
     m_controller->runInBackground(

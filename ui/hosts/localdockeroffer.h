@@ -59,6 +59,7 @@ Q_SIGNALS:
 
 private:
     void check();
+    void add(const HostRecord &record);
 
     ConsoleController *m_controller;
     QWidget *m_dialogParent;
