@@ -4,6 +4,7 @@
 #include "common/labels.h"
 #include "networklogging.h"
 #include "swarmoverlaynetwork.h"
+#include "vxlannetwork.h"
 
 #include <thread>
 
@@ -20,7 +21,48 @@ std::unique_ptr<SessionNetwork> SessionNetwork::forMode(ClusterMode mode)
     return std::make_unique<BridgeNetwork>();
 }
 
+std::unique_ptr<SessionNetwork> SessionNetwork::forPlacement(const Placement &placement,
+                                                             StateStore *store)
+{
+    if (placement.mode == ClusterMode::MultiNode && placement.driver == NetworkDriver::Vxlan)
+        return std::make_unique<VxlanNetwork>(store);
+    return forMode(placement.mode);
+}
+
 SessionNetwork::~SessionNetwork() = default;
+
+QStringList SessionNetwork::hostsOf(const Placement &placement) const
+{
+    if (placement.networkHost.isEmpty())
+        return {};
+    return {placement.networkHost};
+}
+
+Result<SessionNetwork::Made> SessionNetwork::setUp(const Scope &scope, const Placement &placement,
+                                                   const Sites &sites) const
+{
+    const QString host = placement.networkHost;
+    const Site site = sites.value(host);
+    if (!site.client)
+        return fail(Error::Kind::Invalid, QStringLiteral("host %1").arg(host),
+                    QStringLiteral("the session's network host is not connected"));
+    return create(scope, host, *site.client);
+}
+
+void SessionNetwork::configureKernel(const Placement &, const QString &,
+                                     Docker::ContainerSpec &) const
+{}
+
+Result<void> SessionNetwork::removeHostSide(const Scope &, const QString &,
+                                            const Docker::DockerHost &, const Removal &) const
+{
+    return {};
+}
+
+Result<void> SessionNetwork::released(const Scope &) const
+{
+    return {};
+}
 
 Result<SessionNetwork::Made> SessionNetwork::create(const Scope &scope, const QString &hostName,
                                                     const Docker::DockerHost &host) const
@@ -74,6 +116,8 @@ Result<void> SessionNetwork::remove(const Scope &scope, const QString &hostName,
                                     const Docker::DockerHost &host, const Removal &removal) const
 {
     using Clock = std::chrono::steady_clock;
+    if (auto ok = removeHostSide(scope, hostName, host, removal); !ok)
+        return ok;
     const auto first = removal.call();
     if (!first)
         return fail(Error::Kind::Timeout, QStringLiteral("host %1").arg(hostName),

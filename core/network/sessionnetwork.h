@@ -4,6 +4,7 @@
 #include "common/clustermode.h"
 #include "common/error.h"
 #include "docker/dockerhost.h"
+#include "placement/placement.h"
 #include "store/storeidentity.h"
 
 #include <QHash>
@@ -18,10 +19,13 @@
 
 namespace ClusterDeck {
 
+class StateStore;
+
 // The network a session's kernels share, where each reaches the others by hostname: made before
 // the first container, joined by each container's start, removed with the session. One driver
-// per kind of network; the provisioner only asks the driver of its session's mode (forMode), so a
-// new kind of network is one new class beside BridgeNetwork and SwarmOverlayNetwork.
+// per kind of network; the provisioner only asks the driver of its session's placement
+// (forPlacement), so a new kind of network is one new class beside BridgeNetwork,
+// SwarmOverlayNetwork and VxlanNetwork.
 class SessionNetwork
 {
 public:
@@ -53,10 +57,41 @@ public:
         bool attachmentFailed = false; // a start missed the attachment deadline
     };
 
+    // One host of the session as the network needs it.
+    struct Site
+    {
+        std::shared_ptr<Docker::DockerHost> client;
+        QString address; // the host's IPv4 address as the other hosts reach it
+    };
+    using Sites = QHash<QString, Site>; // host name → site
+
     static std::unique_ptr<SessionNetwork> forMode(ClusterMode mode);
+    // The driver of a session as placed (a multi-node session's recorded driver); `store`
+    // claims and frees what a VXLAN network holds in the store.
+    static std::unique_ptr<SessionNetwork> forPlacement(const Placement &placement,
+                                                        StateStore *store);
     virtual ~SessionNetwork();
 
     virtual QString driverName() const = 0;
+
+    // The hosts the network is made on and removed from: the placement's network host, by
+    // default; a VXLAN network is on every host of the session.
+    virtual QStringList hostsOf(const Placement &placement) const;
+    // Makes the session's network on hostsOf(placement) (`sites` has them), or adopts what this
+    // session's interrupted attempt made. Run again after a scale onto other hosts: converges.
+    // The default is create() on the network host.
+    virtual Result<Made> setUp(const Scope &scope, const Placement &placement,
+                               const Sites &sites) const;
+    // After setUp (or to tear down): what a kernel's container needs on this network beyond its
+    // endpoint's name and aliases (a static address, the other kernels' names). Default: nothing.
+    virtual void configureKernel(const Placement &placement, const QString &hostname,
+                                 Docker::ContainerSpec &spec) const;
+    // Before remove() on one host: the host-side part of the network (default: nothing).
+    virtual Result<void> removeHostSide(const Scope &scope, const QString &hostName,
+                                        const Docker::DockerHost &host,
+                                        const Removal &removal) const;
+    // After the network is gone from every host: what the store held for it (default: nothing).
+    virtual Result<void> released(const Scope &scope) const;
 
     // Makes the session's network on `host` (the single-node session's host, or the one that
     // creates it for all), or adopts the one this session's interrupted attempt made: only with

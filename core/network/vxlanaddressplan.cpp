@@ -23,6 +23,58 @@ VxlanAddressPlan::Range VxlanAddressPlan::kernelRange() const
     return {kGatewaySlots + 1, quint32(m_subnet.addressCount() - 2)};
 }
 
+Result<void> VxlanAddressPlan::assignSlots(Placement &placement, const ClusterPlan &plan)
+{
+    // Any /24 does: the offsets are what is kept.
+    auto slots = fromSlots(Ipv4Cidr::parse(QStringLiteral("10.0.0.0/24")).value(), placement);
+    if (!slots)
+        return fail(slots.error());
+    VxlanAddressPlan &p = *slots;
+    for (const QString &host : p.m_gateways.keys()) {
+        if (!placement.hostsUsed.contains(host))
+            p.releaseHost(host);
+    }
+    for (const QString &hostname : p.m_kernels.keys()) {
+        if (!plan.kernel(hostname))
+            p.releaseKernel(hostname);
+    }
+    for (const QString &host : std::as_const(placement.hostsUsed)) {
+        if (auto ok = p.gatewayFor(host); !ok)
+            return fail(ok.error());
+    }
+    for (const KernelSpec &k : plan.kernels) {
+        if (auto ok = p.addressFor(k.hostname); !ok)
+            return fail(ok.error());
+    }
+    placement.gatewaySlots.clear();
+    for (auto it = p.m_gateways.cbegin(); it != p.m_gateways.cend(); ++it)
+        placement.gatewaySlots.insert(it.key(), int(it.value()));
+    placement.addressSlots.clear();
+    for (auto it = p.m_kernels.cbegin(); it != p.m_kernels.cend(); ++it)
+        placement.addressSlots.insert(it.key(), int(it.value()));
+    return {};
+}
+
+Result<VxlanAddressPlan> VxlanAddressPlan::fromSlots(const Ipv4Cidr &subnet,
+                                                     const Placement &placement)
+{
+    VxlanAddressPlan p(subnet);
+    auto at = [&](int offset) {
+        return offset > 0 && quint64(offset) < subnet.addressCount()
+                   ? Ipv4Cidr::addressToString(subnet.address(quint32(offset)))
+                   : QStringLiteral("offset %1").arg(offset);
+    };
+    for (auto it = placement.gatewaySlots.cbegin(); it != placement.gatewaySlots.cend(); ++it) {
+        if (auto ok = p.restoreHost(it.key(), at(it.value())); !ok)
+            return fail(ok.error());
+    }
+    for (auto it = placement.addressSlots.cbegin(); it != placement.addressSlots.cend(); ++it) {
+        if (auto ok = p.restoreKernel(it.key(), at(it.value())); !ok)
+            return fail(ok.error());
+    }
+    return p;
+}
+
 int VxlanAddressPlan::kernelCapacity() const
 {
     const Range r = kernelRange();

@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "common/ipv4cidr.h"
+#include "placement/placement.h"
 
 #include <QHash>
 #include <QSet>
@@ -23,6 +24,14 @@ public:
     static constexpr quint32 kGatewaySlots = 30;
 
     explicit VxlanAddressPlan(const Ipv4Cidr &subnet);
+
+    // The slots of a VXLAN session's placement (Placement::gatewaySlots, addressSlots): those it
+    // has stay, hosts and kernels no longer in it are freed, new ones get the lowest free slot
+    // (hosts in the order of hostsUsed, kernels in the plan's order). Nothing else changes; an
+    // error when the session outgrows its /24 (which host or kernel, and the capacity).
+    static Result<void> assignSlots(Placement &placement, const ClusterPlan &plan);
+    // The plan of a placement's slots in `subnet` (the session's claimed /24).
+    static Result<VxlanAddressPlan> fromSlots(const Ipv4Cidr &subnet, const Placement &placement);
 
     const Ipv4Cidr &subnet() const { return m_subnet; }
     // How many kernels fit: the subnet's host addresses above the gateway slots (224 in a /24).

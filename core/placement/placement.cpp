@@ -134,10 +134,11 @@ Result<Placement> placeSingle(const ClusterPlan &plan, const QList<HostCapacity>
 }
 
 Result<Placement> placeMulti(const ClusterPlan &plan, const QList<HostCapacity> &hosts,
-                             PlacementStrategy strategy)
+                             PlacementStrategy strategy, NetworkDriver driver)
 {
-    const QString cluster = multiNodeSwarm(hosts);
-    if (cluster.isEmpty()) {
+    const bool swarm = driver == NetworkDriver::Swarm;
+    const QString cluster = swarm ? multiNodeSwarm(hosts) : QString();
+    if (swarm && cluster.isEmpty()) {
         return fail(Error::Kind::Invalid, kWhere,
                     QStringLiteral("multi-node needs the hosts to be in one swarm, and none of the "
                                    "reachable hosts is in a swarm with a manager; run "
@@ -146,7 +147,7 @@ Result<Placement> placeMulti(const ClusterPlan &plan, const QList<HostCapacity> 
     QList<const HostCapacity *> pool;
     QStringList outside;
     for (const HostCapacity &h : hosts) {
-        if (h.reachable && h.swarmActive && h.swarmClusterId == cluster)
+        if (h.reachable && (!swarm || (h.swarmActive && h.swarmClusterId == cluster)))
             pool.append(&h);
         else
             outside.append(h.name);
@@ -155,6 +156,7 @@ Result<Placement> placeMulti(const ClusterPlan &plan, const QList<HostCapacity> 
     QMap<QString, Load> load;
     Placement p;
     p.mode = ClusterMode::MultiNode;
+    p.driver = driver;
     for (const KernelSpec &k : plan.kernels) {
         const HostCapacity *chosen = nullptr;
         for (const HostCapacity *h : pool) {
@@ -186,8 +188,9 @@ Result<Placement> placeMulti(const ClusterPlan &plan, const QList<HostCapacity> 
                     shortfall(*h, load.value(h->name), cpusOf(k), memOf(k), k.hostLabels));
             }
             if (!outside.isEmpty())
-                reasons.append(
-                    QStringLiteral("not in the swarm: %1").arg(outside.join(QStringLiteral(", "))));
+                reasons.append((swarm ? QStringLiteral("not in the swarm: %1")
+                                      : QStringLiteral("unreachable: %1"))
+                                   .arg(outside.join(QStringLiteral(", "))));
             int roleCount = 0;
             for (const RoleCount &rc : plan.roles) {
                 if (rc.role == k.role)
@@ -210,6 +213,9 @@ Result<Placement> placeMulti(const ClusterPlan &plan, const QList<HostCapacity> 
         if (!p.hostsUsed.contains(chosen->name))
             p.hostsUsed.append(chosen->name);
     }
+    // VXLAN: a bridge network on every host of the session, no host apart.
+    if (!swarm)
+        return p;
     // The overlay is created on a manager, preferably one that runs kernels of the session.
     for (const HostCapacity *h : pool) {
         if (!h->swarmManager)
@@ -247,7 +253,7 @@ QString multiNodeSwarm(const QList<HostCapacity> &hosts)
 }
 
 Result<Placement> place(const ClusterPlan &plan, const QList<HostCapacity> &hosts,
-                        PlacementStrategy strategy)
+                        PlacementStrategy strategy, NetworkDriver driver)
 {
     if (plan.kernels.isEmpty())
         return fail(Error::Kind::Invalid, kWhere, QStringLiteral("the plan has no kernels"));
@@ -260,11 +266,11 @@ Result<Placement> place(const ClusterPlan &plan, const QList<HostCapacity> &host
         case ClusterMode::SingleNode:
             return placeSingle(plan, sorted, strategy);
         case ClusterMode::MultiNode:
-            return placeMulti(plan, sorted, strategy);
+            return placeMulti(plan, sorted, strategy, driver);
         case ClusterMode::Auto:
             if (auto single = placeSingle(plan, sorted, strategy))
                 return single;
-            if (auto multi = placeMulti(plan, sorted, strategy))
+            if (auto multi = placeMulti(plan, sorted, strategy, driver))
                 return multi;
             else
                 return fail(multi.error().withContext(
@@ -288,7 +294,7 @@ Result<Placement> place(const ClusterPlan &plan, const QList<HostCapacity> &host
             why = h.unreachableWhy.isEmpty()
                       ? QStringLiteral("unreachable")
                       : QStringLiteral("unreachable (%1)").arg(h.unreachableWhy);
-        else if (placed->mode == ClusterMode::MultiNode &&
+        else if (placed->mode == ClusterMode::MultiNode && driver == NetworkDriver::Swarm &&
                  (!h.swarmActive || h.swarmClusterId != cluster))
             why = QStringLiteral("not in the session's swarm");
         else if (const KernelSpec &k = plan.kernels.first();

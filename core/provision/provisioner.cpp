@@ -14,7 +14,9 @@
 #include "hostprobe.h"
 #include "hostwatchdog.h"
 #include "kernelstatusbatcher.h"
+#include "network/networksettings.h"
 #include "network/sessionnetwork.h"
+#include "network/vxlanaddressplan.h"
 #include "plan/planresolver.h"
 #include "plan/presets.h"
 #include "plan/useraccounts.h"
@@ -237,7 +239,11 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
     auto plan = resolvePlan(t, opts, images);
     if (!plan)
         return fail(plan.error());
-    auto placement = place(*plan, *capacities, request.strategy);
+    // Multi-node sessions are placed for the store's network driver, and keep it.
+    auto network = NetworkSettings::driver(*m_store);
+    if (!network)
+        return fail(network.error());
+    auto placement = place(*plan, *capacities, request.strategy, *network);
     if (placement && plan->mode == ClusterMode::Auto) {
         // `auto` is decided now; resolve again so BACKEND_CLUSTER_MODE says what was chosen.
         opts.mode = placement->mode;
@@ -245,6 +251,13 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
         if (!decided)
             return fail(decided.error());
         plan = std::move(decided);
+    }
+
+    // A VXLAN network gives every host a gateway and every kernel an address of its /24.
+    if (placement && placement->mode == ClusterMode::MultiNode &&
+        placement->driver == NetworkDriver::Vxlan) {
+        if (auto slots = VxlanAddressPlan::assignSlots(*placement, *plan); !slots)
+            placement = fail(slots.error());
     }
 
     SessionSpec spec;
@@ -407,7 +420,9 @@ Result<SessionRecord> Provisioner::provision(const SessionSpec &spec,
 
     QStringList hosts = spec.placement.hostOf.values();
     hosts.append(spec.placement.networkHost);
+    hosts.append(spec.placement.hostsUsed);
     hosts.removeDuplicates();
+    hosts.removeAll(QString());
     // A host that cannot be reached fails the launch through doProvision: recorded, rolled back.
     if (auto connected = connectHosts(run, hosts); !connected)
         run.failWith(connected.error());
@@ -470,6 +485,10 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
     if (auto loaded = loadRun(run); !loaded)
         return fail(loaded.error());
     QStringList hosts = run.spec.placement.hostOf.values();
+    // A network on every host of the session is set up on all of them again (new peers).
+    if (const QStringList networkHosts = run.network->hostsOf(run.spec.placement);
+        networkHosts.size() > 1)
+        hosts.append(networkHosts);
     hosts.removeDuplicates();
     if (auto connected = connectHosts(run, hosts); !connected)
         return fail(connected.error());
@@ -537,7 +556,7 @@ Result<void> Provisioner::addKernels(const SessionSpec &spec, const QStringList 
 
 Result<void> Provisioner::loadRun(Run &run)
 {
-    run.network = SessionNetwork::forMode(run.spec.placement.mode);
+    run.network = SessionNetwork::forPlacement(run.spec.placement, m_store);
     run.self = m_store->identity();
     run.timeout = m_callTimeout;
     run.statuses = std::make_unique<KernelStatusBatcher>(m_store, run.spec.plan.sessionId);
@@ -896,21 +915,30 @@ Result<void> Provisioner::prepareHosts(Run &run)
                           }});
         }
     }
-    tasks.append({placement.networkHost, [&run]() -> Result<void> {
-                      if (run.partial) { // scale: the session's network is there
+    const QStringList networkHosts = run.network->hostsOf(placement);
+    tasks.append({networkHosts.size() == 1 ? networkHosts.first() : QString(),
+                  [&run, networkHosts]() -> Result<void> {
+                      // A scale: a network on one host is there already; one on every host of
+                      // the session is set up again for the hosts the new kernels bring.
+                      if (run.partial && networkHosts.size() <= 1) {
                           std::lock_guard lock(run.mutex);
                           run.networkReused = true;
                           return {};
                       }
-                      const QString host = run.spec.placement.networkHost;
-                      auto made =
-                          run.network->create(run.networkScope(), host, *run.clients.value(host));
+                      SessionNetwork::Sites sites;
+                      for (const QString &h : networkHosts)
+                          sites.insert(h,
+                                       {run.clients.value(h),
+                                        ContainerSpecBuilder::publicAddressOf(run.hosts.value(h))});
+                      auto made = run.network->setUp(run.networkScope(), run.spec.placement, sites);
                       if (!made)
                           return fail(made.error());
                       std::lock_guard lock(run.mutex);
-                      run.networkReused = made->reused;
-                      run.session.networkId = made->id;
-                      run.session.networkHost = host;
+                      run.networkReused = run.partial || made->reused;
+                      if (!run.partial) {
+                          run.session.networkId = made->id;
+                          run.session.networkHost = run.spec.placement.networkHost;
+                      }
                       return {};
                   }});
 
@@ -1133,8 +1161,9 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
     }
     QString id;
     bool adopted = false;
-    const Docker::ContainerSpec spec = ContainerSpecBuilder::specFor(
-        k, run.spec.plan.networkName, run.self.id, hostAddress, &run.env);
+    Docker::ContainerSpec spec = ContainerSpecBuilder::specFor(k, run.spec.plan.networkName,
+                                                               run.self.id, hostAddress, &run.env);
+    run.network->configureKernel(run.spec.placement, k.hostname, spec);
     // The create itself is let finish (createCall); none begins once the run is aborted.
     if (run.aborted())
         return fail(Error::Kind::Cancelled, QStringLiteral("host %1").arg(host),
@@ -1353,7 +1382,7 @@ Result<void> Provisioner::removeSessionObjects(const SessionSpec &spec,
                                                const RemovalOptions &options,
                                                QStringList *unfinished)
 {
-    return SessionTeardown(m_store->identity(), m_registry, m_perHostLimit)
+    return SessionTeardown(m_store, m_registry, m_perHostLimit)
         .remove(spec, volumes, options, unfinished);
 }
 

@@ -99,6 +99,15 @@ SessionSpec SessionController::specFromRecords(const SessionRecord &session,
     spec.placement.mode =
         session.mode == ClusterMode::SingleNode ? ClusterMode::SingleNode : ClusterMode::MultiNode;
     spec.placement.networkHost = session.networkHost;
+    // The network's driver and where it is (every host of a VXLAN session) from the stored
+    // spec, whose placement needs no secrets.
+    if (auto stored = SessionSpec::fromJson(
+            session.launchOptions.value(QStringLiteral("spec")).toObject(), session.id)) {
+        spec.placement.driver = stored->placement.driver;
+        spec.placement.hostsUsed = stored->placement.hostsUsed;
+        spec.placement.gatewaySlots = stored->placement.gatewaySlots;
+        spec.placement.addressSlots = stored->placement.addressSlots;
+    }
     for (const KernelRecord &k : kernels) {
         KernelSpec ks;
         ks.kernelId = k.id;
@@ -376,7 +385,7 @@ Result<SessionRecord> SessionController::terminateLocked(const QString &sessionI
         setKernelStatuses(sessionId, live, KernelStatus::Terminating, reason);
     }
 
-    const SessionTeardown teardown(m_store->identity(), m_registry);
+    const SessionTeardown teardown(m_store, m_registry);
     RemovalOptions removal;
     removal.deadline = m_removalTimeout;
     removal.cancel = m_cancel;

@@ -8,6 +8,8 @@
 #include "eventlog.h"
 #include "host/hostregistry.h"
 #include "hostcapacities.h"
+#include "network/vxlanaddressplan.h"
+#include "network/vxlannetwork.h"
 #include "plan/presets.h"
 #include "plan/scaleplanner.h"
 #include "provisioner.h"
@@ -136,8 +138,13 @@ Result<SessionSpec> SessionScaler::target(const SessionRecord &session, const Se
     target.placement = current.placement;
     for (const QString &h : std::as_const(scaled->removed))
         target.placement.hostOf.remove(h);
-    if (scaled->added.isEmpty())
+    const bool vxlan = current.placement.mode == ClusterMode::MultiNode &&
+                       current.placement.driver == NetworkDriver::Vxlan;
+    if (scaled->added.isEmpty()) {
+        if (vxlan) // the removed kernels' addresses are free again
+            (void)VxlanAddressPlan::assignSlots(target.placement, target.plan);
         return target;
+    }
     auto capacities = HostCapacities::survey(m_registry);
     if (!capacities)
         return fail(capacities.error());
@@ -155,7 +162,7 @@ Result<SessionSpec> SessionScaler::target(const SessionRecord &session, const Se
         placementStrategyFromString(
             session.launchOptions.value(QStringLiteral("strategy")).toString())
             .value_or(PlacementStrategy::Spread);
-    auto placed = place(fresh, hosts, strategy);
+    auto placed = place(fresh, hosts, strategy, current.placement.driver);
     if (!placed)
         return fail(placed.error().withContext(
             QStringLiteral("placing %1 new kernel(s); nothing changed").arg(scaled->added.size())));
@@ -163,6 +170,13 @@ Result<SessionSpec> SessionScaler::target(const SessionRecord &session, const Se
         target.placement.hostOf.insert(it.key(), it.value());
         if (!target.placement.hostsUsed.contains(it.value()))
             target.placement.hostsUsed.append(it.value());
+    }
+    // New kernels and hosts get their addresses; the others keep theirs.
+    if (vxlan) {
+        if (auto slots = VxlanAddressPlan::assignSlots(target.placement, target.plan); !slots)
+            return fail(slots.error().withContext(
+                QStringLiteral("placing %1 new kernel(s); nothing changed")
+                    .arg(scaled->added.size())));
     }
     return target;
 }
@@ -399,7 +413,7 @@ Result<void> SessionScaler::removeKernelObjects(const SessionSpec &spec,
     only.placement.hostOf = hostOf;
     only.placement.hostsUsed.clear();
     only.placement.networkHost.clear(); // the network stays
-    return SessionTeardown(m_store->identity(), m_registry).remove(only);
+    return SessionTeardown(m_store, m_registry).remove(only);
 }
 
 Result<QString> SessionScaler::repairLocked(const QString &sessionId)
@@ -479,6 +493,19 @@ QStringList SessionScaler::rewriteFiles(const SessionSpec &spec, const QList<Ker
         std::lock_guard lock(mutex);
         problems.append(text);
     };
+    // A VXLAN session's kernels know each other by /etc/hosts (Docker's ExtraHosts at create):
+    // rewritten like the cluster files, in place, since Docker bind-mounts it.
+    QByteArray etcHosts;
+    if (spec.placement.mode == ClusterMode::MultiNode &&
+        spec.placement.driver == NetworkDriver::Vxlan) {
+        VxlanNetwork network(m_store);
+        const SessionNetwork::Scope scope{
+            spec.plan.sessionId, spec.plan.networkName, spec.plan.mtu, m_store->identity(), {}};
+        if (auto segment = network.segment(scope))
+            etcHosts = network.hostsFile(spec.placement);
+        else
+            problems.append(QStringLiteral("/etc/hosts: %1").arg(segment.error().toString()));
+    }
     Concurrent::forEach(int(kernels.size()), [&](int i) {
         const KernelRecord &r = kernels.at(i);
         const KernelSpec *k = spec.plan.kernel(r.hostname);
@@ -502,6 +529,11 @@ QStringList SessionScaler::rewriteFiles(const SessionSpec &spec, const QList<Ker
             const QString staged = stagedPath(f.path);
             tar.addFile(staged.mid(1), f.content, f.mode, uidOk ? uid : 0, uidOk ? gid : 0);
             moves.append(QStringLiteral("mv -f %1 %2").arg(shellQuote(staged), shellQuote(f.path)));
+        }
+        if (!etcHosts.isEmpty()) {
+            const QString staged = stagedPath(QStringLiteral("/etc/hosts"));
+            tar.addFile(staged.mid(1), etcHosts, 0644, 0, 0);
+            moves.append(QStringLiteral("cat %1 > /etc/hosts && rm -f %1").arg(shellQuote(staged)));
         }
         if (moves.isEmpty())
             return;

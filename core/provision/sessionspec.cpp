@@ -111,12 +111,23 @@ QJsonObject SessionSpec::toJson() const
             o.insert(QStringLiteral("files"), files);
         }
         o.insert(QStringLiteral("host"), placement.hostOf.value(k.hostname));
+        if (const auto slot = placement.addressSlots.constFind(k.hostname);
+            slot != placement.addressSlots.cend())
+            o.insert(QStringLiteral("address_slot"), *slot);
         kernels.append(o);
     }
     QJsonObject o = PlanJson::headerToJson(plan);
     o.insert(QStringLiteral("mode"), modeName(placement.mode));
     o.insert(QStringLiteral("network_host"), placement.networkHost);
     o.insert(QStringLiteral("hosts_used"), QJsonArray::fromStringList(placement.hostsUsed));
+    if (placement.mode == ClusterMode::MultiNode)
+        o.insert(QStringLiteral("network_driver"), networkDriverName(placement.driver));
+    if (!placement.gatewaySlots.isEmpty()) {
+        QJsonObject slots;
+        for (auto it = placement.gatewaySlots.cbegin(); it != placement.gatewaySlots.cend(); ++it)
+            slots.insert(it.key(), it.value());
+        o.insert(QStringLiteral("gateway_slots"), slots);
+    }
     o.insert(QStringLiteral("kernels"), kernels);
     if (!common.isEmpty())
         o.insert(QStringLiteral("common_env"), mapToJson(common));
@@ -140,6 +151,18 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
     plan.mode = spec.placement.mode;
     spec.placement.networkHost = o.value(QStringLiteral("network_host")).toString();
     spec.placement.hostsUsed = listFromJson(o.value(QStringLiteral("hosts_used")));
+    // Specs stored before drivers existed: multi-node ones ran on a Swarm overlay.
+    if (const QJsonValue driver = o.value(QStringLiteral("network_driver")); driver.isString()) {
+        const auto parsed = parseNetworkDriver(driver.toString());
+        if (!parsed)
+            return fail(Error::Kind::Decode, where,
+                        QStringLiteral("unknown network driver '%1' in the stored session spec")
+                            .arg(driver.toString()));
+        spec.placement.driver = *parsed;
+    }
+    const QJsonObject gatewaySlots = o.value(QStringLiteral("gateway_slots")).toObject();
+    for (auto it = gatewaySlots.begin(); it != gatewaySlots.end(); ++it)
+        spec.placement.gatewaySlots.insert(it.key(), it.value().toInt());
     // Specs stored before common_env carry every variable in every kernel.
     QMap<QString, QString> common;
     const QJsonObject commonEnv = o.value(QStringLiteral("common_env")).toObject();
@@ -159,6 +182,9 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
         }
         spec.placement.hostOf.insert(k.hostname,
                                      v.toObject().value(QStringLiteral("host")).toString());
+        if (const QJsonValue slot = v.toObject().value(QStringLiteral("address_slot"));
+            slot.isDouble())
+            spec.placement.addressSlots.insert(k.hostname, slot.toInt());
         plan.kernels.append(k);
     }
     if (plan.kernels.isEmpty())

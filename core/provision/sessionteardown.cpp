@@ -6,6 +6,7 @@
 #include "docker/dockerhost.h"
 #include "host/hostregistry.h"
 #include "network/sessionnetwork.h"
+#include "store/statestore.h"
 
 #include <mutex>
 #include <thread>
@@ -14,8 +15,9 @@ namespace ClusterDeck {
 
 using namespace std::chrono_literals;
 
-SessionTeardown::SessionTeardown(StoreIdentity self, HostRegistry *registry, int perHostLimit)
-    : m_self(std::move(self))
+SessionTeardown::SessionTeardown(StateStore *store, HostRegistry *registry, int perHostLimit)
+    : m_store(store)
+    , m_self(store->identity())
     , m_registry(registry)
     , m_perHostLimit(perHostLimit)
 {}
@@ -142,30 +144,53 @@ Result<void> SessionTeardown::remove(const SessionSpec &spec,
             m_perHostLimit);
     });
 
-    const QString networkHost = spec.placement.networkHost;
-    if (!networkHost.isEmpty() && !options.skipHosts.contains(networkHost)) {
+    // The network, from every host it is on (one host, or every host of a VXLAN session), then
+    // what the store holds for it once it is gone from all of them.
+    const auto network = SessionNetwork::forPlacement(spec.placement, m_store);
+    const QStringList networkHosts = network->hostsOf(spec.placement);
+    bool networkGone = true;
+    Concurrent::forEach(int(networkHosts.size()), [&](int i) {
+        const QString &networkHost = networkHosts.at(i);
+        auto gone = [&](bool ok) {
+            if (!ok) {
+                std::lock_guard lock(mutex);
+                networkGone = false;
+            }
+        };
+        if (options.skipHosts.contains(networkHost))
+            return gone(false);
         auto client = m_registry->dockerHost(networkHost);
         if (!client) {
             note(networkHost, client.error());
-        } else if (const auto call = callFor(networkHost); !call) {
-            outOfTime(networkHost);
-        } else {
-            SessionNetwork::Removal removal;
-            removal.call = [&] {
-                return callFor(networkHost);
-            };
-            removal.deadline = deadline;
-            removal.silentHosts = options.skipHosts;
-            {
-                std::lock_guard lock(mutex);
-                removal.silentHosts.unite(leftOn);
-            }
-            const auto network = SessionNetwork::forMode(spec.placement.mode);
-            const SessionNetwork::Scope scope{sessionId, spec.plan.networkName, spec.plan.mtu, self,
-                                              *call};
-            if (auto ok = network->remove(scope, networkHost, **client, removal); !ok)
-                note(networkHost, ok.error(), false);
+            return gone(false);
         }
+        const auto call = callFor(networkHost);
+        if (!call) {
+            outOfTime(networkHost);
+            return gone(false);
+        }
+        SessionNetwork::Removal removal;
+        removal.call = [&] {
+            return callFor(networkHost);
+        };
+        removal.deadline = deadline;
+        removal.silentHosts = options.skipHosts;
+        {
+            std::lock_guard lock(mutex);
+            removal.silentHosts.unite(leftOn);
+        }
+        const SessionNetwork::Scope scope{sessionId, spec.plan.networkName, spec.plan.mtu, self,
+                                          *call};
+        if (auto ok = network->remove(scope, networkHost, **client, removal); !ok) {
+            note(networkHost, ok.error(), false);
+            return gone(false);
+        }
+    });
+    if (networkGone && !networkHosts.isEmpty()) {
+        const SessionNetwork::Scope scope{
+            sessionId, spec.plan.networkName, spec.plan.mtu, self, {}};
+        if (auto ok = network->released(scope); !ok)
+            note(networkHosts.first(), ok.error(), false);
     }
     for (auto it = volumes.cbegin(); it != volumes.cend(); ++it) {
         if (options.skipHosts.contains(it.key()) || leftOn.contains(it.key()))

@@ -15,6 +15,7 @@
 namespace ClusterDeck {
 
 class HostRegistry;
+class StateStore;
 
 // How far a removal (a rollback, a terminate) may go before it leaves the rest to the controller.
 struct RemovalOptions
@@ -31,7 +32,8 @@ struct RemovalOptions
 class SessionTeardown
 {
 public:
-    SessionTeardown(StoreIdentity self, HostRegistry *registry, int perHostLimit = 0);
+    // `store`: its identity (whose objects these are) and what a network holds in it.
+    SessionTeardown(StateStore *store, HostRegistry *registry, int perHostLimit = 0);
 
     // Every container, the network and the volumes listed in `volumes` (host → names) of a
     // session, on every host involved, within options.deadline. Objects already gone are fine.
@@ -41,6 +43,7 @@ public:
                         QStringList *unfinished = nullptr) const;
 
 private:
+    StateStore *m_store;
     StoreIdentity m_self;
     HostRegistry *m_registry;
     int m_perHostLimit;

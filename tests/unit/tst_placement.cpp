@@ -86,6 +86,8 @@ private Q_SLOTS:
     void multiNodeSwarm();
     void unusedHostsSayWhy_data();
     void unusedHostsSayWhy();
+    void vxlanNeedsNoSwarm_data();
+    void vxlanNeedsNoSwarm();
 };
 
 void TestPlacement::distribution_data()
@@ -160,6 +162,62 @@ void TestPlacement::distribution()
     QCOMPARE(perHost(*p), expected);
     QCOMPARE(p->hostOf.size(), plan.kernels.size());
     QVERIFY(!p->networkHost.isEmpty());
+}
+
+void TestPlacement::vxlanNeedsNoSwarm_data()
+{
+    QTest::addColumn<QList<HostCapacity>>("hosts");
+    QTest::addColumn<HostCounts>("expected"); // empty: does not fit
+    QTest::addColumn<QString>("error");
+
+    QTest::newRow("no host in a swarm")
+        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 0, false, ""),
+                               host("h2", 8, 16 * GiB, 0, false, ""),
+                               host("h3", 8, 16 * GiB, 0, false, "")}
+        << HostCounts{{"h1", 2}, {"h2", 2}, {"h3", 1}} << QString();
+    QTest::newRow("hosts of two swarms are one pool")
+        << QList<HostCapacity>{host("h1", 8, 16 * GiB, 0, true, "S1"),
+                               host("h2", 8, 16 * GiB, 0, true, "S2"),
+                               host("h3", 8, 16 * GiB, 0, false, "")}
+        << HostCounts{{"h1", 2}, {"h2", 2}, {"h3", 1}} << QString();
+    QTest::newRow("the first host gone (the swarm manager once)")
+        << QList<HostCapacity>{[] {
+                                   HostCapacity h = host("h1", 8, 16 * GiB, 0, true);
+                                   h.reachable = false;
+                                   return h;
+                               }(),
+                               host("h2", 8, 16 * GiB), host("h3", 8, 16 * GiB)}
+        << HostCounts{{"h2", 3}, {"h3", 2}} << QString();
+    QTest::newRow("every host gone") << QList<HostCapacity>{[] {
+        HostCapacity h = host("h1", 8, 16 * GiB, 0, true);
+        h.reachable = false;
+        return h;
+    }()} << HostCounts{} << QStringLiteral("unreachable: h1");
+}
+
+void TestPlacement::vxlanNeedsNoSwarm()
+{
+    QFETCH(QList<HostCapacity>, hosts);
+    QFETCH(HostCounts, expected);
+    QFETCH(QString, error);
+
+    const ClusterPlan plan =
+        makePlan(ClusterMode::MultiNode, {{"master", 1}, {"worker", 4}}, 1.0, GiB);
+    const auto p = place(plan, hosts, PlacementStrategy::Spread, NetworkDriver::Vxlan);
+    if (expected.isEmpty()) {
+        QVERIFY(!p);
+        QVERIFY2(p.error().message.contains(error), qPrintable(p.error().toString()));
+        QVERIFY(!p.error().message.contains(QLatin1String("swarm")));
+        return;
+    }
+    QVERIFY2(p.has_value(), qPrintable(p ? QString() : p.error().toString()));
+    QCOMPARE(perHost(*p), expected);
+    QCOMPARE(p->driver, NetworkDriver::Vxlan);
+    QVERIFY(p->networkHost.isEmpty()); // no host apart: the network is on every host
+    // The Swarm driver refuses the same hosts when they are not one swarm with a manager.
+    const auto swarm = place(plan, hosts, PlacementStrategy::Spread, NetworkDriver::Swarm);
+    if (swarm)
+        QCOMPARE(swarm->driver, NetworkDriver::Swarm);
 }
 
 void TestPlacement::doesNotFit_data()

@@ -39,6 +39,8 @@ private Q_SLOTS:
     void full_data();
     void full();
     void extraHosts();
+    void slotsOfAPlacement_data();
+    void slotsOfAPlacement();
 };
 
 void TestVxlanAddressPlan::layout_data()
@@ -239,6 +241,86 @@ void TestVxlanAddressPlan::extraHosts()
     QVERIFY(plan.gatewayFor("h1")); // gateways are no kernels' names
     QCOMPARE(plan.extraHosts(),
              (QStringList{"master1:100.64.5.31", "worker1:100.64.5.32", "worker2:100.64.5.40"}));
+}
+
+using Slots = QMap<QString, int>;
+
+// assignSlots: a launch gives every host and kernel a slot; a scale keeps the slots there are,
+// frees those of removed kernels and hosts, and gives the new ones the lowest free slots.
+void TestVxlanAddressPlan::slotsOfAPlacement_data()
+{
+    QTest::addColumn<QStringList>("hosts");   // Placement::hostsUsed
+    QTest::addColumn<QStringList>("kernels"); // the plan's kernels, in order
+    QTest::addColumn<Slots>("gateways");      // slots it has already
+    QTest::addColumn<Slots>("addresses");
+    QTest::addColumn<Slots>("expectedGateways");
+    QTest::addColumn<Slots>("expectedAddresses");
+    QTest::addColumn<QString>("error");
+
+    QTest::newRow("launch 1+2 on two hosts")
+        << QStringList{"h2", "h1"} << QStringList{"master1", "worker1", "worker2"} << Slots{}
+        << Slots{} << Slots{{"h2", 1}, {"h1", 2}}
+        << Slots{{"master1", 31}, {"worker1", 32}, {"worker2", 33}} << QString();
+    QTest::newRow("scale onto a third host keeps the others")
+        << QStringList{"h2", "h1", "h3"} << QStringList{"master1", "worker1", "worker2", "worker3"}
+        << Slots{{"h2", 1}, {"h1", 2}} << Slots{{"master1", 31}, {"worker1", 32}, {"worker2", 33}}
+        << Slots{{"h2", 1}, {"h1", 2}, {"h3", 3}}
+        << Slots{{"master1", 31}, {"worker1", 32}, {"worker2", 33}, {"worker3", 34}} << QString();
+    QTest::newRow("a removed kernel's slot is free again")
+        << QStringList{"h1"} << QStringList{"master1", "worker2", "worker3"} << Slots{{"h1", 1}}
+        << Slots{{"master1", 31}, {"worker1", 32}, {"worker2", 33}} << Slots{{"h1", 1}}
+        << Slots{{"master1", 31}, {"worker2", 33}, {"worker3", 32}} << QString();
+    QTest::newRow("a host no longer used frees its gateway")
+        << QStringList{"h3"} << QStringList{"master1"} << Slots{{"h1", 1}, {"h3", 2}}
+        << Slots{{"master1", 31}} << Slots{{"h3", 2}} << Slots{{"master1", 31}} << QString();
+    QStringList many;
+    for (int i = 1; i <= 225; ++i)
+        many.append(QStringLiteral("worker%1").arg(i));
+    QTest::newRow("225 kernels outgrow the /24")
+        << QStringList{"h1"} << many << Slots{} << Slots{} << Slots{} << Slots{}
+        << QStringLiteral("room for 224 kernels");
+    QTest::newRow("a stored slot outside the kernels' part")
+        << QStringList{"h1"} << QStringList{"master1"} << Slots{} << Slots{{"master1", 3}}
+        << Slots{} << Slots{} << QStringLiteral("outside the kernel addresses");
+}
+
+void TestVxlanAddressPlan::slotsOfAPlacement()
+{
+    QFETCH(QStringList, hosts);
+    QFETCH(QStringList, kernels);
+    QFETCH(Slots, gateways);
+    QFETCH(Slots, addresses);
+    QFETCH(Slots, expectedGateways);
+    QFETCH(Slots, expectedAddresses);
+    QFETCH(QString, error);
+
+    Placement placement;
+    placement.mode = ClusterMode::MultiNode;
+    placement.driver = NetworkDriver::Vxlan;
+    placement.hostsUsed = hosts;
+    placement.gatewaySlots = gateways;
+    placement.addressSlots = addresses;
+    ClusterPlan plan;
+    for (const QString &name : kernels) {
+        KernelSpec k;
+        k.hostname = name;
+        plan.kernels.append(k);
+    }
+    const auto ok = VxlanAddressPlan::assignSlots(placement, plan);
+    if (!error.isEmpty()) {
+        QVERIFY(!ok);
+        QVERIFY2(ok.error().message.contains(error), qPrintable(ok.error().toString()));
+        return;
+    }
+    QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().toString()));
+    QCOMPARE(placement.gatewaySlots, expectedGateways);
+    QCOMPARE(placement.addressSlots, expectedAddresses);
+    // In a claimed subnet the slots are addresses, each kernel's in the ExtraHosts.
+    auto inSubnet = VxlanAddressPlan::fromSlots(*Ipv4Cidr::parse(u"100.64.7.0/24"), placement);
+    QVERIFY(inSubnet);
+    QCOMPARE(inSubnet->extraHosts().size(), kernels.size());
+    QCOMPARE(inSubnet->kernelAddresses().value(kernels.first()),
+             QStringLiteral("100.64.7.%1").arg(expectedAddresses.value(kernels.first())));
 }
 
 QTEST_GUILESS_MAIN(TestVxlanAddressPlan)

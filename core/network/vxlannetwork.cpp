@@ -1,0 +1,388 @@
+#include "vxlannetwork.h"
+
+#include "common/concurrent.h"
+#include "common/labels.h"
+#include "nethelperimage.h"
+#include "networklogging.h"
+#include "networksettings.h"
+#include "store/statestore.h"
+#include "vxlanaddressplan.h"
+#include "vxlanhostsetup.h"
+
+namespace ClusterDeck {
+
+namespace {
+
+QString onHost(const QString &host)
+{
+    return QStringLiteral("host %1").arg(host);
+}
+
+} // namespace
+
+VxlanNetwork::VxlanNetwork(StateStore *store)
+    : VxlanNetwork(store, Options{})
+{
+    // The store's pool and port (network setup); a setting that does not parse fails setUp().
+    if (auto values = NetworkSettings::read(*store)) {
+        m_options.pool = values->pool;
+        m_options.port = values->vxlanPort;
+    } else {
+        m_settingsError = values.error();
+    }
+}
+
+VxlanNetwork::VxlanNetwork(StateStore *store, Options options)
+    : m_store(store)
+    , m_options(std::move(options))
+{}
+
+VxlanNetwork::~VxlanNetwork() = default;
+
+bool VxlanNetwork::isSubnetCollision(const Error &error)
+{
+    return error.message.contains(QLatin1String("overlaps"), Qt::CaseInsensitive);
+}
+
+Docker::NetworkSpec VxlanNetwork::specFor(const Scope &) const
+{
+    // Unused: setUp() makes one bridge per host from the session's segment.
+    return {};
+}
+
+QStringList VxlanNetwork::hostsOf(const Placement &placement) const
+{
+    // Every host of the session (a removal that keeps the network passes none).
+    return placement.hostsUsed;
+}
+
+Result<const VxlanHostSetup *> VxlanNetwork::hostSetup(const Scope &scope) const
+{
+    std::lock_guard lock(m_mutex);
+    if (!m_setup) {
+        auto image = NetHelperImage::local();
+        if (!image)
+            return fail(image.error().withContext(
+                QStringLiteral("preparing the VXLAN helper image for session %1")
+                    .arg(scope.sessionId.left(8))));
+        m_setup = std::make_unique<VxlanHostSetup>(scope.self, *image);
+    }
+    return m_setup.get();
+}
+
+Result<VxlanSegment> VxlanNetwork::segmentOf(const Scope &scope,
+                                             const NetworkAllocation &allocation) const
+{
+    VxlanSegment segment;
+    segment.sessionId = scope.sessionId;
+    segment.vni = allocation.vni;
+    segment.subnet = allocation.subnet.toString();
+    segment.port = m_options.port;
+    segment.mtu = scope.mtu.value_or(VxlanSegment::kDefaultMtu);
+    if (auto ok = segment.validate(); !ok)
+        return fail(ok.error());
+    return segment;
+}
+
+Result<VxlanSegment> VxlanNetwork::segment(const Scope &scope) const
+{
+    auto allocation = m_store->networkAllocation(scope.sessionId);
+    if (!allocation)
+        return fail(allocation.error());
+    if (!*allocation)
+        return fail(
+            Error::Kind::NotFound, QString(),
+            QStringLiteral("session %1 holds no VXLAN network").arg(scope.sessionId.left(8)));
+    auto segment = segmentOf(scope, **allocation);
+    if (segment) {
+        std::lock_guard lock(m_mutex);
+        m_segment = *segment;
+    }
+    return segment;
+}
+
+OverlayAvoid VxlanNetwork::subnetsInUse(const Scope &scope, const Placement &placement,
+                                        const Sites &sites) const
+{
+    const QStringList hosts = hostsOf(placement);
+    std::mutex mutex;
+    OverlayAvoid inUse;
+    Concurrent::forEach(int(hosts.size()), [&](int i) {
+        const Site site = sites.value(hosts.at(i));
+        if (!site.client)
+            return;
+        auto networks = site.client->listNetworks({}, scope.call);
+        if (!networks)
+            return; // the creation that follows names the host's trouble
+        for (const Docker::NetworkInfo &n : std::as_const(*networks)) {
+            if (scope.self.ownsSessionObject(n.labels, scope.sessionId))
+                continue;
+            for (const Docker::IpamConfig &c : n.ipam) {
+                if (auto cidr = Ipv4Cidr::parse(c.subnet)) {
+                    std::lock_guard lock(mutex);
+                    inUse.subnets.append(*cidr);
+                }
+            }
+        }
+    });
+    return inUse;
+}
+
+Result<bool> VxlanNetwork::ensureBridge(const Scope &scope, const VxlanSegment &segment,
+                                        const QString &gateway, const QString &hostName,
+                                        const Docker::DockerHost &host) const
+{
+    const Docker::NetworkSpec spec = segment.networkSpec(scope.self.id, gateway);
+    auto where = [&](const Error &e) {
+        return e.withContext(
+            QStringLiteral("creating vxlan network %1 on host %2").arg(spec.name, hostName));
+    };
+    auto made = host.createNetwork(spec, scope.call);
+    if (made)
+        return false;
+    if (made.error().kind != Error::Kind::Conflict)
+        return fail(where(made.error()));
+    // This session's network from an interrupted attempt: kept when it has this segment.
+    auto existing = host.inspectNetwork(spec.name, scope.call);
+    if (!existing)
+        return fail(where(existing.error()));
+    if (!scope.self.ownsSessionObject(existing->labels, scope.sessionId))
+        return fail(Error::Kind::Conflict, onHost(hostName),
+                    QStringLiteral("a network named %1 exists on host %2 and is not this "
+                                   "session's: left alone")
+                        .arg(spec.name, hostName));
+    const bool same = existing->labels.value(Labels::vni()) == QString::number(segment.vni) &&
+                      !existing->ipam.isEmpty() &&
+                      existing->ipam.first().subnet == segment.subnet &&
+                      existing->ipam.first().gateway == gateway;
+    if (same)
+        return true;
+    // Made for an earlier claim (a subnet or VNI that collided elsewhere): made again, unless
+    // kernels are on it already.
+    if (existing->hasContainerEndpoints())
+        return fail(Error::Kind::Conflict, onHost(hostName),
+                    QStringLiteral("network %1 on host %2 has subnet %3, the session's is %4, and "
+                                   "containers are attached to it")
+                        .arg(spec.name, hostName,
+                             existing->ipam.isEmpty() ? QString() : existing->ipam.first().subnet,
+                             segment.subnet));
+    qCInfo(lcNetwork).noquote() << "network" << spec.name << "on host" << hostName
+                                << "was made for an earlier claim: made again";
+    if (auto ok = host.removeNetwork(existing->id, scope.call); !ok && !ok.error().isGone())
+        return fail(where(ok.error()));
+    made = host.createNetwork(spec, scope.call);
+    if (!made)
+        return fail(where(made.error()));
+    return false;
+}
+
+Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Placement &placement,
+                                                 const Sites &sites) const
+{
+    if (m_settingsError)
+        return fail(*m_settingsError);
+    const QStringList hosts = hostsOf(placement);
+    if (hosts.isEmpty())
+        return fail(Error::Kind::Invalid, QString(),
+                    QStringLiteral("session %1 has no hosts").arg(scope.sessionId.left(8)));
+    for (const QString &h : hosts) {
+        const Site site = sites.value(h);
+        if (!site.client)
+            return fail(Error::Kind::Invalid, onHost(h),
+                        QStringLiteral("host %1 of the session is not connected").arg(h));
+        if (hosts.size() > 1 &&
+            (!Ipv4Cidr::parseAddress(site.address) || site.address.startsWith(u"127.")))
+            return fail(Error::Kind::Invalid, onHost(h),
+                        QStringLiteral("host %1 has no IPv4 address its peers can reach ('%2'): "
+                                       "register it with `clusterdeckctl host add … --address "
+                                       "IP`")
+                            .arg(h, site.address));
+    }
+    auto setup = hostSetup(scope);
+    if (!setup)
+        return fail(setup.error());
+
+    const OverlayAvoid inUse = subnetsInUse(scope, placement, sites);
+    OverlayAvoid collided;
+    std::optional<Error> lastCollision;
+    for (int attempt = 0; attempt < m_options.attempts; ++attempt) {
+        auto allocation =
+            collided.isEmpty()
+                ? m_store->claimNetworkAllocation(scope.sessionId, m_options.pool, inUse)
+                : m_store->reclaimNetworkAllocation(scope.sessionId, m_options.pool, collided,
+                                                    inUse);
+        if (!allocation)
+            return fail(allocation.error().withContext(
+                QStringLiteral("claiming a VXLAN id and subnet for session %1")
+                    .arg(scope.sessionId.left(8))));
+        auto segment = segmentOf(scope, *allocation);
+        if (!segment)
+            return fail(segment.error());
+        auto plan = VxlanAddressPlan::fromSlots(allocation->subnet, placement);
+        if (!plan)
+            return fail(plan.error());
+        const QHash<QString, QString> gateways = plan->gateways();
+
+        // The bridge network on every host, all at once.
+        std::mutex mutex;
+        std::optional<Error> error;
+        std::optional<Error> subnetCollision;
+        int adopted = 0;
+        Concurrent::forEach(int(hosts.size()), [&](int i) {
+            const QString &h = hosts.at(i);
+            const QString gateway = gateways.value(h);
+            auto made =
+                gateway.isEmpty()
+                    ? Result<bool>(fail(Error::Kind::Invalid, onHost(h),
+                                        QStringLiteral("host %1 has no gateway slot").arg(h)))
+                    : ensureBridge(scope, *segment, gateway, h, *sites.value(h).client);
+            std::lock_guard lock(mutex);
+            if (made) {
+                adopted += *made ? 1 : 0;
+            } else if (isSubnetCollision(made.error())) {
+                subnetCollision = made.error();
+            } else if (!error) {
+                error = made.error();
+            }
+        });
+        if (error)
+            return fail(*error);
+        if (subnetCollision) {
+            qCInfo(lcNetwork).noquote()
+                << "subnet" << segment->subnet << "collided:" << subnetCollision->toString()
+                << "- claiming another";
+            collided.subnets.append(allocation->subnet);
+            lastCollision = subnetCollision;
+            continue;
+        }
+
+        // The VXLAN device on every host, with every other host as its peers.
+        std::optional<Error> vniCollision;
+        Concurrent::forEach(int(hosts.size()), [&](int i) {
+            const QString &h = hosts.at(i);
+            VxlanHostSetup::Request request;
+            request.segment = *segment;
+            request.localAddress = sites.value(h).address;
+            for (const QString &peer : hosts) {
+                if (peer != h)
+                    request.peers.append(sites.value(peer).address);
+            }
+            auto applied = (*setup)->apply(*sites.value(h).client, request, scope.call);
+            if (applied)
+                return;
+            std::lock_guard lock(mutex);
+            if (applied.error().kind == Error::Kind::Conflict)
+                vniCollision = applied.error();
+            else if (!error)
+                error = applied.error();
+        });
+        if (error)
+            return fail(*error);
+        if (vniCollision) {
+            qCInfo(lcNetwork).noquote()
+                << "VNI" << segment->vni << "collided:" << vniCollision->toString()
+                << "- claiming another";
+            collided.vnis.insert(allocation->vni);
+            lastCollision = vniCollision;
+            continue;
+        }
+        {
+            std::lock_guard lock(m_mutex);
+            m_segment = *segment;
+        }
+        qCInfo(lcNetwork).noquote()
+            << "vxlan network" << segment->networkName() << "VNI" << segment->vni << segment->subnet
+            << "on" << hosts.join(QStringLiteral(", "));
+        return Made{QStringLiteral("vxlan:%1").arg(segment->vni), adopted == hosts.size()};
+    }
+    return fail(lastCollision ? lastCollision->withContext(
+                                    QStringLiteral("no free VXLAN id and subnet after %1 claims")
+                                        .arg(m_options.attempts))
+                              : Error::make(Error::Kind::Conflict, QString(),
+                                            QStringLiteral("no free VXLAN id and subnet")));
+}
+
+void VxlanNetwork::configureKernel(const Placement &placement, const QString &hostname,
+                                   Docker::ContainerSpec &spec) const
+{
+    std::optional<VxlanSegment> segment;
+    {
+        std::lock_guard lock(m_mutex);
+        segment = m_segment;
+    }
+    if (!segment)
+        return;
+    auto subnet = Ipv4Cidr::parse(segment->subnet);
+    if (!subnet)
+        return;
+    auto plan = VxlanAddressPlan::fromSlots(*subnet, placement);
+    if (!plan)
+        return;
+    const QString address = plan->kernelAddresses().value(hostname);
+    for (auto it = spec.endpoints.begin(); it != spec.endpoints.end(); ++it)
+        it->ipv4Address = address;
+    spec.extraHosts.append(plan->extraHosts());
+}
+
+QByteArray VxlanNetwork::hostsFile(const Placement &placement) const
+{
+    std::optional<VxlanSegment> segment;
+    {
+        std::lock_guard lock(m_mutex);
+        segment = m_segment;
+    }
+    if (!segment)
+        return {};
+    auto subnet = Ipv4Cidr::parse(segment->subnet);
+    if (!subnet)
+        return {};
+    auto plan = VxlanAddressPlan::fromSlots(*subnet, placement);
+    if (!plan)
+        return {};
+    // Docker's own lines, then every kernel of the session.
+    QByteArray out = "127.0.0.1\tlocalhost\n"
+                     "::1\tlocalhost ip6-localhost ip6-loopback\n"
+                     "fe00::0\tip6-localnet\n"
+                     "ff00::0\tip6-mcastprefix\n"
+                     "ff02::1\tip6-allnodes\n"
+                     "ff02::2\tip6-allrouters\n";
+    for (const QString &entry : plan->extraHosts()) {
+        const QString name = entry.section(u':', 0, 0);
+        const QString address = entry.section(u':', 1);
+        out += (address + u'\t' + name + u'\n').toUtf8();
+    }
+    return out;
+}
+
+Result<void> VxlanNetwork::removeHostSide(const Scope &scope, const QString &hostName,
+                                          const Docker::DockerHost &host,
+                                          const Removal &removal) const
+{
+    auto segment = this->segment(scope);
+    if (!segment) {
+        if (segment.error().kind == Error::Kind::NotFound)
+            return {}; // never claimed: no device was made
+        return fail(segment.error());
+    }
+    auto setup = hostSetup(scope);
+    if (!setup)
+        return fail(setup.error());
+    const auto call = removal.call();
+    if (!call)
+        return fail(
+            Error::Kind::Timeout, onHost(hostName),
+            QStringLiteral("VXLAN device of network %1 not removed in time").arg(scope.name));
+    auto removed = (*setup)->teardown(host, *segment, *call);
+    if (!removed)
+        return fail(removed.error().withContext(
+            QStringLiteral("removing the VXLAN device of %1 from host %2")
+                .arg(scope.name, hostName)));
+    return {};
+}
+
+Result<void> VxlanNetwork::released(const Scope &scope) const
+{
+    return m_store->releaseNetworkAllocation(scope.sessionId);
+}
+
+} // namespace ClusterDeck

@@ -1,0 +1,83 @@
+#pragma once
+
+#include "common/overlaypool.h"
+#include "sessionnetwork.h"
+#include "store/records.h"
+#include "vxlansegment.h"
+
+#include <mutex>
+#include <optional>
+
+namespace ClusterDeck {
+
+class NetHelperImage;
+class VxlanHostSetup;
+
+// A multi-node session's network without Swarm (issue 26): the session claims a VXLAN id and a
+// /24 in the store; every host of the session gets a Docker bridge network with that subnet (its
+// own gateway address) and, in its network namespace, a VXLAN device of that VNI attached to the
+// bridge with one forwarding entry per other host (VxlanHostSetup, through a helper container).
+// Kernels get static addresses (Placement::addressSlots) and every other kernel's name in their
+// /etc/hosts. No manager: any host may be lost without taking the others' networks with it.
+//
+// One object per run of one session: setUp() learns the session's subnet, configureKernel()
+// uses it (from the kernels' threads).
+class VxlanNetwork final : public SessionNetwork
+{
+public:
+    struct Options
+    {
+        OverlayPool pool = OverlayPool::defaults();
+        int port = VxlanSegment::kDefaultPort;
+        int attempts = 4; // claims tried when a host refuses the subnet or the VNI
+    };
+
+    explicit VxlanNetwork(StateStore *store); // the store's settings (NetworkSettings)
+    VxlanNetwork(StateStore *store, Options options);
+    ~VxlanNetwork() override;
+
+    QString driverName() const override { return QStringLiteral("vxlan"); }
+
+    QStringList hostsOf(const Placement &placement) const override;
+    Result<Made> setUp(const Scope &scope, const Placement &placement,
+                       const Sites &sites) const override;
+    void configureKernel(const Placement &placement, const QString &hostname,
+                         Docker::ContainerSpec &spec) const override;
+    Result<void> removeHostSide(const Scope &scope, const QString &hostName,
+                                const Docker::DockerHost &host,
+                                const Removal &removal) const override;
+    Result<void> released(const Scope &scope) const override;
+
+    // The /etc/hosts a kernel of this session should have ("127.0.0.1 localhost", …, then one
+    // line per kernel by address); empty before setUp() or segment() learned the subnet.
+    QByteArray hostsFile(const Placement &placement) const;
+    // The session's segment as the store holds it (learns the subnet); NotFound without a claim.
+    Result<VxlanSegment> segment(const Scope &scope) const;
+
+    // "Pool overlaps with other one on this address space": Docker refused the subnet.
+    static bool isSubnetCollision(const Error &error);
+
+protected:
+    Docker::NetworkSpec specFor(const Scope &scope) const override;
+
+private:
+    Result<VxlanSegment> segmentOf(const Scope &scope, const NetworkAllocation &allocation) const;
+    Result<const VxlanHostSetup *> hostSetup(const Scope &scope) const;
+    // Subnets of the networks on the session's hosts that are not this session's.
+    OverlayAvoid subnetsInUse(const Scope &scope, const Placement &placement,
+                              const Sites &sites) const;
+    // The bridge network on one host, with the segment's subnet and VNI: made, adopted, or made
+    // again when this session's earlier one has another subnet or VNI (an earlier claim).
+    Result<bool> ensureBridge(const Scope &scope, const VxlanSegment &segment,
+                              const QString &gateway, const QString &hostName,
+                              const Docker::DockerHost &host) const;
+
+    StateStore *m_store;
+    Options m_options;
+    std::optional<Error> m_settingsError;
+    mutable std::mutex m_mutex; // guards the two below
+    mutable std::optional<VxlanSegment> m_segment;
+    mutable std::unique_ptr<VxlanHostSetup> m_setup;
+};
+
+} // namespace ClusterDeck

@@ -1,0 +1,359 @@
+// Multi-node sessions on ClusterDeck's own VXLAN network (issue 26), through `clusterdeckctl`
+// against the 3-host lab: kernels on different hosts reach each other by hostname, two sessions
+// cannot reach each other, a launch works with h1's dockerd stopped (no manager to lose), a
+// scale onto a third host is known by hostname from old and new kernels, and `rm` leaves no
+// network, bridge or VXLAN device on any host (checked in the hosts' namespaces with `ip -d
+// link`, not only through Docker). Endpoints come from `eval "$(scripts/lab.sh env)"`; without
+// them the test FAILS, never skips.
+
+#include "labcli.h"
+#include "store/statestore.h"
+#include "store/storefactory.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUuid>
+
+#include <memory>
+
+using namespace ClusterDeck;
+
+#ifndef CLUSTERDECKCTL
+#error "CLUSTERDECKCTL must name the clusterdeckctl binary"
+#endif
+
+namespace {
+
+QString clusterTemplate(const QString &name, int workers, int maxWorkers = 12)
+{
+    return QStringLiteral(R"(apiVersion: clusterdeck/v1
+kind: Cluster
+name: %1
+mode: multi-node
+roles:
+  - name: master
+    count: 1
+    task:
+      image: clusterdeck/lab:latest
+      command: [sleep, "3600"]
+      resources: {cpus: 0.05, memory: 16m}
+  - name: worker
+    count: %2
+    min: 1
+    max: %3
+    task:
+      image: clusterdeck/lab:latest
+      command: [sleep, "3600"]
+      resources: {cpus: 0.05, memory: 16m}
+)")
+        .arg(name)
+        .arg(workers)
+        .arg(maxWorkers);
+}
+
+QStringList hostnamesOf(const QJsonObject &session)
+{
+    QStringList names;
+    for (const QJsonValue &v : session.value(QStringLiteral("kernels")).toArray())
+        names.append(v.toObject().value(QStringLiteral("hostname")).toString());
+    return names;
+}
+
+QSet<QString> hostsOf(const QJsonObject &session)
+{
+    QSet<QString> hosts;
+    for (const QJsonValue &v : session.value(QStringLiteral("kernels")).toArray())
+        hosts.insert(v.toObject().value(QStringLiteral("host")).toString());
+    return hosts;
+}
+
+} // namespace
+
+class TestVxlanNetwork : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void kernelsReachEachOtherByName();
+    void withoutTheFirstHost();
+    void scaleOntoAnotherHost();
+
+private:
+    Proc cli(const QStringList &args, int timeoutMs = 300000) const
+    {
+        return runProcess(QStringLiteral(CLUSTERDECKCTL),
+                          QStringList{QStringLiteral("--store"), m_storeUrl} + args, timeoutMs);
+    }
+    QJsonObject show(const QString &id) const
+    {
+        return QJsonDocument::fromJson(
+                   cli({QStringLiteral("show"), id, QStringLiteral("--json")}).out)
+            .object();
+    }
+    void addHosts(const QStringList &hosts);
+    QJsonObject launch(const QString &name, const QString &yaml);
+    // Runs `script` in every kernel of the session; hostname → "ok" or what failed.
+    QMap<QString, QString> inEveryKernel(const QString &id, const QString &script) const;
+    // Every kernel pings every hostname in `names` (one packet each).
+    void expectAllReach(const QString &id, const QStringList &names);
+    // On every lab host: VXLAN devices and bridges of the lab hosts' namespaces ("cdvx…",
+    // "cdbr…"), and Docker networks named after the sessions.
+    QStringList leftovers(const QStringList &sessionIds) const;
+    QString netns(const QString &host) const { return m_nsPrefix + host; }
+
+    LabHosts m_lab;
+    QTemporaryDir m_dir;
+    QString m_storeUrl;
+    QString m_nsPrefix;
+    QStringList m_sessions;
+};
+
+void TestVxlanNetwork::initTestCase()
+{
+    m_lab = LabHosts::fromEnvironment();
+    if (m_lab.names().size() < 3)
+        QFAIL(qPrintable(LabHosts::error()));
+    QVERIFY(m_dir.isValid());
+    const QString labId = qEnvironmentVariable("CLUSTERDECK_LAB_ID", QStringLiteral("0"));
+    m_nsPrefix = labId == QLatin1String("0") ? QStringLiteral("cdlab-")
+                                             : QStringLiteral("cdl%1-").arg(labId);
+}
+
+void TestVxlanNetwork::init()
+{
+    m_sessions.clear();
+    const QString tag = QUuid::createUuid().toString(QUuid::Id128).left(12);
+    m_storeUrl = QStringLiteral("sqlite://") + m_dir.filePath(tag + QStringLiteral(".db"));
+}
+
+void TestVxlanNetwork::cleanup()
+{
+    for (const QString &id : std::as_const(m_sessions)) {
+        const Proc rm = cli({QStringLiteral("rm"), id});
+        QVERIFY2(rm.exitCode == 0, rm.err.constData());
+    }
+    for (const QString &id : std::as_const(m_sessions))
+        QVERIFY2(LabHosts::count(m_lab.containersOf(id)) == 0,
+                 qPrintable(QStringLiteral("containers left behind: %1").arg(id)));
+    const QStringList left = leftovers(m_sessions);
+    QVERIFY2(left.isEmpty(), qPrintable(left.join(QStringLiteral("; "))));
+}
+
+void TestVxlanNetwork::addHosts(const QStringList &hosts)
+{
+    for (const QString &h : hosts) {
+        const Proc added =
+            cli({QStringLiteral("host"), QStringLiteral("add"), h, QStringLiteral("--docker"),
+                 m_lab.unixEndpoint(h), QStringLiteral("--address"), m_lab.address(h)});
+        QVERIFY2(added.exitCode == 0, added.err.constData());
+    }
+}
+
+QJsonObject TestVxlanNetwork::launch(const QString &name, const QString &yaml)
+{
+    const QString file = m_dir.filePath(name + QStringLiteral(".yaml"));
+    if (!writeTextFile(file, yaml))
+        return {};
+    const Proc p = cli({QStringLiteral("launch"), file, QStringLiteral("--json")});
+    const QJsonObject o = QJsonDocument::fromJson(p.out).object();
+    const QString id = o.value(QStringLiteral("id")).toString();
+    if (!id.isEmpty())
+        m_sessions.append(id);
+    else
+        qWarning().noquote() << "launch failed:" << p.err;
+    return o;
+}
+
+QMap<QString, QString> TestVxlanNetwork::inEveryKernel(const QString &id,
+                                                       const QString &script) const
+{
+    const Proc p =
+        cli({QStringLiteral("exec"), id, QStringLiteral("--all"), QStringLiteral("--json"),
+             QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), script});
+    QMap<QString, QString> result;
+    for (const QJsonValue &v :
+         QJsonDocument::fromJson(p.out).object().value(QStringLiteral("kernels")).toArray()) {
+        const QJsonObject k = v.toObject();
+        result.insert(k.value(QStringLiteral("hostname")).toString(),
+                      k.value(QStringLiteral("exit_code")).toInt() == 0
+                          ? QStringLiteral("ok")
+                          : QStringLiteral("exit %1: %2%3")
+                                .arg(k.value(QStringLiteral("exit_code")).toInt())
+                                .arg(k.value(QStringLiteral("stdout")).toString(),
+                                     k.value(QStringLiteral("stderr")).toString()));
+    }
+    return result;
+}
+
+void TestVxlanNetwork::expectAllReach(const QString &id, const QStringList &names)
+{
+    const QString script =
+        QStringLiteral("for h in %1; do ping -c 1 -W 3 $h >/dev/null || { echo \"$h "
+                       "unreachable\"; exit 1; }; done")
+            .arg(names.join(u' '));
+    const QMap<QString, QString> result = inEveryKernel(id, script);
+    QCOMPARE(result.size(), names.size());
+    for (auto it = result.cbegin(); it != result.cend(); ++it)
+        QVERIFY2(it.value() == QLatin1String("ok"),
+                 qPrintable(QStringLiteral("%1: %2").arg(it.key(), it.value())));
+}
+
+QStringList TestVxlanNetwork::leftovers(const QStringList &sessionIds) const
+{
+    QStringList found;
+    for (const QString &h : m_lab.names()) {
+        QProcess ip;
+        ip.start(QStringLiteral("ip"), {QStringLiteral("-n"), netns(h), QStringLiteral("-o"),
+                                        QStringLiteral("link"), QStringLiteral("show")});
+        ip.waitForFinished(10000);
+        for (const QByteArray &line : ip.readAllStandardOutput().split('\n')) {
+            const QList<QByteArray> words = line.simplified().split(' ');
+            if (words.size() < 2)
+                continue;
+            const QString dev = QString::fromUtf8(words.at(1)).section(u'@', 0, 0).remove(u':');
+            if (dev.startsWith(QLatin1String("cdvx")) || dev.startsWith(QLatin1String("cdbr")))
+                found.append(QStringLiteral("%1: device %2").arg(h, dev));
+        }
+        const Proc nets =
+            m_lab.docker(h, {QStringLiteral("network"), QStringLiteral("ls"),
+                             QStringLiteral("--format"), QStringLiteral("{{.Name}}")});
+        for (const QString &id : sessionIds) {
+            const QString name = QStringLiteral("cd-") + id.left(8);
+            if (QString::fromUtf8(nets.out).split(u'\n').contains(name))
+                found.append(QStringLiteral("%1: network %2").arg(h, name));
+        }
+    }
+    return found;
+}
+
+void TestVxlanNetwork::kernelsReachEachOtherByName()
+{
+    addHosts(m_lab.names());
+    const QJsonObject a =
+        launch(QStringLiteral("vx-a"), clusterTemplate(QStringLiteral("vx-a"), 5));
+    const QString idA = a.value(QStringLiteral("id")).toString();
+    QVERIFY2(!idA.isEmpty(), "launch of vx-a failed");
+    const QJsonObject b =
+        launch(QStringLiteral("vx-b"), clusterTemplate(QStringLiteral("vx-b"), 2));
+    const QString idB = b.value(QStringLiteral("id")).toString();
+    QVERIFY2(!idB.isEmpty(), "launch of vx-b failed");
+
+    const QJsonObject sa = show(idA);
+    QCOMPARE(sa.value(QStringLiteral("status")).toString(), QStringLiteral("RUNNING"));
+    QCOMPARE(hostsOf(sa).size(), 3); // spread over every host: the network crosses them
+    // No swarm is involved: the kernels' network is a local bridge on each host.
+    for (const QString &h : m_lab.names()) {
+        const Proc driver = m_lab.docker(
+            h, {QStringLiteral("network"), QStringLiteral("inspect"), QStringLiteral("-f"),
+                QStringLiteral("{{.Driver}} {{.Scope}}"), QStringLiteral("cd-") + idA.left(8)});
+        QCOMPARE(QString::fromUtf8(driver.out).trimmed(), QStringLiteral("bridge local"));
+    }
+    expectAllReach(idA, hostnamesOf(sa));
+    expectAllReach(idB, hostnamesOf(show(idB)));
+
+    // The env contract is the driver's business not: the hostnames list is the same.
+    const QMap<QString, QString> env =
+        inEveryKernel(idA, QStringLiteral("test \"$BACKEND_CLUSTER_SIZE\" = 6 && test -n "
+                                          "\"$BACKEND_CLUSTER_WORKER_HOSTS\""));
+    for (auto it = env.cbegin(); it != env.cend(); ++it)
+        QVERIFY2(it.value() == QLatin1String("ok"), qPrintable(it.key() + u": " + it.value()));
+
+    // Two sessions cannot reach each other: a's master pings b's kernels by address.
+    QStringList addressesOfB;
+    for (const QString &h : m_lab.names()) {
+        const Proc ips = m_lab.docker(
+            h, {QStringLiteral("network"), QStringLiteral("inspect"), QStringLiteral("-f"),
+                QStringLiteral("{{range .Containers}}{{.IPv4Address}} {{end}}"),
+                QStringLiteral("cd-") + idB.left(8)});
+        for (const QString &cidr :
+             QString::fromUtf8(ips.out).simplified().split(u' ', Qt::SkipEmptyParts))
+            addressesOfB.append(cidr.section(u'/', 0, 0));
+    }
+    QCOMPARE(addressesOfB.size(), 3);
+    const QMap<QString, QString> isolated = inEveryKernel(
+        idA, QStringLiteral("for a in %1; do ping -c 1 -W 1 $a >/dev/null && { echo \"reached "
+                            "$a\"; exit 1; }; done; exit 0")
+                 .arg(addressesOfB.join(u' ')));
+    for (auto it = isolated.cbegin(); it != isolated.cend(); ++it)
+        QVERIFY2(it.value() == QLatin1String("ok"), qPrintable(it.key() + u": " + it.value()));
+}
+
+void TestVxlanNetwork::withoutTheFirstHost()
+{
+    // h1 is registered but its dockerd is gone: with Swarm it was the manager, and nothing
+    // multi-node could start. Here the session goes on h2 and h3.
+    addHosts(m_lab.names());
+    const QString h1 = m_lab.names().first();
+    QProcess stop;
+    stop.start(QStringLiteral("bash"),
+               {QStringLiteral("-c"), QStringLiteral("%1/scripts/lab.sh dockerd stop 1")
+                                          .arg(qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR"))});
+    QVERIFY(stop.waitForFinished(60000));
+    QCOMPARE(stop.exitCode(), 0);
+    auto restart = qScopeGuard([&] {
+        QProcess start;
+        start.start(
+            QStringLiteral("bash"),
+            {QStringLiteral("-c"), QStringLiteral("%1/scripts/lab.sh dockerd start 1")
+                                       .arg(qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR"))});
+        start.waitForFinished(120000);
+    });
+    const QJsonObject o =
+        launch(QStringLiteral("vx-noh1"), clusterTemplate(QStringLiteral("vx-noh1"), 4));
+    const QString id = o.value(QStringLiteral("id")).toString();
+    QVERIFY2(!id.isEmpty(), "launch without h1 failed");
+    const QJsonObject s = show(id);
+    QCOMPARE(s.value(QStringLiteral("status")).toString(), QStringLiteral("RUNNING"));
+    QVERIFY(!hostsOf(s).contains(h1));
+    QCOMPARE(hostsOf(s).size(), 2);
+    expectAllReach(id, hostnamesOf(s));
+    const Proc rm = cli({QStringLiteral("rm"), id});
+    QVERIFY2(rm.exitCode == 0, rm.err.constData());
+    m_sessions.removeAll(id);
+    restart.dismiss();
+    QProcess start;
+    start.start(QStringLiteral("bash"),
+                {QStringLiteral("-c"), QStringLiteral("%1/scripts/lab.sh dockerd start 1")
+                                           .arg(qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR"))});
+    QVERIFY(start.waitForFinished(120000));
+    QCOMPARE(start.exitCode(), 0);
+    QVERIFY(leftovers({id}).isEmpty());
+}
+
+void TestVxlanNetwork::scaleOntoAnotherHost()
+{
+    // Launched on two hosts; the third joins the session with the scale.
+    const QStringList two = m_lab.names().mid(0, 2);
+    addHosts(two);
+    const QJsonObject o =
+        launch(QStringLiteral("vx-scale"), clusterTemplate(QStringLiteral("vx-scale"), 2));
+    const QString id = o.value(QStringLiteral("id")).toString();
+    QVERIFY2(!id.isEmpty(), "launch failed");
+    QCOMPARE(hostsOf(show(id)).size(), 2);
+    addHosts({m_lab.names().at(2)});
+
+    const Proc grown = cli({QStringLiteral("scale"), id, QStringLiteral("worker=8")});
+    QVERIFY2(grown.exitCode == 0, grown.err.constData());
+    QJsonObject s = show(id);
+    QCOMPARE(hostnamesOf(s).size(), 9);
+    QCOMPARE(hostsOf(s).size(), 3);
+    expectAllReach(id, hostnamesOf(s)); // old kernels know the new ones, and back
+
+    const Proc shrunk = cli({QStringLiteral("scale"), id, QStringLiteral("worker=2")});
+    QVERIFY2(shrunk.exitCode == 0, shrunk.err.constData());
+    s = show(id);
+    QCOMPARE(hostnamesOf(s).size(), 3);
+    expectAllReach(id, hostnamesOf(s));
+}
+
+QTEST_GUILESS_MAIN(TestVxlanNetwork)
+#include "tst_vxlannetwork.moc"
