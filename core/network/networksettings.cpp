@@ -1,12 +1,12 @@
-// TEMPORARY local stub until the settings branch lands: defaults only.
+// TEMPORARY local stub until the settings branch lands.
 #include "networksettings.h"
 namespace ClusterDeck {
 Result<NetworkDriver> NetworkSettings::driver(StateStore &)
 {
-    return NetworkDriver::Vxlan;
+    return NetworkDriver::Swarm;
 }
 Result<NetworkSettings::Values> NetworkSettings::read(StateStore &)
 {
-    return Values{};
+    return Values{NetworkDriver::Swarm, OverlayPool::defaults(), kDefaultVxlanPort};
 }
 } // namespace ClusterDeck

@@ -1,9 +1,10 @@
 #include "launchdialog.h"
-#include "common/bytesize.h"
 
+#include "common/bytesize.h"
 #include "common/datapaths.h"
 #include "console/consolecontroller.h"
 #include "host/hostregistry.h"
+#include "network/networksettings.h"
 #include "placement/placement.h"
 #include "plan/launchvalues.h"
 #include "plan/planresolver.h"
@@ -259,6 +260,19 @@ LaunchDialog::LaunchDialog(ConsoleController *controller, QWidget *parent)
     }
     if (m_template->count() > 0)
         loadTemplate(m_template->currentIndex());
+
+    // The store's multi-node network driver decides what a multi-node preview needs (a swarm
+    // or nothing): read off the UI thread, the preview redone when it arrives.
+    if (StateStore *store = m_controller->store()) {
+        QPointer<LaunchDialog> self(this);
+        m_controller->runInBackground([store] { return NetworkSettings::driver(*store); },
+                                      [self](const Result<NetworkDriver> &driver) {
+                                          if (!self || !driver)
+                                              return;
+                                          self->m_networkDriver = *driver;
+                                          self->updatePreview();
+                                      });
+    }
 }
 
 LaunchDialog::~LaunchDialog()
@@ -424,7 +438,7 @@ Result<Placement> LaunchDialog::previewPlacement() const
     auto plan = previewPlan();
     if (!plan)
         return std::unexpected(plan.error());
-    return place(*plan, capacities(), PlacementStrategy::Spread);
+    return place(*plan, capacities(), PlacementStrategy::Spread, m_networkDriver);
 }
 
 void LaunchDialog::updateHostPaths()
@@ -476,7 +490,8 @@ void LaunchDialog::updatePreview()
         const ClusterMode mode = opts && opts->mode ? *opts->mode
                                  : m_loaded         ? m_loaded->mode
                                                     : ClusterMode::Auto;
-        if (mode != ClusterMode::SingleNode && hosts.size() > 1 && multiNodeSwarm(hosts).isEmpty())
+        if (mode != ClusterMode::SingleNode && hosts.size() > 1 &&
+            m_networkDriver == NetworkDriver::Swarm && multiNodeSwarm(hosts).isEmpty())
             return refuse(
                 mode == ClusterMode::MultiNode
                     ? tr("Multi-node needs the hosts in one swarm: use “Set Up Multi-Host "

@@ -121,6 +121,7 @@ private:
     QString m_loadedSource;
     QString m_loadError;
     std::optional<QList<HostCapacity>> m_hostsOverride;
+    NetworkDriver m_networkDriver = NetworkDriver::Vxlan; // the store's, once read
     bool m_launching = false;
     CancelToken m_cancelToken;
     QString m_sessionId;
