@@ -1,13 +1,14 @@
 #include "controller.h"
 
 #include "actionapplier.h"
+#include "common/labels.h"
 #include "common/logging.h"
 #include "docker/dockereventstream.h"
 #include "docker/dockerhost.h"
 #include "host/hostregistry.h"
+#include "networkrepair.h"
 #include "provision/eventlog.h"
 #include "provision/hostprobe.h"
-#include "common/labels.h"
 #include "store/statestore.h"
 
 #include <QCoreApplication>
@@ -147,6 +148,7 @@ void Controller::lead(Leadership &leadership)
         std::lock_guard lock(m_mutex);
         m_intakeRunning = true;
         m_health.clear();
+        m_networksChecked.clear();
     }
     m_intakeThread = std::thread([this] { intakeLoop(); });
 
@@ -255,6 +257,24 @@ ReconcileReport Controller::pass(Leadership &leadership)
         const ReconcilePlan plan =
             planReconcile(*observed, m_applier->identity(), m_applier->orphanGrace());
         report = m_applier->apply(plan, *hosts);
+        // VXLAN devices on hosts not checked since they last answered (a reboot loses them).
+        QStringList unchecked;
+        {
+            std::lock_guard lock(m_mutex);
+            for (auto it = observed->hosts.cbegin(); it != observed->hosts.cend(); ++it) {
+                if (!it->reachable)
+                    m_networksChecked.remove(it.key());
+                else if (!m_networksChecked.contains(it.key()))
+                    unchecked.append(it.key());
+            }
+        }
+        if (!unchecked.isEmpty() && leadership.isHeld()) {
+            const QStringList checked =
+                NetworkRepair(m_store, m_registry).run(unchecked, *observed, *hosts, report);
+            std::lock_guard lock(m_mutex);
+            for (const QString &h : checked)
+                m_networksChecked.insert(h);
+        }
         report.startedAt = observed->listedAt;
         report.finishedAt = QDateTime::currentDateTimeUtc();
         for (auto it = observed->hosts.cbegin(); it != observed->hosts.cend(); ++it) {

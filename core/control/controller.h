@@ -127,6 +127,9 @@ private:
     QHash<QString, std::shared_ptr<Docker::DockerEventStream>> m_streams; // host → stream
     QMap<QString, HostHealth> m_health;
     QStringList m_silentHosts; // did not answer in the last pass: probed until they do
+    // Hosts whose VXLAN devices were checked since they last answered (NetworkRepair): empty at
+    // each new leadership, a host leaves it when it stops answering.
+    QSet<QString> m_networksChecked;
     qint64 m_passes = 0;
     qint64 m_intakeOverflows = 0;
     qsizetype m_intakePeak = 0;
