@@ -119,9 +119,31 @@ QList<CommandSpec> makeSpecs()
          {json(), hostTimeout},
          {K::Host}},
         {QStringLiteral("network setup"),
+         QStringLiteral("[--driver vxlan|swarm] [--pool CIDR] [--vnis RANGE] [--vxlan-port PORT] "
+                        "[--json]"),
+         QStringLiteral("choose how multi-node sessions are networked and record it in the "
+                        "store: vxlan (the default) needs no setup on the hosts, only UDP PORT "
+                        "open between them; swarm makes all registered hosts one swarm "
+                        "(idempotent). Without options: the store's settings (vxlan), or the "
+                        "swarm setup again (swarm)"),
+         {choice(QStringLiteral("--driver"), {QStringLiteral("vxlan"), QStringLiteral("swarm")},
+                 QStringLiteral("the store's driver for new multi-node sessions (running ones "
+                                "keep theirs)")),
+          valued(QStringLiteral("--pool"), QStringLiteral("CIDR"),
+                 QStringLiteral("the IPv4 range sessions get a /24 of (default 100.64.0.0/10)")),
+          valued(QStringLiteral("--vnis"), QStringLiteral("RANGE"),
+                 QStringLiteral("the VXLAN ids sessions get one of, FIRST-LAST (default "
+                                "1048576-16777215)")),
+          valued(QStringLiteral("--vxlan-port"), QStringLiteral("PORT"),
+                 QStringLiteral("the UDP port of the VXLAN traffic between hosts, 1024-65535 "
+                                "(default 4789)")),
+          json(QStringLiteral("print the settings (vxlan) or the swarm report (swarm) as "
+                              "JSON"))},
+         {}},
+        {QStringLiteral("network show"),
          QStringLiteral("[--json]"),
-         QStringLiteral("make all registered hosts one swarm (idempotent)"),
-         {json(QStringLiteral("print the report as JSON"))},
+         QStringLiteral("the store's network settings: driver, pool, VNIs, VXLAN port"),
+         {json(QStringLiteral("print the settings as JSON"))},
          {}},
         {QStringLiteral("template validate"),
          QStringLiteral("FILE..."),

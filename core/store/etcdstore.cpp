@@ -551,6 +551,8 @@ void EtcdStore::deliver(const QList<WatchEvent> &events)
                 Q_EMIT kernelChanged(QString::fromUtf8(parts[1]), QString::fromUtf8(parts[2]));
         } else if (kind == "events" && parts.size() == 2 && put) {
             Q_EMIT eventAppended(parts[1].toLongLong());
+        } else if (kind == "settings" && parts.size() == 2) {
+            Q_EMIT settingChanged(QString::fromUtf8(parts[1]));
         } else if (kind == "controller" && parts.value(1) == "requests") {
             Q_EMIT controllerPassRequested();
         } else if (kind == "controller") {
@@ -1772,6 +1774,41 @@ Result<qint64> EtcdStore::controllerPassRequests() const
     if (!kv)
         return fail(kv.error().withContext(QStringLiteral("reading the pass requests")));
     return *kv ? (*kv)->value.toLongLong() : qint64(0);
+}
+
+// ---- settings
+
+Result<QString> EtcdStore::setting(const QString &name) const
+{
+    if (auto ok = checkSettingKey(name); !ok)
+        return fail(ok.error());
+    auto kv = m_client->get(key(QStringLiteral("settings"), name));
+    if (!kv)
+        return fail(kv.error().withContext(QStringLiteral("reading setting %1").arg(name)));
+    return *kv ? QString::fromUtf8((*kv)->value) : QStringLiteral("");
+}
+
+Result<void> EtcdStore::setSetting(const QString &name, const QString &value)
+{
+    if (auto ok = checkSettingKey(name); !ok)
+        return ok;
+    const QByteArray k = key(QStringLiteral("settings"), name);
+    TxnRequest txn;
+    if (value.isEmpty()) {
+        txn.success = {TxnOp::makeDelete(k)};
+        auto removed = commit(txn);
+        if (!removed)
+            return fail(
+                txnFailed(removed.error(), QStringLiteral("removing setting %1").arg(name)));
+        return {};
+    }
+    // A reply that never came is read back, so the caller learns whether it was written.
+    const QString what = QStringLiteral("writing setting %1").arg(name);
+    txn.success = {TxnOp::makePut(k, value.toUtf8())};
+    auto put = commitResolved(txn, what);
+    if (!put)
+        return fail(txnFailed(put.error(), what));
+    return {};
 }
 
 // ---- kernels, read-modify-write

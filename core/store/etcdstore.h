@@ -37,6 +37,7 @@ class EtcdWatch;
 //   <prefix>/controller/status              ControllerStatus JSON, written by the leader
 //   <prefix>/controller/requests            count of requested passes
 //   <prefix>/intents/<id>/<chunk>           undo record of an unfinished chunked kernel update
+//   <prefix>/settings/<key>                 a store-wide setting's value (absent: unset)
 //   <prefix>/networks/sessions/<session id> NetworkAllocation JSON of a multi-node session
 //   <prefix>/networks/vnis/<vni, 8 digits>  the session id holding that VXLAN id
 //   <prefix>/networks/subnets/<a.b.c.0>     the session id holding that /24
@@ -113,6 +114,9 @@ public:
     Result<std::optional<NetworkAllocation>>
     networkAllocation(const QString &sessionId) const override;
     Result<QList<NetworkAllocation>> networkAllocations() const override;
+
+    Result<QString> setting(const QString &key) const override;
+    Result<void> setSetting(const QString &key, const QString &value) override;
 
     Result<qint64> appendEvent(const EventRecord &event) override;
     Result<QList<EventRecord>> events(qint64 afterSeq = 0, int limit = 1000) const override;

@@ -249,6 +249,11 @@ CREATE TABLE IF NOT EXISTS network_allocations (
     claimed_at TEXT
 );
 )sql",
+    // 7: store-wide settings (issue 26: network.driver, network.pool …), one row per key that is
+    // set; a key without a row reads as "". IF NOT EXISTS as for 6.
+    R"sql(
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+)sql",
 };
 static_assert(std::size(kMigrations) == SqliteStore::kSchemaVersion);
 
@@ -959,6 +964,8 @@ void SqliteStore::pollChanges()
             Q_EMIT controllerChanged();
         else if (c.kind == u"controller-request")
             Q_EMIT controllerPassRequested();
+        else if (c.kind == u"setting")
+            Q_EMIT settingChanged(c.a);
     }
 }
 
@@ -2028,6 +2035,42 @@ Result<qint64> SqliteStore::controllerPassRequests() const
     if (rc == SQLITE_DONE)
         return qint64(0);
     return fail(sqlError(rc, QStringLiteral("reading the controller's requests")));
+}
+
+// ---- settings
+
+Result<QString> SqliteStore::setting(const QString &key) const
+{
+    if (auto ok = checkSettingKey(key); !ok)
+        return fail(ok.error());
+    std::lock_guard lock(m_mutex);
+    Statement s(*m_statements, "SELECT value FROM settings WHERE key = ?");
+    s.bind(1, key);
+    const int rc = s.step();
+    if (rc == SQLITE_ROW)
+        return s.text(0);
+    if (rc == SQLITE_DONE)
+        return QStringLiteral("");
+    return fail(sqlError(rc, QStringLiteral("reading setting %1").arg(key)));
+}
+
+Result<void> SqliteStore::setSetting(const QString &key, const QString &value)
+{
+    if (auto ok = checkSettingKey(key); !ok)
+        return ok;
+    const QString what = value.isEmpty() ? QStringLiteral("removing setting %1").arg(key)
+                                         : QStringLiteral("writing setting %1").arg(key);
+    return write(what, [&]() -> Result<void> {
+        Statement s(*m_statements,
+                    value.isEmpty() ? "DELETE FROM settings WHERE key = ?"
+                                    : "INSERT OR REPLACE INTO settings(key, value) VALUES(?, ?)");
+        s.bind(1, key);
+        if (!value.isEmpty())
+            s.bind(2, value);
+        if (const int rc = s.step(); rc != SQLITE_DONE)
+            return fail(sqlError(rc, what));
+        return logChange(QStringLiteral("setting"), key);
+    });
 }
 
 // ---- session networks

@@ -29,7 +29,7 @@ class SqliteStore : public StateStore
     Q_OBJECT
 
 public:
-    static constexpr int kSchemaVersion = 6;
+    static constexpr int kSchemaVersion = 7;
 
     // Opens the file (creating it, its folder and the schema when missing) and migrates an older
     // schema; a file written by a newer ClusterDeck is refused.
@@ -84,6 +84,9 @@ public:
     Result<std::optional<NetworkAllocation>>
     networkAllocation(const QString &sessionId) const override;
     Result<QList<NetworkAllocation>> networkAllocations() const override;
+
+    Result<QString> setting(const QString &key) const override;
+    Result<void> setSetting(const QString &key, const QString &value) override;
 
     Result<qint64> appendEvent(const EventRecord &event) override;
     Result<QList<EventRecord>> events(qint64 afterSeq = 0, int limit = 1000) const override;

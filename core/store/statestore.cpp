@@ -3,6 +3,7 @@
 #include "common/logging.h"
 
 #include <QHash>
+#include <QRegularExpression>
 
 namespace ClusterDeck {
 
@@ -46,6 +47,19 @@ void SessionLock::markLost(const QString &sessionId, const QString &why)
     qCWarning(lcStore).noquote() << error.toString();
     for (const auto &callback : std::as_const(callbacks))
         callback(error);
+}
+
+Result<void> StateStore::checkSettingKey(const QString &key)
+{
+    // Anchored: "$" alone would let a trailing newline through.
+    static const QRegularExpression valid(
+        QRegularExpression::anchoredPattern(QStringLiteral("[a-z0-9.-]+")));
+    if (valid.match(key).hasMatch())
+        return {};
+    return fail(Error::Kind::Invalid, QStringLiteral("setting \"%1\"").arg(key),
+                key.isEmpty() ? QStringLiteral("a setting needs a name (like network.driver)")
+                              : QStringLiteral("a setting's name is made of lower-case letters, "
+                                               "digits, '.' and '-' (like network.driver)"));
 }
 
 Result<void> StateStore::recordKernelProgress(const QList<KernelProgress> &progress,

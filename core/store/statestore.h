@@ -190,6 +190,17 @@ public:
     // Every allocation, by session id (repair and clean-up read them).
     virtual Result<QList<NetworkAllocation>> networkAllocations() const = 0;
 
+    // Store-wide settings (issue 26: `network.driver`, `network.pool` …): short strings under
+    // keys of [a-z0-9.-]+, shared by every console and CLI of the store (SQLite: the table
+    // `settings`; etcd: <prefix>/settings/<key>). A key never set reads as "". An empty value
+    // removes the key. The store only checks the key (Kind::Invalid naming it otherwise); what a
+    // value means, and whether it is valid, is its reader's business (NetworkSettings).
+    // Announced as settingChanged(key), in this process at once and in others like every change.
+    virtual Result<QString> setting(const QString &key) const = 0;
+    virtual Result<void> setSetting(const QString &key, const QString &value) = 0;
+    // The check both backends make: nothing when `key` is a valid setting key.
+    static Result<void> checkSettingKey(const QString &key);
+
     // Event log
     virtual Result<qint64> appendEvent(const EventRecord &event) = 0;
     virtual Result<QList<EventRecord>> events(qint64 afterSeq = 0, int limit = 1000) const = 0;
@@ -236,6 +247,8 @@ Q_SIGNALS:
     void sessionRemoved(const QString &sessionId);
     void kernelChanged(const QString &sessionId, const QString &kernelId);
     void eventAppended(qint64 seq);
+    // A store-wide setting was written or removed (see setting()).
+    void settingChanged(const QString &key);
 };
 
 } // namespace ClusterDeck

@@ -26,6 +26,8 @@ cases=(
     "clusterdeckctl ho|host"
     "clusterdeckctl host ''|add import-contexts inspect ls rm"
     "clusterdeckctl host rm ''|h1 h2"
+    "clusterdeckctl network ''|setup show"
+    "clusterdeckctl network setup --driver ''|swarm vxlan"
     "clusterdeckctl launch x.yaml --mo|--mode --mount"
     "clusterdeckctl launch x.yaml --mode ''|auto multi-node single-node"
     "clusterdeckctl launch $template --count ''|master= worker="

@@ -358,6 +358,13 @@ void TestCliParser::completion_data()
                              << QStringList{"single-node", "multi-node", "auto"};
     QTest::newRow("--mode= form") << QStringList{"launch", "t.yaml", "--mode=m"}
                                   << QStringList{"--mode=multi-node"};
+    QTest::newRow("network's subcommands")
+        << QStringList{"network", ""} << QStringList{"setup", "show"};
+    QTest::newRow("network drivers")
+        << QStringList{"network", "setup", "--driver", ""} << QStringList{"vxlan", "swarm"};
+    QTest::newRow("network setup options")
+        << QStringList{"network", "setup", "--driver", "vxlan", "--"}
+        << QStringList{"--pool", "--vnis", "--vxlan-port", "--json", "--help"};
     QTest::newRow("hosts") << QStringList{"host", "rm", "h"} << QStringList{"h1", "h2"};
     QTest::newRow("host list") << QStringList{"image", "pull", "img", "--hosts", "h1,"}
                                << QStringList{"h1,h1", "h1,h2"};

@@ -16,6 +16,7 @@
 #include "console/consolecontroller.h"
 #include "gui/sessionfixtures.h"
 #include "hosts/addhostdialog.h"
+#include "hosts/networksetupdialog.h"
 #include "launch/launchdialog.h"
 #include "mainwindow/mainwindow.h"
 #include "sessions/runcommanddialog.h"
@@ -250,6 +251,8 @@ void TestAccessibility::windows_data()
         << false << Factory([](Env &env) -> QWidget * { return new MainWindow(env.controller); });
     QTest::newRow("Add Host dialog")
         << true << Factory([](Env &env) -> QWidget * { return new AddHostDialog(env.controller); });
+    QTest::newRow("Multi-Host Networking dialog")
+        << true << Factory([](Env &) -> QWidget * { return new NetworkSetupDialog; });
     for (const char *file : {"lab-basic.yaml", "pytorch-ddp.yaml"})
         QTest::addRow("Launch dialog, %s", file) << true << Factory([file](Env &env) -> QWidget * {
             auto *dialog = new LaunchDialog(env.controller);

@@ -194,7 +194,8 @@ void TestOwnership::newStoreAtTheSamePathLeavesTheOldOnesContainers()
     // `reconcile` through the CLI, `network setup` and `host rm` on B: A's still run.
     const Proc reconciled = cli(url, {QStringLiteral("reconcile")});
     QVERIFY2(reconciled.exitCode == 0, reconciled.err.constData());
-    const Proc network = cli(url, {QStringLiteral("network"), QStringLiteral("setup")});
+    const Proc network = cli(url, {QStringLiteral("network"), QStringLiteral("setup"),
+                                   QStringLiteral("--driver"), QStringLiteral("swarm")});
     QVERIFY2(network.exitCode == 0, network.err.constData());
     for (const QString &h : m_lab.names()) {
         const Proc removed = cli(url, {QStringLiteral("host"), QStringLiteral("rm"), h});

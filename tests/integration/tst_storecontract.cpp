@@ -9,6 +9,7 @@
 //   tst_storecontract --child openwriteclose URL COUNT TAG
 //   tst_storecontract --child dump URL
 //   tst_storecontract --child claim URL COUNT SUBNETS VNIS START_MS
+//   tst_storecontract --child setting URL KEY COUNT
 
 #include "common/overlaypool.h"
 #include "etcd/etcdclient.h"
@@ -283,6 +284,34 @@ int childClaim(const QStringList &args)
     return 0;
 }
 
+int childSetting(const QStringList &args)
+{
+    // setting URL KEY COUNT: writes KEY = "v0" … "v<COUNT-1>", one write after the other, each
+    // read back, then "done"; prints "wrote N" once the last one is written.
+    auto store = openStore(args.value(1));
+    if (!store) {
+        std::fprintf(stderr, "open: %s\n", qPrintable(store.error().toString()));
+        return 2;
+    }
+    const QString key = args.value(2);
+    const int count = args.value(3).toInt();
+    for (int i = 0; i <= count; ++i) {
+        const QString value = i < count ? QStringLiteral("v%1").arg(i) : QStringLiteral("done");
+        if (auto ok = (*store)->setSetting(key, value); !ok) {
+            std::fprintf(stderr, "write %d: %s\n", i, qPrintable(ok.error().toString()));
+            return 1;
+        }
+        auto read = (*store)->setting(key);
+        if (!read || *read != value) {
+            std::fprintf(stderr, "read back %d: %s\n", i,
+                         qPrintable(read ? *read : read.error().toString()));
+            return 1;
+        }
+    }
+    std::printf("wrote %d\n", count);
+    return 0;
+}
+
 } // namespace
 
 class TestStoreContract : public QObject
@@ -334,6 +363,11 @@ private Q_SLOTS:
     void networkClaimsOfConcurrentProcesses();
     void networkAllocationsAfterMigration();
     void networkAllocationOfARemovedSessionIsStray();
+    void settingKeys_data();
+    void settingKeys();
+    void settingsReadWriteRemove();
+    void settingWrittenByAnotherProcess();
+    void settingsAfterMigration();
 
 private:
     QString backend() const;
@@ -2046,6 +2080,188 @@ void TestStoreContract::networkAllocationOfARemovedSessionIsStray()
     QCOMPARE(m_store->networkAllocations()->size(), 1);
 }
 
+// Store-wide settings (issue 26): keys are [a-z0-9.-]+ on both backends; anything else is refused
+// before it reaches the file or etcd (a "/" would be another etcd key, a newline another line).
+void TestStoreContract::settingKeys_data()
+{
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<bool>("valid");
+    QTest::newRow("dotted") << QStringLiteral("network.driver") << true;
+    QTest::newRow("dash and digits") << QStringLiteral("network.vxlan-port2") << true;
+    QTest::newRow("one letter") << QStringLiteral("x") << true;
+    QTest::newRow("empty") << QString() << false;
+    QTest::newRow("upper case") << QStringLiteral("Network.driver") << false;
+    QTest::newRow("slash") << QStringLiteral("network/driver") << false;
+    QTest::newRow("dot dot slash") << QStringLiteral("../meta/id") << false;
+    QTest::newRow("blank") << QStringLiteral("network driver") << false;
+    QTest::newRow("trailing newline") << QStringLiteral("network.driver\n") << false;
+    QTest::newRow("underscore") << QStringLiteral("network_driver") << false;
+    QTest::newRow("not ASCII") << QStringLiteral("r\u00e9seau") << false;
+}
+
+void TestStoreContract::settingKeys()
+{
+    QFETCH(QString, key);
+    QFETCH(bool, valid);
+    auto written = m_store->setSetting(key, QStringLiteral("value"));
+    auto read = m_store->setting(key);
+    QCOMPARE(written.has_value(), valid);
+    QCOMPARE(read.has_value(), valid);
+    if (valid) {
+        QCOMPARE(*read, QStringLiteral("value"));
+        return;
+    }
+    for (const Error &e : {written.error(), read.error()}) {
+        QCOMPARE(e.kind, Error::Kind::Invalid);
+        QVERIFY2(e.where.contains(key) && e.message.contains(QStringLiteral("network.driver")),
+                 qPrintable(e.toString()));
+    }
+}
+
+void TestStoreContract::settingsReadWriteRemove()
+{
+    QSignalSpy changed(m_store.get(), &StateStore::settingChanged);
+    const QString driver = QStringLiteral("network.driver");
+    const QString port = QStringLiteral("network.vxlan-port");
+    auto unset = m_store->setting(driver);
+    CHECK_OK(unset);
+    QVERIFY(unset->isEmpty());
+
+    CHECK_OK(m_store->setSetting(driver, QStringLiteral("swarm")));
+    CHECK_OK(m_store->setSetting(port, QStringLiteral("4790")));
+    QCOMPARE(*m_store->setting(driver), QStringLiteral("swarm"));
+    QCOMPARE(*m_store->setting(port), QStringLiteral("4790"));
+    QTRY_COMPARE(changed.count(), 2);
+    QCOMPARE(changed.at(0).at(0).toString(), driver);
+    QCOMPARE(changed.at(1).at(0).toString(), port);
+
+    // Any text is a value, as it was written.
+    const QString odd = QStringLiteral(" two words, \"quotes\", 'x'\nand a second line \u00e9 ");
+    CHECK_OK(m_store->setSetting(driver, odd));
+    QCOMPARE(*m_store->setting(driver), odd);
+    CHECK_OK(m_store->setSetting(driver, QStringLiteral("vxlan")));
+
+    // Another connection (another console) reads the same; and after a reopen.
+    {
+        auto other = openOrFail();
+        QVERIFY(other);
+        QCOMPARE(*other->setting(driver), QStringLiteral("vxlan"));
+        QCOMPARE(*other->setting(port), QStringLiteral("4790"));
+        CHECK_OK(other->setSetting(port, QStringLiteral("4791")));
+    }
+    QCOMPARE(*m_store->setting(port), QStringLiteral("4791"));
+    m_store = openOrFail();
+    QVERIFY(m_store);
+    QCOMPARE(*m_store->setting(driver), QStringLiteral("vxlan"));
+
+    // An empty value removes the key; removing a key that is not set is fine.
+    QSignalSpy removed(m_store.get(), &StateStore::settingChanged);
+    CHECK_OK(m_store->setSetting(port, QString()));
+    QTRY_COMPARE(removed.count(), 1);
+    QCOMPARE(removed.at(0).at(0).toString(), port);
+    QVERIFY(m_store->setting(port)->isEmpty());
+    CHECK_OK(m_store->setSetting(port, QString()));
+    CHECK_OK(m_store->setSetting(QStringLiteral("never.set"), QString()));
+    QCOMPARE(*m_store->setting(driver), QStringLiteral("vxlan")); // the others stay
+    if (m_backend == u"etcd") {
+        // One key per setting, nothing else under settings/.
+        auto keys = m_etcd->rangePrefix((m_etcdPrefix + QStringLiteral("/settings/")).toUtf8());
+        CHECK_OK(keys);
+        QCOMPARE(keys->kvs.size(), 1);
+        QCOMPARE(keys->kvs.first().key,
+                 (m_etcdPrefix + QStringLiteral("/settings/") + driver).toUtf8());
+        QCOMPARE(keys->kvs.first().value, QByteArray("vxlan"));
+    }
+}
+
+// Another process writes a setting over and over while this one reads it: every read is a value
+// that was written, in the order written (never a torn or stale-after-newer value), and the last
+// one is seen at once.
+void TestStoreContract::settingWrittenByAnotherProcess()
+{
+    const QString key = QStringLiteral("network.pool");
+    const int writes = 200;
+    QProcess *writer = startChild({QStringLiteral("setting"), m_url, key, QString::number(writes)});
+    QVERIFY(writer->waitForStarted());
+    int reads = 0;
+    int lastSeen = -1;
+    QSet<int> seen;
+    bool done = false;
+    QElapsedTimer waited;
+    waited.start();
+    while (!done && waited.elapsed() < 120000) {
+        const bool exited = writer->state() == QProcess::NotRunning;
+        for (int burst = 0; burst < 20 && !done; ++burst) {
+            auto value = m_store->setting(key);
+            CHECK_OK(value);
+            ++reads;
+            if (*value == u"done") {
+                done = true;
+            } else if (!value->isEmpty()) {
+                QVERIFY2(value->startsWith(u'v'), qPrintable(*value));
+                bool ok = false;
+                const int i = value->mid(1).toInt(&ok);
+                QVERIFY2(ok && i >= 0 && i < writes, qPrintable(*value));
+                QVERIFY2(i >= lastSeen,
+                         qPrintable(QStringLiteral("read v%1 after v%2").arg(i).arg(lastSeen)));
+                lastSeen = i;
+                seen.insert(i);
+            }
+        }
+        if (exited && !done)
+            break; // the writer is gone and its last value must be there: checked below
+        writer->waitForFinished(1);
+    }
+    if (writer->state() != QProcess::NotRunning)
+        QVERIFY(writer->waitForFinished(60000));
+    QVERIFY2(writer->exitStatus() == QProcess::NormalExit && writer->exitCode() == 0,
+             qPrintable(QString::fromUtf8(writer->readAllStandardError())));
+    QCOMPARE(QString::fromUtf8(writer->readAllStandardOutput()).trimmed(),
+             QStringLiteral("wrote %1").arg(writes));
+    QVERIFY2(done, "the writer's last value was not read after it exited");
+    QCOMPARE(*m_store->setting(key), QStringLiteral("done"));
+    qInfo("%s: %d reads while another process wrote %d values; saw %lld of them",
+          qPrintable(m_backend), reads, writes, qsizetype(seen.size()));
+    QVERIFY(reads > 1);
+}
+
+// A SQLite file of schema 6 (before settings) opens, gains the table and keeps what it had.
+void TestStoreContract::settingsAfterMigration()
+{
+    if (m_backend != u"sqlite")
+        QSKIP("etcd keeps settings as keys of their own: nothing to migrate");
+    CHECK_OK(m_store->putHost(makeHost(QStringLiteral("h1"), QStringLiteral("unix:///a.sock"))));
+    const QString id = m_store->storeId();
+    m_store.reset();
+    const QByteArray path = m_url.mid(QStringLiteral("sqlite://").size()).toUtf8();
+    sqlite3 *db = nullptr;
+    QCOMPARE(sqlite3_open(path.constData(), &db), SQLITE_OK);
+    QCOMPARE(
+        sqlite3_exec(db, "DROP TABLE settings; PRAGMA user_version=6", nullptr, nullptr, nullptr),
+        SQLITE_OK);
+    sqlite3_close(db);
+    auto store = openOrFail();
+    QVERIFY(store);
+    QCOMPARE(store->storeId(), id);
+    QCOMPARE(store->hosts()->size(), 1);
+    auto unset = store->setting(QStringLiteral("network.driver"));
+    CHECK_OK(unset);
+    QVERIFY(unset->isEmpty());
+    CHECK_OK(store->setSetting(QStringLiteral("network.driver"), QStringLiteral("swarm")));
+    QCOMPARE(*store->setting(QStringLiteral("network.driver")), QStringLiteral("swarm"));
+    store.reset();
+    QCOMPARE(sqlite3_open(path.constData(), &db), SQLITE_OK);
+    sqlite3_stmt *version = nullptr;
+    sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &version, nullptr);
+    QCOMPARE(sqlite3_step(version), SQLITE_ROW);
+    const int schema = sqlite3_column_int(version, 0);
+    sqlite3_finalize(version);
+    sqlite3_close(db);
+    QCOMPARE(schema, 7);
+    m_store = openOrFail();
+    QVERIFY(m_store);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && qstrcmp(argv[1], "--child") == 0) {
@@ -2061,6 +2277,8 @@ int main(int argc, char **argv)
             return childDump(args);
         if (args.value(0) == u"claim")
             return childClaim(args);
+        if (args.value(0) == u"setting")
+            return childSetting(args);
         std::fprintf(stderr, "unknown child mode\n");
         return 2;
     }

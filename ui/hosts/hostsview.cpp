@@ -3,11 +3,14 @@
 #include "addhostdialog.h"
 #include "common/inerttext.h"
 #include "console/consolecontroller.h"
+#include "dashboard/kernelstatsfeed.h"
 #include "host/hostregistry.h"
 #include "host/swarmsetup.h"
 #include "models/hoststablemodel.h"
 #include "models/sessiontreemodel.h"
-#include "dashboard/kernelstatsfeed.h"
+#include "network/networksettings.h"
+#include "networksetupdialog.h"
+#include "store/statestore.h"
 #include "style/themeicon.h"
 #include "usagebardelegate.h"
 
@@ -32,7 +35,7 @@ HostsView::HostsView(ConsoleController *controller, QWidget *parent)
     , m_table(new QTableView)
     , m_add(new QPushButton(themeIcon(QStringLiteral("list-add")), tr("&Add Host…")))
     , m_remove(new QPushButton(themeIcon(QStringLiteral("list-remove")), tr("&Remove")))
-    , m_network(new QPushButton(tr("Set Up &Multi-Host Networking")))
+    , m_network(new QPushButton(tr("Set Up &Multi-Host Networking…")))
     , m_refresh(new QPushButton(themeIcon(QStringLiteral("view-refresh")), tr("Re&fresh")))
     , m_stats(new KernelStatsFeed(
           controller->sessionModel(), [controller] { return controller->registry(); },
@@ -63,8 +66,8 @@ HostsView::HostsView(ConsoleController *controller, QWidget *parent)
     m_table->setColumnWidth(HostsTableModel::MemoryColumn, 190);
     m_table->setColumnWidth(HostsTableModel::MemoryUsedColumn, 150);
     m_network->setObjectName(QStringLiteral("setUpNetworking"));
-    m_network->setToolTip(tr("Make every registered host a member of one swarm (idempotent), so "
-                             "sessions can span hosts on an overlay network"));
+    m_network->setToolTip(tr("Choose how sessions that span hosts are networked: ClusterDeck's "
+                             "VXLAN overlay (nothing to set up) or one Docker swarm"));
 
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_add);
@@ -171,24 +174,96 @@ void HostsView::removeSelected()
 
 void HostsView::setUpNetworking()
 {
-    HostRegistry *registry = m_controller->registry();
-    if (!registry)
+    StateStore *store = m_controller->store();
+    if (!store || !m_controller->registry())
         return;
-    m_network->setEnabled(false);
-    m_network->setText(tr("Setting Up…"));
+    // The store's settings are read off the GUI thread; the dialog opens with them.
+    setNetworkBusy(true, tr("Reading…"));
     m_controller->runInBackground(
-        [registry] { return SwarmSetup(registry).run(); },
+        [store] { return NetworkSettings::read(*store); },
+        [this](const Result<NetworkSettings::Values> &current) {
+            setNetworkBusy(false);
+            auto *dialog = new NetworkSetupDialog(this);
+            dialog->setAttribute(Qt::WA_DeleteOnClose);
+            if (current) {
+                dialog->setCurrent(current->driver, current->vxlanPort);
+            } else {
+                dialog->setProblem(tr("The store's network settings cannot be read: %1. "
+                                      "Applying a choice here records the driver again.")
+                                       .arg(InertText::of(current.error().toString())));
+            }
+            connect(dialog, &QDialog::accepted, this,
+                    [this, dialog] { applyNetworkDriver(dialog->driver()); });
+            dialog->open();
+        });
+}
+
+void HostsView::setNetworkBusy(bool busy, const QString &text)
+{
+    m_network->setText(busy ? text : tr("Set Up &Multi-Host Networking…"));
+    if (busy)
+        m_network->setEnabled(false);
+    else
+        updateButtons();
+}
+
+void HostsView::showNetworkMessage(bool failed, const QString &text)
+{
+    // Not modal to the application, not exec'd: the console keeps running behind it.
+    auto *box = new QMessageBox(failed ? QMessageBox::Warning : QMessageBox::Information,
+                                tr("Multi-Host Networking"), text, QMessageBox::Close, this);
+    box->setObjectName(failed ? QStringLiteral("networkSetupFailed")
+                              : QStringLiteral("networkSetupDone"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void HostsView::applyNetworkDriver(NetworkDriver driver)
+{
+    StateStore *store = m_controller->store();
+    HostRegistry *registry = m_controller->registry();
+    if (!store || !registry)
+        return;
+    setNetworkBusy(true, tr("Setting Up…"));
+    if (driver == NetworkDriver::Vxlan) {
+        m_controller->runInBackground(
+            [store]() -> Result<int> {
+                if (auto ok = NetworkSettings::setDriver(*store, NetworkDriver::Vxlan); !ok)
+                    return fail(ok.error());
+                return NetworkSettings::vxlanPort(*store);
+            },
+            [this](const Result<int> &port) {
+                setNetworkBusy(false);
+                if (!port) {
+                    showNetworkMessage(true, port.error().toString());
+                    return;
+                }
+                showNetworkMessage(
+                    false,
+                    tr("New multi-node sessions use ClusterDeck's VXLAN overlay. Nothing is set "
+                       "up on the hosts: they need UDP port %1 open between them.")
+                        .arg(*port));
+            });
+        return;
+    }
+    // Swarm: the driver is recorded first, then every host joins the one swarm (as before).
+    m_controller->runInBackground(
+        [store, registry]() -> Result<SwarmSetup::Report> {
+            if (auto ok = NetworkSettings::setDriver(*store, NetworkDriver::Swarm); !ok)
+                return fail(ok.error());
+            return SwarmSetup(registry).run();
+        },
         [this](const Result<SwarmSetup::Report> &result) {
-            m_network->setEnabled(true);
-            m_network->setText(tr("Set Up &Multi-Host Networking"));
+            setNetworkBusy(false);
             m_controller->refreshHosts();
             if (!result) {
-                QMessageBox::warning(this, tr("Multi-Host Networking"), result.error().toString());
+                showNetworkMessage(true, result.error().toString());
                 return;
             }
-            QDialog dialog(this);
-            dialog.setObjectName(QStringLiteral("swarmReport"));
-            dialog.setWindowTitle(tr("Multi-Host Networking"));
+            auto *dialog = new QDialog(this);
+            dialog->setAttribute(Qt::WA_DeleteOnClose);
+            dialog->setObjectName(QStringLiteral("swarmReport"));
+            dialog->setWindowTitle(tr("Multi-Host Networking"));
             auto *summary =
                 new QLabel(result->oneSwarm()
                                ? tr("Every reachable host is in one swarm (manager: %1).")
@@ -206,13 +281,13 @@ void HostsView::setUpNetworking()
             }
             table->resizeColumnsToContents();
             auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);
-            connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-            auto *layout = new QVBoxLayout(&dialog);
+            connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+            auto *layout = new QVBoxLayout(dialog);
             layout->addWidget(summary);
             layout->addWidget(table);
             layout->addWidget(buttons);
-            dialog.resize(640, 300);
-            dialog.exec();
+            dialog->resize(640, 300);
+            dialog->open();
         });
 }
 

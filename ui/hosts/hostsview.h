@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/networkdriver.h"
 #include "stats/usageaggregator.h"
 
 #include <QWidget>
@@ -14,8 +15,9 @@ class ConsoleController;
 class HostsTableModel;
 class KernelStatsFeed;
 
-// The registered hosts and their live state; Add Host, Remove, and "Set up multi-host
-// networking" (the swarm setup, with what it did on each host).
+// The registered hosts and their live state; Add Host, Remove, and "Set Up Multi-Host
+// Networking…" (the store's driver: VXLAN, nothing to set up, or the swarm setup with what it
+// did on each host).
 class HostsView : public QWidget
 {
     Q_OBJECT
@@ -39,6 +41,11 @@ protected:
 private:
     void updateButtons();
     void publishUsage();
+    // Records `driver` as the store's, in the background; swarm then joins the hosts.
+    void applyNetworkDriver(NetworkDriver driver);
+    void setNetworkBusy(bool busy, const QString &text = {});
+    // A window-modal box, not exec'd: "networkSetupFailed" or "networkSetupDone".
+    void showNetworkMessage(bool failed, const QString &text);
 
     ConsoleController *m_controller;
     HostsTableModel *m_model;
