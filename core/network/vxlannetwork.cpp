@@ -44,6 +44,11 @@ bool VxlanNetwork::isSubnetCollision(const Error &error)
     return error.message.contains(QLatin1String("overlaps"), Qt::CaseInsensitive);
 }
 
+bool VxlanNetwork::isBridgeNameCollision(const Error &error)
+{
+    return error.message.contains(QLatin1String("same bridge name"), Qt::CaseInsensitive);
+}
+
 Docker::NetworkSpec VxlanNetwork::specFor(const Scope &) const
 {
     // Unused: setUp() makes one bridge per host from the session's segment.
@@ -117,6 +122,13 @@ OverlayAvoid VxlanNetwork::subnetsInUse(const Scope &scope, const Placement &pla
         for (const Docker::NetworkInfo &n : std::as_const(*networks)) {
             if (scope.self.ownsSessionObject(n.labels, scope.sessionId))
                 continue;
+            // Another store's (or session's) VXLAN network: its VNI names its bridge too.
+            bool numeric = false;
+            const quint32 vni = n.labels.value(Labels::vni()).toUInt(&numeric);
+            if (numeric) {
+                std::lock_guard lock(mutex);
+                inUse.vnis.insert(vni);
+            }
             for (const Docker::IpamConfig &c : n.ipam) {
                 if (auto cidr = Ipv4Cidr::parse(c.subnet)) {
                     std::lock_guard lock(mutex);
@@ -227,6 +239,7 @@ Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Place
         std::mutex mutex;
         std::optional<Error> error;
         std::optional<Error> subnetCollision;
+        std::optional<Error> vniCollision;
         int adopted = 0;
         Concurrent::forEach(int(hosts.size()), [&](int i) {
             const QString &h = hosts.at(i);
@@ -241,23 +254,32 @@ Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Place
                 adopted += *made ? 1 : 0;
             } else if (isSubnetCollision(made.error())) {
                 subnetCollision = made.error();
+            } else if (isBridgeNameCollision(made.error())) {
+                vniCollision = made.error(); // the bridge is named after the VNI
             } else if (!error) {
                 error = made.error();
             }
         });
         if (error)
             return fail(*error);
-        if (subnetCollision) {
-            qCInfo(lcNetwork).noquote()
-                << "subnet" << segment->subnet << "collided:" << subnetCollision->toString()
-                << "- claiming another";
-            collided.subnets.append(allocation->subnet);
-            lastCollision = subnetCollision;
+        if (subnetCollision || vniCollision) {
+            if (subnetCollision) {
+                qCInfo(lcNetwork).noquote()
+                    << "subnet" << segment->subnet << "collided:" << subnetCollision->toString()
+                    << "- claiming another";
+                collided.subnets.append(allocation->subnet);
+            }
+            if (vniCollision) {
+                qCInfo(lcNetwork).noquote()
+                    << "VNI" << segment->vni << "collided:" << vniCollision->toString()
+                    << "- claiming another";
+                collided.vnis.insert(allocation->vni);
+            }
+            lastCollision = subnetCollision ? subnetCollision : vniCollision;
             continue;
         }
 
         // The VXLAN device on every host, with every other host as its peers.
-        std::optional<Error> vniCollision;
         Concurrent::forEach(int(hosts.size()), [&](int i) {
             const QString &h = hosts.at(i);
             VxlanHostSetup::Request request;

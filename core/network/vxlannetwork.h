@@ -56,6 +56,8 @@ public:
 
     // "Pool overlaps with other one on this address space": Docker refused the subnet.
     static bool isSubnetCollision(const Error &error);
+    // "networks have same bridge name": another store's network of this VNI is on the host.
+    static bool isBridgeNameCollision(const Error &error);
 
 protected:
     Docker::NetworkSpec specFor(const Scope &scope) const override;

@@ -19,6 +19,9 @@
 #include <QTest>
 #include <QUuid>
 
+#include <QScopeGuard>
+
+#include <algorithm>
 #include <memory>
 
 using namespace ClusterDeck;
@@ -86,6 +89,8 @@ private Q_SLOTS:
     void kernelsReachEachOtherByName();
     void withoutTheFirstHost();
     void scaleOntoAnotherHost();
+    void lostDeviceIsRepaired();
+    void twoStoresAtOnce();
 
 private:
     Proc cli(const QStringList &args, int timeoutMs = 300000) const
@@ -107,8 +112,17 @@ private:
     void expectAllReach(const QString &id, const QStringList &names);
     // On every lab host: VXLAN devices and bridges of the lab hosts' namespaces ("cdvx…",
     // "cdbr…"), and Docker networks named after the sessions.
-    QStringList leftovers(const QStringList &sessionIds) const;
+    // `anyDevice`: every cdvx…/cdbr… device counts, not only the sessions' (after every
+    // session of the test is gone).
+    QStringList leftovers(const QStringList &sessionIds, bool anyDevice = false) const;
     QString netns(const QString &host) const { return m_nsPrefix + host; }
+    // The VXLAN id of the session's network, from its label on `host`.
+    QString vniOf(const QString &id, const QString &host) const;
+    Proc cliOn(const QString &storeUrl, const QStringList &args) const
+    {
+        return runProcess(QStringLiteral(CLUSTERDECKCTL),
+                          QStringList{QStringLiteral("--store"), storeUrl} + args, 300000);
+    }
 
     LabHosts m_lab;
     QTemporaryDir m_dir;
@@ -144,7 +158,7 @@ void TestVxlanNetwork::cleanup()
     for (const QString &id : std::as_const(m_sessions))
         QVERIFY2(LabHosts::count(m_lab.containersOf(id)) == 0,
                  qPrintable(QStringLiteral("containers left behind: %1").arg(id)));
-    const QStringList left = leftovers(m_sessions);
+    const QStringList left = leftovers(m_sessions, true);
     QVERIFY2(left.isEmpty(), qPrintable(left.join(QStringLiteral("; "))));
 }
 
@@ -156,6 +170,18 @@ void TestVxlanNetwork::addHosts(const QStringList &hosts)
                  m_lab.unixEndpoint(h), QStringLiteral("--address"), m_lab.address(h)});
         QVERIFY2(added.exitCode == 0, added.err.constData());
     }
+    const Proc setup = cli({QStringLiteral("network"), QStringLiteral("setup"),
+                            QStringLiteral("--driver"), QStringLiteral("vxlan")});
+    QVERIFY2(setup.exitCode == 0, setup.err.constData());
+}
+
+QString TestVxlanNetwork::vniOf(const QString &id, const QString &host) const
+{
+    const Proc p = m_lab.docker(host, {QStringLiteral("network"), QStringLiteral("inspect"),
+                                       QStringLiteral("-f"),
+                                       QStringLiteral("{{index .Labels \"io.clusterdeck.vni\"}}"),
+                                       QStringLiteral("cd-") + id.left(8)});
+    return QString::fromUtf8(p.out).trimmed();
 }
 
 QJsonObject TestVxlanNetwork::launch(const QString &name, const QString &yaml)
@@ -207,20 +233,27 @@ void TestVxlanNetwork::expectAllReach(const QString &id, const QStringList &name
                  qPrintable(QStringLiteral("%1: %2").arg(it.key(), it.value())));
 }
 
-QStringList TestVxlanNetwork::leftovers(const QStringList &sessionIds) const
+QStringList TestVxlanNetwork::leftovers(const QStringList &sessionIds, bool anyDevice) const
 {
     QStringList found;
     for (const QString &h : m_lab.names()) {
+        // -o: one line per device, its alias (the owner's store and session) included.
         QProcess ip;
-        ip.start(QStringLiteral("ip"), {QStringLiteral("-n"), netns(h), QStringLiteral("-o"),
-                                        QStringLiteral("link"), QStringLiteral("show")});
+        ip.start(QStringLiteral("ip"),
+                 {QStringLiteral("-n"), netns(h), QStringLiteral("-o"), QStringLiteral("-d"),
+                  QStringLiteral("link"), QStringLiteral("show")});
         ip.waitForFinished(10000);
         for (const QByteArray &line : ip.readAllStandardOutput().split('\n')) {
             const QList<QByteArray> words = line.simplified().split(' ');
             if (words.size() < 2)
                 continue;
             const QString dev = QString::fromUtf8(words.at(1)).section(u'@', 0, 0).remove(u':');
-            if (dev.startsWith(QLatin1String("cdvx")) || dev.startsWith(QLatin1String("cdbr")))
+            bool ours = false;
+            for (const QString &id : sessionIds)
+                ours = ours || line.contains(
+                                   QByteArray(QByteArray("io.clusterdeck.session=") + id.toUtf8()));
+            if (ours || (anyDevice && (dev.startsWith(QLatin1String("cdvx")) ||
+                                       dev.startsWith(QLatin1String("cdbr")))))
                 found.append(QStringLiteral("%1: device %2").arg(h, dev));
         }
         const Proc nets =
@@ -353,6 +386,119 @@ void TestVxlanNetwork::scaleOntoAnotherHost()
     s = show(id);
     QCOMPARE(hostnamesOf(s).size(), 3);
     expectAllReach(id, hostnamesOf(s));
+}
+
+void TestVxlanNetwork::lostDeviceIsRepaired()
+{
+    // A reboot loses the host's kernel devices; here one is deleted by hand on h2. The next
+    // leader's first pass (`reconcile`) checks every host and sets the session's network up
+    // again there.
+    addHosts(m_lab.names());
+    const QJsonObject o =
+        launch(QStringLiteral("vx-repair"), clusterTemplate(QStringLiteral("vx-repair"), 5));
+    const QString id = o.value(QStringLiteral("id")).toString();
+    QVERIFY2(!id.isEmpty(), "launch failed");
+    const QString h2 = m_lab.names().at(1);
+    const QString vni = vniOf(id, h2);
+    QVERIFY2(!vni.isEmpty(), "no io.clusterdeck.vni label on the session's network");
+    const QString device = QStringLiteral("cdvx") + vni;
+    QProcess del;
+    del.start(QStringLiteral("ip"), {QStringLiteral("-n"), netns(h2), QStringLiteral("link"),
+                                     QStringLiteral("del"), device});
+    QVERIFY(del.waitForFinished(10000));
+    QCOMPARE(del.exitCode(), 0);
+    // Without it, h2's kernels are cut off from the others.
+    const QMap<QString, QString> cut = inEveryKernel(
+        id, QStringLiteral("for h in %1; do ping -c 1 -W 1 $h >/dev/null || exit 1; done")
+                .arg(hostnamesOf(show(id)).join(u' ')));
+    QVERIFY2(std::any_of(cut.cbegin(), cut.cend(),
+                         [](const QString &v) { return v != QLatin1String("ok"); }),
+             "every kernel still reaches every other without h2's device");
+
+    const Proc reconcile = cli({QStringLiteral("reconcile"), QStringLiteral("--json")});
+    QVERIFY2(reconcile.exitCode == 0, reconcile.err.constData());
+    QVERIFY2(reconcile.out.contains("repaired network"), reconcile.out.constData());
+    QProcess show;
+    show.start(QStringLiteral("ip"), {QStringLiteral("-n"), netns(h2), QStringLiteral("-d"),
+                                      QStringLiteral("link"), QStringLiteral("show"), device});
+    QVERIFY(show.waitForFinished(10000));
+    QCOMPARE(show.exitCode(), 0);
+    QVERIFY(show.readAllStandardOutput().contains(QByteArray("vxlan id " + vni.toUtf8())));
+    expectAllReach(id, hostnamesOf(this->show(id)));
+    // A second pass of a new leader finds nothing to repair.
+    const Proc again = cli({QStringLiteral("reconcile"), QStringLiteral("--json")});
+    QVERIFY2(!again.out.contains("repaired network"), again.out.constData());
+}
+
+void TestVxlanNetwork::twoStoresAtOnce()
+{
+    // Two stores claim from the same default pool on the same hosts: launched at the same time,
+    // each finds the other's subnet or VNI taken on the hosts (Docker refuses an overlapping
+    // subnet, the kernel a second device of one VNI) and claims another.
+    addHosts(m_lab.names());
+    const QString other =
+        QStringLiteral("sqlite://") +
+        m_dir.filePath(QStringLiteral("other-") +
+                       QUuid::createUuid().toString(QUuid::Id128).left(8) + QStringLiteral(".db"));
+    for (const QString &h : m_lab.names()) {
+        const Proc added = cliOn(other, {QStringLiteral("host"), QStringLiteral("add"), h,
+                                         QStringLiteral("--docker"), m_lab.unixEndpoint(h),
+                                         QStringLiteral("--address"), m_lab.address(h)});
+        QVERIFY2(added.exitCode == 0, added.err.constData());
+    }
+    const QString fileA = m_dir.filePath(QStringLiteral("two-a.yaml"));
+    const QString fileB = m_dir.filePath(QStringLiteral("two-b.yaml"));
+    QVERIFY(writeTextFile(fileA, clusterTemplate(QStringLiteral("two-a"), 5)));
+    QVERIFY(writeTextFile(fileB, clusterTemplate(QStringLiteral("two-b"), 5)));
+    QProcess a, b;
+    a.start(QStringLiteral(CLUSTERDECKCTL),
+            {QStringLiteral("--store"), m_storeUrl, QStringLiteral("launch"), fileA,
+             QStringLiteral("--json")});
+    b.start(QStringLiteral(CLUSTERDECKCTL),
+            {QStringLiteral("--store"), other, QStringLiteral("launch"), fileB,
+             QStringLiteral("--json")});
+    QVERIFY(a.waitForFinished(300000));
+    QVERIFY(b.waitForFinished(300000));
+    const QString idA =
+        QJsonDocument::fromJson(a.readAllStandardOutput()).object().value("id").toString();
+    const QString idB =
+        QJsonDocument::fromJson(b.readAllStandardOutput()).object().value("id").toString();
+    const QByteArray errA = a.readAllStandardError(), errB = b.readAllStandardError();
+    if (!idA.isEmpty())
+        m_sessions.append(idA);
+    auto removeB = qScopeGuard([&] {
+        if (!idB.isEmpty())
+            cliOn(other, {QStringLiteral("rm"), idB});
+    });
+    QVERIFY2(!idA.isEmpty() && a.exitCode() == 0, errA.constData());
+    QVERIFY2(!idB.isEmpty() && b.exitCode() == 0, errB.constData());
+    expectAllReach(idA, hostnamesOf(show(idA)));
+    const QJsonObject sb =
+        QJsonDocument::fromJson(
+            cliOn(other, {QStringLiteral("show"), idB, QStringLiteral("--json")}).out)
+            .object();
+    QCOMPARE(sb.value(QStringLiteral("status")).toString(), QStringLiteral("RUNNING"));
+    // On a host both use: different VNIs and subnets.
+    const QString h1 = m_lab.names().first();
+    QVERIFY(!vniOf(idA, h1).isEmpty());
+    QVERIFY(vniOf(idA, h1) != vniOf(idB, h1));
+    auto subnetOf = [&](const QString &id) {
+        return QString::fromUtf8(
+                   m_lab
+                       .docker(h1, {QStringLiteral("network"), QStringLiteral("inspect"),
+                                    QStringLiteral("-f"),
+                                    QStringLiteral("{{(index .IPAM.Config 0).Subnet}}"),
+                                    QStringLiteral("cd-") + id.left(8)})
+                       .out)
+            .trimmed();
+    };
+    QVERIFY(subnetOf(idA) != subnetOf(idB));
+    // Each store removes only its own: after B's rm, A's network and kernels still work.
+    removeB.dismiss();
+    const Proc rmB = cliOn(other, {QStringLiteral("rm"), idB});
+    QVERIFY2(rmB.exitCode == 0, rmB.err.constData());
+    QVERIFY(leftovers({idB}).isEmpty());
+    expectAllReach(idA, hostnamesOf(show(idA)));
 }
 
 QTEST_GUILESS_MAIN(TestVxlanNetwork)
