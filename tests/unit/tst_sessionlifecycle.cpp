@@ -3,14 +3,15 @@
 // provisioner, the session controller and the controller's applier do to hosts and store,
 // without the lab. What only a real daemon shows stays in tests/integration.
 
+#include "common/boundedexecutor.h"
+#include "common/labels.h"
 #include "control/actionapplier.h"
 #include "control/controller.h"
 #include "control/exitpolicy.h"
 #include "fakedockerhost.h"
 #include "host/hostregistry.h"
-#include "common/boundedexecutor.h"
+#include "network/networksettings.h"
 #include "provision/provisioner.h"
-#include "common/labels.h"
 #include "provision/sessioncontroller.h"
 #include "provision/sessionexec.h"
 #include "store/recordjson.h"
@@ -135,6 +136,10 @@ void TestSessionLifecycle::init()
     auto store = openStore(QStringLiteral("sqlite://") + m_dir->filePath(QStringLiteral("s.db")));
     QVERIFY2(store, qPrintable(store ? QString() : store.error().toString()));
     m_store = std::move(*store);
+    // The fake hosts are one swarm and run no helper container: these are the Swarm path's cases
+    // (a new store's default, vxlan, is tst_vxlannetwork's, on the lab).
+    auto swarm = NetworkSettings::setDriver(*m_store, NetworkDriver::Swarm);
+    QVERIFY2(swarm, qPrintable(swarm ? QString() : swarm.error().toString()));
     m_registry = std::make_unique<HostRegistry>(m_store.get());
     m_fleet = std::make_unique<FakeDockerFleet>();
     auto installed = m_fleet->install(*m_registry, 3);
