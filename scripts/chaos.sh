@@ -2,7 +2,7 @@
 # The chaos suite: randomized faults against the lab, invariants checked after every trial.
 #
 #   scripts/chaos.sh [--trials N] [--kill-trials N] [--faults a,b,…] [--seed N] [--resync S]
-#                    [--binary PATH]
+#                    [--driver vxlan|swarm] [--binary PATH]
 #
 # Faults: kill9-launch, kill9-rm, kill9-restart, kill9-controller (kill -9 at random moments),
 # sigstop-host (SIGSTOP/SIGCONT of a random host's dockerd during a launch), netem (200 ms more

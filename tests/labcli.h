@@ -130,15 +130,47 @@ public:
         return listWith({QStringLiteral("network"), QStringLiteral("ls")}, label,
                         QStringLiteral("{{.Name}}"), hosts);
     }
+    // The session's containers but its network helpers' (`cd-<sid8>-nethelper`, made and
+    // removed by one VXLAN host step while a network is set up or torn down).
     QMap<QString, QStringList> containersOf(const QString &sessionId,
                                             const QStringList &hosts = {}) const
     {
-        return containersWith(QStringLiteral("io.clusterdeck.session=") + sessionId, hosts);
+        QMap<QString, QStringList> found =
+            containersWith(QStringLiteral("io.clusterdeck.session=") + sessionId, hosts);
+        for (QStringList &names : found)
+            names.removeIf(
+                [](const QString &n) { return n.endsWith(QLatin1String("-nethelper")); });
+        return found;
     }
     QMap<QString, QStringList> networksOf(const QString &sessionId,
                                           const QStringList &hosts = {}) const
     {
         return networksWith(QStringLiteral("io.clusterdeck.session=") + sessionId, hosts);
+    }
+    // The VXLAN devices in the hosts' namespaces whose alias names `storeId` ("h2: cdvx1048576"):
+    // they live outside Docker, so no listing above shows them.
+    QStringList vxlanDevicesOf(const QString &storeId) const
+    {
+        const QString labId = qEnvironmentVariable("CLUSTERDECK_LAB_ID", QStringLiteral("0"));
+        const QString prefix = labId == QLatin1String("0") ? QStringLiteral("cdlab-")
+                                                           : QStringLiteral("cdl%1-").arg(labId);
+        QStringList found;
+        for (const QString &h : std::as_const(m_names)) {
+            QProcess ip;
+            ip.start(QStringLiteral("ip"),
+                     {QStringLiteral("-n"), prefix + h, QStringLiteral("-o"), QStringLiteral("-d"),
+                      QStringLiteral("link"), QStringLiteral("show"), QStringLiteral("type"),
+                      QStringLiteral("vxlan")});
+            ip.waitForFinished(10000);
+            for (const QByteArray &line : ip.readAllStandardOutput().split('\n')) {
+                if (line.contains(QByteArray("io.clusterdeck.store=" + storeId.toUtf8())))
+                    found.append(h + QStringLiteral(": ") +
+                                 QString::fromUtf8(line.simplified().split(' ').value(1))
+                                     .section(u'@', 0, 0)
+                                     .remove(u':'));
+            }
+        }
+        return found;
     }
     static int count(const QMap<QString, QStringList> &m)
     {

@@ -1,15 +1,16 @@
 #include "actionapplier.h"
 
+#include "common/concurrent.h"
 #include "common/inerttext.h"
+#include "common/labels.h"
 #include "common/logging.h"
 #include "docker/dockerhost.h"
 #include "host/hostregistry.h"
-#include "common/concurrent.h"
+#include "network/vxlannetwork.h"
 #include "provision/eventlog.h"
 #include "provision/hostprobe.h"
 #include "provision/ownedcontainer.h"
 #include "provision/provisioner.h"
-#include "common/labels.h"
 #include "provision/sessioncontroller.h"
 #include "provision/sessionscaler.h"
 #include "store/statestore.h"
@@ -379,6 +380,11 @@ ActionApplier::Outcome ActionApplier::removeObject(const ReconcileAction &a)
     if (!kernelName)
         return {false, QStringLiteral("left alone: its name is not the one its labels give a "
                                       "kernel's container (made from a committed image?)")};
+    // A VXLAN network's device first: it lives in the host's namespace, not in Docker.
+    if (network) {
+        if (auto device = VxlanNetwork::removeDeviceOf(m_self, labels, **client, call); !device)
+            return {false, device.error().toString()};
+    }
     Docker::RemoveContainerOptions rm;
     rm.force = true;
     auto removed =
@@ -446,6 +452,15 @@ ActionApplier::Outcome ActionApplier::removeSessionObjects(const ReconcileAction
         for (const Docker::NetworkInfo &n : listing.networks) {
             if (!m_self.ownsSessionObject(n.labels, a.sessionId))
                 continue;
+            // A VXLAN network's device first: it lives in the host's namespace, not in Docker.
+            if (auto device =
+                    VxlanNetwork::removeDeviceOf(m_self, n.labels, **client, bounded(call));
+                !device) {
+                std::lock_guard lock(mutex);
+                failures.append(
+                    device.error().withContext(QStringLiteral("host %1").arg(host)).toString());
+                continue;
+            }
             // An overlay keeps its endpoints for a moment after the last container left.
             Result<void> ok;
             for (int attempt = 0; attempt < 8; ++attempt) {

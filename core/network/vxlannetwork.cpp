@@ -280,6 +280,7 @@ Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Place
         }
 
         // The VXLAN device on every host, with every other host as its peers.
+        QStringList madeOn;
         Concurrent::forEach(int(hosts.size()), [&](int i) {
             const QString &h = hosts.at(i);
             VxlanHostSetup::Request request;
@@ -290,9 +291,11 @@ Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Place
                     request.peers.append(sites.value(peer).address);
             }
             auto applied = (*setup)->apply(*sites.value(h).client, request, scope.call);
-            if (applied)
-                return;
             std::lock_guard lock(mutex);
+            if (applied) {
+                madeOn.append(h);
+                return;
+            }
             if (applied.error().kind == Error::Kind::Conflict)
                 vniCollision = applied.error();
             else if (!error)
@@ -304,6 +307,16 @@ Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Place
             qCInfo(lcNetwork).noquote()
                 << "VNI" << segment->vni << "collided:" << vniCollision->toString()
                 << "- claiming another";
+            // The devices this claim made on the other hosts go: the next claim has another
+            // VNI, so another device name.
+            Concurrent::forEach(int(madeOn.size()), [&](int i) {
+                const QString &h = madeOn.at(i);
+                if (auto gone = (*setup)->teardown(*sites.value(h).client, *segment, scope.call);
+                    !gone)
+                    qCWarning(lcNetwork).noquote()
+                        << "removing" << segment->deviceName() << "from host" << h
+                        << "after the collision:" << gone.error().toString();
+            });
             collided.vnis.insert(allocation->vni);
             lastCollision = vniCollision;
             continue;
@@ -399,6 +412,28 @@ Result<void> VxlanNetwork::removeHostSide(const Scope &scope, const QString &hos
         return fail(removed.error().withContext(
             QStringLiteral("removing the VXLAN device of %1 from host %2")
                 .arg(scope.name, hostName)));
+    return {};
+}
+
+Result<void> VxlanNetwork::removeDeviceOf(const StoreIdentity &self,
+                                          const QMap<QString, QString> &networkLabels,
+                                          const Docker::DockerHost &host,
+                                          const Docker::CallOptions &call)
+{
+    bool numeric = false;
+    const quint32 vni = networkLabels.value(Labels::vni()).toUInt(&numeric);
+    if (!numeric)
+        return {}; // not a VXLAN network
+    auto image = NetHelperImage::local();
+    if (!image)
+        return fail(image.error());
+    VxlanSegment segment;
+    segment.sessionId = networkLabels.value(Labels::session());
+    segment.vni = vni;
+    segment.subnet = QStringLiteral("10.0.0.0/24"); // a removal goes by the device's name
+    auto removed = VxlanHostSetup(self, *image).teardown(host, segment, call);
+    if (!removed)
+        return fail(removed.error());
     return {};
 }
 

@@ -54,6 +54,15 @@ public:
     // The session's segment as the store holds it (learns the subnet); NotFound without a claim.
     Result<VxlanSegment> segment(const Scope &scope) const;
 
+    // Before a session's bridge network is removed by labels alone (the reconciler: a session
+    // torn down behind its back, an orphan): the VXLAN device of `networkLabels`' VNI on
+    // `host`, when the labels are a VXLAN network's (io.clusterdeck.vni) and the device is this
+    // store's and session's. Nothing to do for any other network.
+    static Result<void> removeDeviceOf(const StoreIdentity &self,
+                                       const QMap<QString, QString> &networkLabels,
+                                       const Docker::DockerHost &host,
+                                       const Docker::CallOptions &call);
+
     // "Pool overlaps with other one on this address space": Docker refused the subnet.
     static bool isSubnetCollision(const Error &error);
     // "networks have same bridge name": another store's network of this VNI is on the host.

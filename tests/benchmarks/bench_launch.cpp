@@ -1,22 +1,27 @@
-// Launch and teardown of a 1 + 12 kernel multi-node session on the lab, three ways in one run:
+// Launch and teardown of a 1 + 12 kernel multi-node session on the lab, several ways in one run:
 //   clusterdeck  Provisioner::launch and SessionController::terminate (store, placement, image
-//                checks, progress, all-or-nothing bookkeeping included)
+//                checks, progress, all-or-nothing bookkeeping included) on the Swarm driver
 //   floor        the same Engine API calls (network, then per kernel create, upload, start,
 //                inspect; teardown: remove every container, then the network) all in parallel,
-//                with no store and no checks
+//                with no store and no checks, on one Swarm overlay
+//   cd vxlan     ClusterDeck on its own VXLAN driver (issue 26): claim, a bridge network and a
+//                VXLAN device per host (helper container), static addresses
+//   bridge floor the raw calls on a plain bridge network per host (no VXLAN device, no claim):
+//                what per-host bridges cost at least
 //   sequential   the same calls in a plain for-loop
 //   cd in-order  ClusterDeck with lab-basic's own `startupOrder: in-order` (master, then workers)
 // Rounds rotate the order of the three, and each reports its median. Prints the times and the
 // ratios to the floor; fails only when a run did not end as it should (something not running,
 // something left behind), never on the timing itself.
 
-#include "common/logging.h"
 #include "common/concurrent.h"
 #include "common/labels.h"
+#include "common/logging.h"
 #include "docker/dockerclient.h"
 #include "docker/dockertypes.h"
 #include "docker/tararchivebuilder.h"
 #include "host/hostregistry.h"
+#include "network/networksettings.h"
 #include "placement/placement.h"
 #include "plan/planresolver.h"
 #include "provision/containerspecbuilder.h"
@@ -175,6 +180,29 @@ void rawNetwork(const Recipe &r)
         die(QStringLiteral("floor: network: ") + id.error().toString());
 }
 
+// One bridge network of the session's name on every host it uses, all at once.
+void rawBridges(const Recipe &r)
+{
+    const QStringList hosts = r.spec.placement.hostsUsed;
+    Concurrent::forEach(int(hosts.size()), [&](int i) {
+        Docker::NetworkSpec n;
+        n.name = r.spec.plan.networkName;
+        n.labels = {{Labels::session(), r.spec.plan.sessionId}};
+        auto id = r.clients.value(hosts.at(i))->createNetwork(n, call());
+        if (!id)
+            die(QStringLiteral("bridge floor: network: ") + id.error().toString());
+    });
+}
+
+void rawRemoveBridges(const Recipe &r)
+{
+    const QStringList hosts = r.spec.placement.hostsUsed;
+    Concurrent::forEach(int(hosts.size()), [&](int i) {
+        must(r.clients.value(hosts.at(i))->removeNetwork(r.spec.plan.networkName, call()),
+             QStringLiteral("bridge floor: network removal on ") + hosts.at(i));
+    });
+}
+
 void rawKernel(const Recipe &r, const KernelSpec &k)
 {
     const auto &client = r.clients.value(r.spec.placement.hostOf.value(k.hostname));
@@ -253,8 +281,10 @@ struct Times
     double teardown = 0;
 };
 
-Times runClusterDeck(Lab &lab, const ClusterTemplate &t, const QString &source, int round)
+Times runClusterDeck(Lab &lab, const ClusterTemplate &t, const QString &source, int round,
+                     NetworkDriver driver)
 {
+    must(NetworkSettings::setDriver(*lab.store, driver), QStringLiteral("setting the driver"));
     Provisioner provisioner(lab.store.get(), lab.registry.get());
     LaunchRequest request;
     request.clusterTemplate = t;
@@ -287,17 +317,22 @@ Times runClusterDeck(Lab &lab, const ClusterTemplate &t, const QString &source, 
     return times;
 }
 
-Times runRaw(Lab &lab, const ClusterTemplate &t, int round, bool parallel)
+Times runRaw(Lab &lab, const ClusterTemplate &t, int round, bool parallel, bool bridges = false)
 {
     const Recipe r = recipeFor(lab, t,
                                QStringLiteral("bench-%1-%2")
-                                   .arg(parallel ? QStringLiteral("floor") : QStringLiteral("seq"))
+                                   .arg(bridges    ? QStringLiteral("bridges")
+                                        : parallel ? QStringLiteral("floor")
+                                                   : QStringLiteral("seq"))
                                    .arg(round));
     const QList<KernelSpec> &kernels = r.spec.plan.kernels;
     Times times;
     QElapsedTimer timer;
     timer.start();
-    rawNetwork(r);
+    if (bridges)
+        rawBridges(r);
+    else
+        rawNetwork(r);
     if (parallel)
         Concurrent::forEach(int(kernels.size()), [&](int i) { rawKernel(r, kernels.at(i)); });
     else
@@ -310,7 +345,10 @@ Times runRaw(Lab &lab, const ClusterTemplate &t, int round, bool parallel)
     else
         for (const KernelSpec &k : kernels)
             rawRemoveKernel(r, k);
-    rawRemoveNetwork(r);
+    if (bridges)
+        rawRemoveBridges(r);
+    else
+        rawRemoveNetwork(r);
     times.teardown = seconds(timer.nsecsElapsed());
     if (const int left = leftovers(lab, r.spec.plan.sessionId))
         die(QStringLiteral("%1 objects left behind by a raw run").arg(left));
@@ -360,10 +398,22 @@ int main(int argc, char **argv)
     };
     QList<Variant> variants{
         {"floor", [&](int round) { return runRaw(lab, t, round, true); }, {}, {}},
-        {"clusterdeck", [&](int round) { return runClusterDeck(lab, t, source, round); }, {}, {}},
+        {"clusterdeck",
+         [&](int round) { return runClusterDeck(lab, t, source, round, NetworkDriver::Swarm); },
+         {},
+         {}},
         {"sequential", [&](int round) { return runRaw(lab, t, round, false); }, {}, {}},
         {"cd in-order",
-         [&](int round) { return runClusterDeck(lab, inOrder, source, 100 + round); },
+         [&](int round) {
+             return runClusterDeck(lab, inOrder, source, 100 + round, NetworkDriver::Swarm);
+         },
+         {},
+         {}},
+        {"bridge floor", [&](int round) { return runRaw(lab, t, round, true, true); }, {}, {}},
+        {"cd vxlan",
+         [&](int round) {
+             return runClusterDeck(lab, t, source, 200 + round, NetworkDriver::Vxlan);
+         },
          {},
          {}},
     };
@@ -398,5 +448,14 @@ int main(int argc, char **argv)
         median(variants[1].launch) <= 1.15 * fl && median(variants[1].teardown) <= 1.15 * fd;
     std::printf("target (clusterdeck within 1.15x of the floor, launch and teardown): %s\n",
                 met ? "met" : "NOT met");
+    // Issue 26: the VXLAN path against the Swarm path, and against its own (bridge) floor.
+    const double sl = median(variants[1].launch), sd = median(variants[1].teardown);
+    const double vl = median(variants[5].launch), vd = median(variants[5].teardown);
+    const double bl = median(variants[4].launch), bd = median(variants[4].teardown);
+    std::printf("cd vxlan / clusterdeck (swarm): launch %.2fx, teardown %.2fx; cd vxlan / bridge "
+                "floor: launch %.2fx, teardown %.2fx\n",
+                vl / sl, vd / sd, vl / bl, vd / bd);
+    std::printf("target (vxlan launch <= 0.8x the swarm path, teardown <= 1.0x): %s\n",
+                vl <= 0.8 * sl && vd <= 1.0 * sd ? "met" : "NOT met");
     return 0;
 }

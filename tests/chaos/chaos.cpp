@@ -40,6 +40,7 @@
 #include <QUuid>
 
 #include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -60,6 +61,8 @@ namespace {
 
 // clusterdeckctl: the build's, unless --ctl names another (a copy, while the tree rebuilds).
 QString g_ctl = QStringLiteral(CLUSTERDECKCTL);
+// The multi-node network driver of every store of the run (--driver); empty: the default.
+QString g_driver;
 
 // The error a command ended with: its last line (warnings come first).
 QString lastLine(const QByteArray &err)
@@ -343,6 +346,15 @@ std::unique_ptr<Bench> Chaos::makeBench(const QString &name, const QString &url,
         }
         b->docker.insert(h, std::make_shared<Docker::DockerClient>(*endpoint, h));
     }
+    if (!g_driver.isEmpty()) {
+        const Proc p = cli(*b, {QStringLiteral("network"), QStringLiteral("setup"),
+                                QStringLiteral("--driver"), g_driver});
+        if (p.exitCode != 0) {
+            *error = QStringLiteral("network setup --driver %1: %2")
+                         .arg(g_driver, QString::fromUtf8(p.err));
+            return nullptr;
+        }
+    }
     b->controller = std::make_unique<Controller>(
         url, QDir(m_dir).filePath(name + QStringLiteral("-controller.log")), m_resync);
     if (!b->controller->start()) {
@@ -406,6 +418,40 @@ Check Chaos::check(const Bench &b) const
                 c.leftovers.append(QStringLiteral("network %1 on %2: session %3")
                                        .arg(n.name, it.key(),
                                             s.id.isEmpty() ? QStringLiteral("unknown") : s.name));
+        }
+        // VXLAN devices live in the host's namespace, not in Docker: each names its store and
+        // session in its alias.
+        const QString labId = qEnvironmentVariable("CLUSTERDECK_LAB_ID", QStringLiteral("0"));
+        const QString netns = (labId == QLatin1String("0") ? QStringLiteral("cdlab-")
+                                                           : QStringLiteral("cdl%1-").arg(labId)) +
+                              it.key();
+        QProcess ip;
+        ip.start(QStringLiteral("ip"),
+                 {QStringLiteral("-n"), netns, QStringLiteral("-o"), QStringLiteral("-d"),
+                  QStringLiteral("link"), QStringLiteral("show"), QStringLiteral("type"),
+                  QStringLiteral("vxlan")});
+        if (!ip.waitForFinished(10000) || ip.exitCode() != 0) {
+            c.violations.append(
+                QStringLiteral("the VXLAN devices of host %1 cannot be listed").arg(it.key()));
+            continue;
+        }
+        const QByteArray mine = "io.clusterdeck.store=" + b.store->storeId().toUtf8();
+        for (const QByteArray &line : ip.readAllStandardOutput().split('\n')) {
+            if (!line.contains(mine))
+                continue;
+            const qsizetype at = line.indexOf("io.clusterdeck.session=");
+            QString sid;
+            for (const char ch : at < 0 ? QByteArray() : line.mid(at + 23)) {
+                if (!std::isxdigit(static_cast<unsigned char>(ch)) && ch != '-')
+                    break; // the id ends at a blank or at ip's line joint
+                sid += QLatin1Char(ch);
+            }
+            const SessionRecord s = byId.value(sid);
+            if (s.id.isEmpty() || s.desired == DesiredState::Terminated)
+                c.leftovers.append(
+                    QStringLiteral("VXLAN device %1 on %2: session %3")
+                        .arg(QString::fromUtf8(line.simplified().split(' ').value(1)), it.key(),
+                             s.id.isEmpty() ? QStringLiteral("unknown") : s.name));
         }
     }
 
@@ -1085,10 +1131,22 @@ int main(int argc, char **argv)
                            QStringLiteral("PATH"));
     QCommandLineOption resync(QStringLiteral("resync"), QStringLiteral("controller resync seconds"),
                               QStringLiteral("S"), QStringLiteral("10"));
-    parser.addOptions({trials, killTrials, faults, seed, resync, ctl});
+    QCommandLineOption driver(QStringLiteral("driver"),
+                              QStringLiteral("multi-node network driver of the stores: vxlan "
+                                             "(every new store's) or swarm"),
+                              QStringLiteral("NAME"));
+    parser.addOptions({trials, killTrials, faults, seed, resync, ctl, driver});
     parser.process(app);
     if (parser.isSet(ctl))
         g_ctl = parser.value(ctl);
+    if (parser.isSet(driver)) {
+        g_driver = parser.value(driver);
+        if (g_driver != QLatin1String("vxlan") && g_driver != QLatin1String("swarm")) {
+            std::fprintf(stderr, "chaos: --driver is vxlan or swarm, not %s\n",
+                         qPrintable(g_driver));
+            return 2;
+        }
+    }
     // The table is the output; the libraries' chatter is not (QT_LOGGING_RULES overrides).
     ClusterDeck::Logging::apply(ClusterDeck::Logging::Level::Warnings);
 

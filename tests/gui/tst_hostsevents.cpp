@@ -264,18 +264,28 @@ void TestHostsEvents::launchDialogSaysWhatBlocks_data()
     QTest::addColumn<bool>("swarm");
     QTest::addColumn<QString>("mode"); // the dialog's mode choice ("" = the template's)
     QTest::addColumn<QString>("says");
+    QTest::addColumn<QString>("driver"); // the store's multi-node network driver
+    const QString vxlan = QStringLiteral("vxlan"), swarm = QStringLiteral("swarm");
     QTest::newRow("first run: no host")
-        << 0 << true << false << QString() << QStringLiteral("No host registered yet");
-    QTest::newRow("no host answers") << 3 << false << true << QString()
-                                     << QStringLiteral("None of the 3 registered hosts answers");
-    QTest::newRow("multi-node without a swarm")
+        << 0 << true << false << QString() << QStringLiteral("No host registered yet") << vxlan;
+    QTest::newRow("no host answers")
+        << 3 << false << true << QString()
+        << QStringLiteral("None of the 3 registered hosts answers") << vxlan;
+    QTest::newRow("swarm: multi-node without a swarm")
         << 3 << true << false << QStringLiteral("multi-node")
-        << QStringLiteral("Set Up Multi-Host Networking");
-    QTest::newRow("auto, too big for one host, no swarm")
+        << QStringLiteral("Set Up Multi-Host Networking") << swarm;
+    QTest::newRow("swarm: auto, too big for one host, no swarm")
         << 3 << true << false << QStringLiteral("auto")
-        << QStringLiteral("Set Up Multi-Host Networking");
-    QTest::newRow("fits") << 3 << true << true << QStringLiteral("multi-node")
-                          << QStringLiteral("Fits: multi-node");
+        << QStringLiteral("Set Up Multi-Host Networking") << swarm;
+    QTest::newRow("swarm: fits") << 3 << true << true << QStringLiteral("multi-node")
+                                 << QStringLiteral("Fits: multi-node") << swarm;
+    // VXLAN needs no swarm: the same hosts fit.
+    QTest::newRow("vxlan: multi-node, no swarm")
+        << 3 << true << false << QStringLiteral("multi-node") << QStringLiteral("Fits: multi-node")
+        << vxlan;
+    QTest::newRow("vxlan: auto, too big for one host, no swarm")
+        << 3 << true << false << QStringLiteral("auto") << QStringLiteral("Fits: multi-node")
+        << vxlan;
 }
 
 void TestHostsEvents::launchDialogSaysWhatBlocks()
@@ -285,8 +295,10 @@ void TestHostsEvents::launchDialogSaysWhatBlocks()
     QFETCH(bool, swarm);
     QFETCH(QString, mode);
     QFETCH(QString, says);
+    QFETCH(QString, driver);
     ConsoleController controller;
     LaunchDialog dialog(&controller);
+    dialog.setNetworkDriver(*parseNetworkDriver(driver));
     dialog.addTemplateFile(labBasic());
     QVERIFY(dialog.selectTemplate(labBasic()));
     if (!mode.isEmpty())

@@ -187,6 +187,9 @@ void TestFaults::cleanup()
         cli({QStringLiteral("reconcile")});
         const QString label = QStringLiteral("io.clusterdeck.store=") + m_store->storeId();
         QTRY_COMPARE_WITH_TIMEOUT(LabHosts::count(m_lab.containersWith(label)), 0, 30000);
+        // Nor a VXLAN device (outside Docker): removed with the session's network on each host.
+        QTRY_COMPARE_WITH_TIMEOUT(m_lab.vxlanDevicesOf(m_store->storeId()).join(u' '), QString(),
+                                  30000);
     }
     m_store.reset();
 }

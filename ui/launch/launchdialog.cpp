@@ -422,6 +422,12 @@ void LaunchDialog::setHostCapacities(const QList<HostCapacity> &hosts)
     updatePreview();
 }
 
+void LaunchDialog::setNetworkDriver(NetworkDriver driver)
+{
+    m_networkDriver = driver;
+    updatePreview();
+}
+
 Result<ClusterPlan> LaunchDialog::previewPlan() const
 {
     auto opts = launchOptions();

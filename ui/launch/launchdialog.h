@@ -66,6 +66,8 @@ public:
     QLabel *hostPathsWarning() const { return m_hostPaths; }
     // Hosts for the preview; by default the controller's latest host statuses.
     void setHostCapacities(const QList<HostCapacity> &hosts);
+    // The multi-node network driver for the preview; by default the store's (read at opening).
+    void setNetworkDriver(NetworkDriver driver);
 
     bool isLaunching() const { return m_launching; }
     QString launchedSessionId() const { return m_sessionId; }
