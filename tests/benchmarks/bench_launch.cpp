@@ -286,6 +286,9 @@ Times runClusterDeck(Lab &lab, const ClusterTemplate &t, const QString &source, 
 {
     must(NetworkSettings::setDriver(*lab.store, driver), QStringLiteral("setting the driver"));
     Provisioner provisioner(lab.store.get(), lab.registry.get());
+    // The settle period (2 s by default, `launch --settle`) is the admin's choice: out of the
+    // ratio, as the floor has none.
+    provisioner.setSettlePeriod(0ms);
     LaunchRequest request;
     request.clusterTemplate = t;
     request.templateSource = source;
