@@ -147,18 +147,23 @@ public:
     {
         return networksWith(QStringLiteral("io.clusterdeck.session=") + sessionId, hosts);
     }
+    // The host's network namespace (scripts/lab.sh): cdlab-h1 in lab 0, cdl1-h1 in lab 1, …
+    static QString netns(const QString &host)
+    {
+        const QString labId = qEnvironmentVariable("CLUSTERDECK_LAB_ID", QStringLiteral("0"));
+        return (labId == QLatin1String("0") ? QStringLiteral("cdlab-")
+                                            : QStringLiteral("cdl%1-").arg(labId)) +
+               host;
+    }
     // The VXLAN devices in the hosts' namespaces whose alias names `storeId` ("h2: cdvx1048576"):
     // they live outside Docker, so no listing above shows them.
     QStringList vxlanDevicesOf(const QString &storeId) const
     {
-        const QString labId = qEnvironmentVariable("CLUSTERDECK_LAB_ID", QStringLiteral("0"));
-        const QString prefix = labId == QLatin1String("0") ? QStringLiteral("cdlab-")
-                                                           : QStringLiteral("cdl%1-").arg(labId);
         QStringList found;
         for (const QString &h : std::as_const(m_names)) {
             QProcess ip;
             ip.start(QStringLiteral("ip"),
-                     {QStringLiteral("-n"), prefix + h, QStringLiteral("-o"), QStringLiteral("-d"),
+                     {QStringLiteral("-n"), netns(h), QStringLiteral("-o"), QStringLiteral("-d"),
                       QStringLiteral("link"), QStringLiteral("show"), QStringLiteral("type"),
                       QStringLiteral("vxlan")});
             ip.waitForFinished(10000);

@@ -161,11 +161,7 @@ QStringList NetworkRepair::run(const QStringList &hosts, const Observed &observe
             const auto owner = VxlanHostSetup::ownerOf(d.owner);
             if (!owner || owner->first != self.id || knownSessions.contains(owner->second))
                 continue;
-            VxlanSegment segment;
-            segment.sessionId = owner->second;
-            segment.vni = d.vni;
-            segment.subnet = QStringLiteral("10.0.0.0/24"); // a removal goes by device name
-            auto removed = setup.teardown(**client, segment, call);
+            auto removed = VxlanNetwork::removeDevice(setup, **client, owner->second, d.vni, call);
             if (!removed)
                 report.warnings.append(removed.error().toString());
             else

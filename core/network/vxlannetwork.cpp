@@ -21,16 +21,8 @@ QString onHost(const QString &host)
 } // namespace
 
 VxlanNetwork::VxlanNetwork(StateStore *store)
-    : VxlanNetwork(store, Options{})
-{
-    // The store's pool and port (network setup); a setting that does not parse fails setUp().
-    if (auto values = NetworkSettings::read(*store)) {
-        m_options.pool = values->pool;
-        m_options.port = values->vxlanPort;
-    } else {
-        m_settingsError = values.error();
-    }
-}
+    : m_store(store)
+{}
 
 VxlanNetwork::VxlanNetwork(StateStore *store, Options options)
     : m_store(store)
@@ -76,13 +68,13 @@ Result<const VxlanHostSetup *> VxlanNetwork::hostSetup(const Scope &scope) const
 }
 
 Result<VxlanSegment> VxlanNetwork::segmentOf(const Scope &scope,
-                                             const NetworkAllocation &allocation) const
+                                             const NetworkAllocation &allocation, int port) const
 {
     VxlanSegment segment;
     segment.sessionId = scope.sessionId;
     segment.vni = allocation.vni;
     segment.subnet = allocation.subnet.toString();
-    segment.port = m_options.port;
+    segment.port = port;
     segment.mtu = scope.mtu.value_or(VxlanSegment::kDefaultMtu);
     if (auto ok = segment.validate(); !ok)
         return fail(ok.error());
@@ -98,7 +90,9 @@ Result<VxlanSegment> VxlanNetwork::segment(const Scope &scope) const
         return fail(
             Error::Kind::NotFound, QString(),
             QStringLiteral("session %1 holds no VXLAN network").arg(scope.sessionId.left(8)));
-    auto segment = segmentOf(scope, **allocation);
+    // The port is the device's, not needed to find or remove it: the default names none wrong.
+    auto segment =
+        segmentOf(scope, **allocation, m_options ? m_options->port : VxlanSegment::kDefaultPort);
     if (segment) {
         std::lock_guard lock(m_mutex);
         m_segment = *segment;
@@ -191,8 +185,18 @@ Result<bool> VxlanNetwork::ensureBridge(const Scope &scope, const VxlanSegment &
 Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Placement &placement,
                                                  const Sites &sites) const
 {
-    if (m_settingsError)
-        return fail(*m_settingsError);
+    // The store's pool and port (network setup), read here, where they are used: only making
+    // a network claims from the pool and sets the port.
+    Options options;
+    if (m_options) {
+        options = *m_options;
+    } else {
+        auto values = NetworkSettings::read(*m_store);
+        if (!values)
+            return fail(values.error());
+        options.pool = values->pool;
+        options.port = values->vxlanPort;
+    }
     const QStringList hosts = hostsOf(placement);
     if (hosts.isEmpty())
         return fail(Error::Kind::Invalid, QString(),
@@ -217,17 +221,16 @@ Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Place
     const OverlayAvoid inUse = subnetsInUse(scope, placement, sites);
     OverlayAvoid collided;
     std::optional<Error> lastCollision;
-    for (int attempt = 0; attempt < m_options.attempts; ++attempt) {
+    for (int attempt = 0; attempt < options.attempts; ++attempt) {
         auto allocation =
             collided.isEmpty()
-                ? m_store->claimNetworkAllocation(scope.sessionId, m_options.pool, inUse)
-                : m_store->reclaimNetworkAllocation(scope.sessionId, m_options.pool, collided,
-                                                    inUse);
+                ? m_store->claimNetworkAllocation(scope.sessionId, options.pool, inUse)
+                : m_store->reclaimNetworkAllocation(scope.sessionId, options.pool, collided, inUse);
         if (!allocation)
             return fail(allocation.error().withContext(
                 QStringLiteral("claiming a VXLAN id and subnet for session %1")
                     .arg(scope.sessionId.left(8))));
-        auto segment = segmentOf(scope, *allocation);
+        auto segment = segmentOf(scope, *allocation, options.port);
         if (!segment)
             return fail(segment.error());
         auto plan = VxlanAddressPlan::fromSlots(allocation->subnet, placement);
@@ -332,13 +335,12 @@ Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Place
     }
     return fail(lastCollision ? lastCollision->withContext(
                                     QStringLiteral("no free VXLAN id and subnet after %1 claims")
-                                        .arg(m_options.attempts))
+                                        .arg(options.attempts))
                               : Error::make(Error::Kind::Conflict, QString(),
                                             QStringLiteral("no free VXLAN id and subnet")));
 }
 
-void VxlanNetwork::configureKernel(const Placement &placement, const QString &hostname,
-                                   Docker::ContainerSpec &spec) const
+std::optional<VxlanAddressPlan> VxlanNetwork::addressPlan(const Placement &placement) const
 {
     std::optional<VxlanSegment> segment;
     {
@@ -346,11 +348,20 @@ void VxlanNetwork::configureKernel(const Placement &placement, const QString &ho
         segment = m_segment;
     }
     if (!segment)
-        return;
+        return std::nullopt;
     auto subnet = Ipv4Cidr::parse(segment->subnet);
     if (!subnet)
-        return;
+        return std::nullopt;
     auto plan = VxlanAddressPlan::fromSlots(*subnet, placement);
+    if (!plan)
+        return std::nullopt;
+    return *plan;
+}
+
+void VxlanNetwork::configureKernel(const Placement &placement, const QString &hostname,
+                                   Docker::ContainerSpec &spec) const
+{
+    const auto plan = addressPlan(placement);
     if (!plan)
         return;
     const QString address = plan->kernelAddresses().value(hostname);
@@ -361,17 +372,7 @@ void VxlanNetwork::configureKernel(const Placement &placement, const QString &ho
 
 QByteArray VxlanNetwork::hostsFile(const Placement &placement) const
 {
-    std::optional<VxlanSegment> segment;
-    {
-        std::lock_guard lock(m_mutex);
-        segment = m_segment;
-    }
-    if (!segment)
-        return {};
-    auto subnet = Ipv4Cidr::parse(segment->subnet);
-    if (!subnet)
-        return {};
-    auto plan = VxlanAddressPlan::fromSlots(*subnet, placement);
+    const auto plan = addressPlan(placement);
     if (!plan)
         return {};
     // Docker's own lines, then every kernel of the session.
@@ -427,14 +428,23 @@ Result<void> VxlanNetwork::removeDeviceOf(const StoreIdentity &self,
     auto image = NetHelperImage::local();
     if (!image)
         return fail(image.error());
-    VxlanSegment segment;
-    segment.sessionId = networkLabels.value(Labels::session());
-    segment.vni = vni;
-    segment.subnet = QStringLiteral("10.0.0.0/24"); // a removal goes by the device's name
-    auto removed = VxlanHostSetup(self, *image).teardown(host, segment, call);
+    auto removed = removeDevice(VxlanHostSetup(self, *image), host,
+                                networkLabels.value(Labels::session()), vni, call);
     if (!removed)
         return fail(removed.error());
     return {};
+}
+
+Result<VxlanHostSetup::Removal> VxlanNetwork::removeDevice(const VxlanHostSetup &setup,
+                                                           const Docker::DockerHost &host,
+                                                           const QString &sessionId, quint32 vni,
+                                                           const Docker::CallOptions &call)
+{
+    VxlanSegment segment;
+    segment.sessionId = sessionId;
+    segment.vni = vni;
+    segment.subnet = QStringLiteral("10.0.0.0/24"); // a removal goes by the device's name
+    return setup.teardown(host, segment, call);
 }
 
 Result<void> VxlanNetwork::released(const Scope &scope) const

@@ -3,6 +3,8 @@
 #include "common/overlaypool.h"
 #include "sessionnetwork.h"
 #include "store/records.h"
+#include "vxlanaddressplan.h"
+#include "vxlanhostsetup.h"
 #include "vxlansegment.h"
 
 #include <mutex>
@@ -11,7 +13,6 @@
 namespace ClusterDeck {
 
 class NetHelperImage;
-class VxlanHostSetup;
 
 // A multi-node session's network without Swarm (issue 26): the session claims a VXLAN id and a
 // /24 in the store; every host of the session gets a Docker bridge network with that subnet (its
@@ -32,7 +33,9 @@ public:
         int attempts = 4; // claims tried when a host refuses the subnet or the VNI
     };
 
-    explicit VxlanNetwork(StateStore *store); // the store's settings (NetworkSettings)
+    // The store's pool and port (NetworkSettings), read by setUp(); a setting that does not
+    // parse fails it.
+    explicit VxlanNetwork(StateStore *store);
     VxlanNetwork(StateStore *store, Options options);
     ~VxlanNetwork() override;
 
@@ -62,6 +65,12 @@ public:
                                        const QMap<QString, QString> &networkLabels,
                                        const Docker::DockerHost &host,
                                        const Docker::CallOptions &call);
+    // The device of session `sessionId`'s VNI on `host`, when `setup`'s store made it for that
+    // session (the device's alias says so); another's is left alone (Removal::NotOurs).
+    static Result<VxlanHostSetup::Removal> removeDevice(const VxlanHostSetup &setup,
+                                                        const Docker::DockerHost &host,
+                                                        const QString &sessionId, quint32 vni,
+                                                        const Docker::CallOptions &call);
 
     // "Pool overlaps with other one on this address space": Docker refused the subnet.
     static bool isSubnetCollision(const Error &error);
@@ -72,7 +81,10 @@ protected:
     Docker::NetworkSpec specFor(const Scope &scope) const override;
 
 private:
-    Result<VxlanSegment> segmentOf(const Scope &scope, const NetworkAllocation &allocation) const;
+    Result<VxlanSegment> segmentOf(const Scope &scope, const NetworkAllocation &allocation,
+                                   int port) const;
+    // Where the placement's slots are in the subnet setUp() or segment() learned; nullopt before.
+    std::optional<VxlanAddressPlan> addressPlan(const Placement &placement) const;
     Result<const VxlanHostSetup *> hostSetup(const Scope &scope) const;
     // Subnets of the networks on the session's hosts that are not this session's.
     OverlayAvoid subnetsInUse(const Scope &scope, const Placement &placement,
@@ -84,8 +96,8 @@ private:
                               const Docker::DockerHost &host) const;
 
     StateStore *m_store;
-    Options m_options;
-    std::optional<Error> m_settingsError;
+    std::optional<Options> m_options; // nullopt: the store's settings
+
     mutable std::mutex m_mutex; // guards the two below
     mutable std::optional<VxlanSegment> m_segment;
     mutable std::unique_ptr<VxlanHostSetup> m_setup;

@@ -421,15 +421,11 @@ Check Chaos::check(const Bench &b) const
         }
         // VXLAN devices live in the host's namespace, not in Docker: each names its store and
         // session in its alias.
-        const QString labId = qEnvironmentVariable("CLUSTERDECK_LAB_ID", QStringLiteral("0"));
-        const QString netns = (labId == QLatin1String("0") ? QStringLiteral("cdlab-")
-                                                           : QStringLiteral("cdl%1-").arg(labId)) +
-                              it.key();
         QProcess ip;
         ip.start(QStringLiteral("ip"),
-                 {QStringLiteral("-n"), netns, QStringLiteral("-o"), QStringLiteral("-d"),
-                  QStringLiteral("link"), QStringLiteral("show"), QStringLiteral("type"),
-                  QStringLiteral("vxlan")});
+                 {QStringLiteral("-n"), LabHosts::netns(it.key()), QStringLiteral("-o"),
+                  QStringLiteral("-d"), QStringLiteral("link"), QStringLiteral("show"),
+                  QStringLiteral("type"), QStringLiteral("vxlan")});
         if (!ip.waitForFinished(10000) || ip.exitCode() != 0) {
             c.violations.append(
                 QStringLiteral("the VXLAN devices of host %1 cannot be listed").arg(it.key()));

@@ -115,7 +115,6 @@ private:
     // `anyDevice`: every cdvx…/cdbr… device counts, not only the sessions' (after every
     // session of the test is gone).
     QStringList leftovers(const QStringList &sessionIds, bool anyDevice = false) const;
-    QString netns(const QString &host) const { return m_nsPrefix + host; }
     // The VXLAN id of the session's network, from its label on `host`.
     QString vniOf(const QString &id, const QString &host) const;
     Proc cliOn(const QString &storeUrl, const QStringList &args) const
@@ -127,7 +126,6 @@ private:
     LabHosts m_lab;
     QTemporaryDir m_dir;
     QString m_storeUrl;
-    QString m_nsPrefix;
     QStringList m_sessions;
 };
 
@@ -137,9 +135,6 @@ void TestVxlanNetwork::initTestCase()
     if (m_lab.names().size() < 3)
         QFAIL(qPrintable(LabHosts::error()));
     QVERIFY(m_dir.isValid());
-    const QString labId = qEnvironmentVariable("CLUSTERDECK_LAB_ID", QStringLiteral("0"));
-    m_nsPrefix = labId == QLatin1String("0") ? QStringLiteral("cdlab-")
-                                             : QStringLiteral("cdl%1-").arg(labId);
 }
 
 void TestVxlanNetwork::init()
@@ -240,8 +235,8 @@ QStringList TestVxlanNetwork::leftovers(const QStringList &sessionIds, bool anyD
         // -o: one line per device, its alias (the owner's store and session) included.
         QProcess ip;
         ip.start(QStringLiteral("ip"),
-                 {QStringLiteral("-n"), netns(h), QStringLiteral("-o"), QStringLiteral("-d"),
-                  QStringLiteral("link"), QStringLiteral("show")});
+                 {QStringLiteral("-n"), LabHosts::netns(h), QStringLiteral("-o"),
+                  QStringLiteral("-d"), QStringLiteral("link"), QStringLiteral("show")});
         ip.waitForFinished(10000);
         for (const QByteArray &line : ip.readAllStandardOutput().split('\n')) {
             const QList<QByteArray> words = line.simplified().split(' ');
@@ -403,8 +398,8 @@ void TestVxlanNetwork::lostDeviceIsRepaired()
     QVERIFY2(!vni.isEmpty(), "no io.clusterdeck.vni label on the session's network");
     const QString device = QStringLiteral("cdvx") + vni;
     QProcess del;
-    del.start(QStringLiteral("ip"), {QStringLiteral("-n"), netns(h2), QStringLiteral("link"),
-                                     QStringLiteral("del"), device});
+    del.start(QStringLiteral("ip"), {QStringLiteral("-n"), LabHosts::netns(h2),
+                                     QStringLiteral("link"), QStringLiteral("del"), device});
     QVERIFY(del.waitForFinished(10000));
     QCOMPARE(del.exitCode(), 0);
     // Without it, h2's kernels are cut off from the others.
@@ -419,8 +414,9 @@ void TestVxlanNetwork::lostDeviceIsRepaired()
     QVERIFY2(reconcile.exitCode == 0, reconcile.err.constData());
     QVERIFY2(reconcile.out.contains("repaired network"), reconcile.out.constData());
     QProcess show;
-    show.start(QStringLiteral("ip"), {QStringLiteral("-n"), netns(h2), QStringLiteral("-d"),
-                                      QStringLiteral("link"), QStringLiteral("show"), device});
+    show.start(QStringLiteral("ip"),
+               {QStringLiteral("-n"), LabHosts::netns(h2), QStringLiteral("-d"),
+                QStringLiteral("link"), QStringLiteral("show"), device});
     QVERIFY(show.waitForFinished(10000));
     QCOMPARE(show.exitCode(), 0);
     QVERIFY(show.readAllStandardOutput().contains(QByteArray("vxlan id " + vni.toUtf8())));
