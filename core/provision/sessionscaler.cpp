@@ -141,8 +141,14 @@ Result<SessionSpec> SessionScaler::target(const SessionRecord &session, const Se
     const bool vxlan = current.placement.mode == ClusterMode::MultiNode &&
                        current.placement.driver == NetworkDriver::Vxlan;
     if (scaled->added.isEmpty()) {
-        if (vxlan) // the removed kernels' addresses are free again
-            (void)VxlanAddressPlan::assignSlots(target.placement, target.plan);
+        // The removed kernels' addresses are free again; a stored slot that is not valid
+        // stops the scale before anything changes.
+        if (vxlan) {
+            if (auto slots = VxlanAddressPlan::assignSlots(target.placement, target.plan); !slots)
+                return fail(slots.error().withContext(
+                    QStringLiteral("removing %1 kernel(s); nothing changed")
+                        .arg(scaled->removed.size())));
+        }
         return target;
     }
     auto capacities = HostCapacities::survey(m_registry);
