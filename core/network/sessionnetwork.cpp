@@ -49,6 +49,17 @@ Result<SessionNetwork::Made> SessionNetwork::setUp(const Scope &scope, const Pla
     return create(scope, host, *site.client);
 }
 
+Result<SessionNetwork::Made> SessionNetwork::prepare(const Scope &scope, const Placement &placement,
+                                                     const Sites &sites) const
+{
+    return setUp(scope, placement, sites);
+}
+
+Result<void> SessionNetwork::connect(const Scope &, const Placement &, const Sites &) const
+{
+    return {};
+}
+
 void SessionNetwork::configureKernel(const Placement &, const QString &,
                                      Docker::ContainerSpec &) const
 {}

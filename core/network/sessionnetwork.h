@@ -82,6 +82,15 @@ public:
     // The default is create() on the network host.
     virtual Result<Made> setUp(const Scope &scope, const Placement &placement,
                                const Sites &sites) const;
+    // setUp() in two steps, for a launch that creates its kernels while the hosts are joined:
+    // prepare() makes what a kernel's container needs to be created, connect() what it needs
+    // only once it runs (VXLAN: the devices between the hosts). The caller starts no container
+    // before connect() succeeded. connect() never changes what created containers depend on.
+    // Default: setUp() in prepare(), nothing in connect().
+    virtual Result<Made> prepare(const Scope &scope, const Placement &placement,
+                                 const Sites &sites) const;
+    virtual Result<void> connect(const Scope &scope, const Placement &placement,
+                                 const Sites &sites) const;
     // After setUp (or to tear down): what a kernel's container needs on this network beyond its
     // endpoint's name and aliases (a static address, the other kernels' names). Default: nothing.
     virtual void configureKernel(const Placement &placement, const QString &hostname,

@@ -151,6 +151,12 @@ Result<QString> VxlanHostSetup::applyScript(const Request &request, const QStrin
         " die 3 \"no interface of this host has the address ${local:-of the route to $peers}\"\n"
         "ip link show dev \"$br\" >/dev/null 2>&1 ||"
         " die 5 \"bridge $br does not exist on this host (its Docker network is missing)\"\n"
+        // This session's devices of earlier claims (a VNI that collided, a killed run): gone.
+        "ip -o link show type vxlan 2>/dev/null | while read -r _ name rest; do\n"
+        "    name=${name%:}; name=${name%@*}\n"
+        "    [ \"$name\" = \"$dev\" ] && continue\n"
+        "    case \"$rest\" in *\" alias $owner\"*) ip link del dev \"$name\" ;; esac\n"
+        "done\n"
         "line=$(ip -d -o link show dev \"$dev\" 2>/dev/null)\n"
         "has() { case \"$line \" in *\" $1 \"*) return 0 ;; esac; return 1; }\n"
         "if [ -n \"$line\" ]; then\n"
@@ -197,14 +203,19 @@ Result<QString> VxlanHostSetup::applyScript(const Request &request, const QStrin
 
 QString VxlanHostSetup::teardownScript(const VxlanSegment &segment, const QString &owner)
 {
+    // Every device this store made for the session, whatever its VNI (a claim renumbered after a
+    // collision leaves the first VNI in the network's label): found by its alias.
     return QStringLiteral(
                "dev=%1\n"
                "owner='%2'\n"
-               "line=$(ip -o link show dev \"$dev\" 2>/dev/null) || { echo absent; exit 0; }\n"
-               "case \"$line\" in\n"
-               "*\" alias $owner\"*) ip link del dev \"$dev\" || exit 3; echo removed ;;\n"
-               "*) echo not-ours ;;\n"
-               "esac\n")
+               "ours=$(ip -o link show type vxlan 2>/dev/null | while read -r _ name rest; do\n"
+               "    case \"$rest\" in *\" alias $owner\"*) name=${name%:}; echo \"${name%@*}\" ;;"
+               " esac\n"
+               "done)\n"
+               "for d in $ours; do ip link del dev \"$d\" || exit 3; done\n"
+               "[ -n \"$ours\" ] && { echo removed; exit 0; }\n"
+               "ip link show dev \"$dev\" >/dev/null 2>&1 && { echo not-ours; exit 0; }\n"
+               "echo absent\n")
         .arg(segment.deviceName(), owner);
 }
 

@@ -65,12 +65,14 @@ public:
     VxlanHostSetup(StoreIdentity self, std::shared_ptr<const NetHelperImage> image);
 
     // Creates (or corrects) the device and sets its forwarding entries to exactly
-    // request.peers; returns the device as it then is. Conflict: the VNI or the device name is
+    // request.peers; returns the device as it then is. The session's devices of other VNIs
+    // (an earlier claim's) are deleted. Conflict: the VNI or the device name is
     // taken by something else on this host (claim another VNI); NotFound: the bridge is missing
     // (create the Docker network first).
     Result<DeviceState> apply(const Docker::DockerHost &host, const Request &request,
                               const Docker::CallOptions &options = {}) const;
-    // Deletes the segment's device when it is this store's and session's; another's is left.
+    // Deletes every device this store made for the segment's session (found by their alias,
+    // whatever their VNI); another's is left. NotOurs: the segment's device name is another's.
     Result<Removal> teardown(const Docker::DockerHost &host, const VxlanSegment &segment,
                              const Docker::CallOptions &options = {}) const;
     // The segment's device, nullopt when the host has none (after a reboot: apply again).

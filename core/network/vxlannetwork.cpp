@@ -36,11 +36,6 @@ bool VxlanNetwork::isSubnetCollision(const Error &error)
     return error.message.contains(QLatin1String("overlaps"), Qt::CaseInsensitive);
 }
 
-bool VxlanNetwork::isBridgeNameCollision(const Error &error)
-{
-    return error.message.contains(QLatin1String("same bridge name"), Qt::CaseInsensitive);
-}
-
 Docker::NetworkSpec VxlanNetwork::specFor(const Scope &) const
 {
     // Unused: setUp() makes one bridge per host from the session's segment.
@@ -157,8 +152,8 @@ Result<bool> VxlanNetwork::ensureBridge(const Scope &scope, const VxlanSegment &
                     QStringLiteral("a network named %1 exists on host %2 and is not this "
                                    "session's: left alone")
                         .arg(spec.name, hostName));
-    const bool same = existing->labels.value(Labels::vni()) == QString::number(segment.vni) &&
-                      !existing->ipam.isEmpty() &&
+    // The VNI is not compared: a collision found while connecting renumbers it, the bridge stays.
+    const bool same = !existing->ipam.isEmpty() &&
                       existing->ipam.first().subnet == segment.subnet &&
                       existing->ipam.first().gateway == gateway;
     if (same)
@@ -182,21 +177,38 @@ Result<bool> VxlanNetwork::ensureBridge(const Scope &scope, const VxlanSegment &
     return false;
 }
 
+Result<VxlanNetwork::Options> VxlanNetwork::options() const
+{
+    // The store's pool and port (network setup), read where they are used: only making a
+    // network claims from the pool and sets the port.
+    if (m_options)
+        return *m_options;
+    auto values = NetworkSettings::read(*m_store);
+    if (!values)
+        return fail(values.error());
+    Options options;
+    options.pool = values->pool;
+    options.port = values->vxlanPort;
+    return options;
+}
+
 Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Placement &placement,
                                                  const Sites &sites) const
 {
-    // The store's pool and port (network setup), read here, where they are used: only making
-    // a network claims from the pool and sets the port.
-    Options options;
-    if (m_options) {
-        options = *m_options;
-    } else {
-        auto values = NetworkSettings::read(*m_store);
-        if (!values)
-            return fail(values.error());
-        options.pool = values->pool;
-        options.port = values->vxlanPort;
-    }
+    auto made = prepare(scope, placement, sites);
+    if (!made)
+        return fail(made.error());
+    if (auto connected = connect(scope, placement, sites); !connected)
+        return fail(connected.error());
+    return made;
+}
+
+Result<SessionNetwork::Made> VxlanNetwork::prepare(const Scope &scope, const Placement &placement,
+                                                   const Sites &sites) const
+{
+    auto options = this->options();
+    if (!options)
+        return fail(options.error());
     const QStringList hosts = hostsOf(placement);
     if (hosts.isEmpty())
         return fail(Error::Kind::Invalid, QString(),
@@ -214,23 +226,24 @@ Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Place
                                        "IP`")
                             .arg(h, site.address));
     }
-    auto setup = hostSetup(scope);
-    if (!setup)
+    // The helper image first: a machine without iproute2 fails before anything is made.
+    if (auto setup = hostSetup(scope); !setup)
         return fail(setup.error());
 
     const OverlayAvoid inUse = subnetsInUse(scope, placement, sites);
     OverlayAvoid collided;
     std::optional<Error> lastCollision;
-    for (int attempt = 0; attempt < options.attempts; ++attempt) {
+    for (int attempt = 0; attempt < options->attempts; ++attempt) {
         auto allocation =
             collided.isEmpty()
-                ? m_store->claimNetworkAllocation(scope.sessionId, options.pool, inUse)
-                : m_store->reclaimNetworkAllocation(scope.sessionId, options.pool, collided, inUse);
+                ? m_store->claimNetworkAllocation(scope.sessionId, options->pool, inUse)
+                : m_store->reclaimNetworkAllocation(scope.sessionId, options->pool, collided,
+                                                    inUse);
         if (!allocation)
             return fail(allocation.error().withContext(
                 QStringLiteral("claiming a VXLAN id and subnet for session %1")
                     .arg(scope.sessionId.left(8))));
-        auto segment = segmentOf(scope, *allocation, options.port);
+        auto segment = segmentOf(scope, *allocation, options->port);
         if (!segment)
             return fail(segment.error());
         auto plan = VxlanAddressPlan::fromSlots(allocation->subnet, placement);
@@ -242,7 +255,6 @@ Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Place
         std::mutex mutex;
         std::optional<Error> error;
         std::optional<Error> subnetCollision;
-        std::optional<Error> vniCollision;
         int adopted = 0;
         Concurrent::forEach(int(hosts.size()), [&](int i) {
             const QString &h = hosts.at(i);
@@ -253,36 +265,69 @@ Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Place
                                         QStringLiteral("host %1 has no gateway slot").arg(h)))
                     : ensureBridge(scope, *segment, gateway, h, *sites.value(h).client);
             std::lock_guard lock(mutex);
-            if (made) {
+            if (made)
                 adopted += *made ? 1 : 0;
-            } else if (isSubnetCollision(made.error())) {
+            else if (isSubnetCollision(made.error()))
                 subnetCollision = made.error();
-            } else if (isBridgeNameCollision(made.error())) {
-                vniCollision = made.error(); // the bridge is named after the VNI
-            } else if (!error) {
+            else if (!error)
                 error = made.error();
-            }
         });
         if (error)
             return fail(*error);
-        if (subnetCollision || vniCollision) {
-            if (subnetCollision) {
-                qCInfo(lcNetwork).noquote()
-                    << "subnet" << segment->subnet << "collided:" << subnetCollision->toString()
-                    << "- claiming another";
-                collided.subnets.append(allocation->subnet);
-            }
-            if (vniCollision) {
-                qCInfo(lcNetwork).noquote()
-                    << "VNI" << segment->vni << "collided:" << vniCollision->toString()
-                    << "- claiming another";
-                collided.vnis.insert(allocation->vni);
-            }
-            lastCollision = subnetCollision ? subnetCollision : vniCollision;
+        if (subnetCollision) {
+            qCInfo(lcNetwork).noquote()
+                << "subnet" << segment->subnet << "collided:" << subnetCollision->toString()
+                << "- claiming another";
+            collided.subnets.append(allocation->subnet);
+            lastCollision = subnetCollision;
             continue;
         }
+        {
+            std::lock_guard lock(m_mutex);
+            m_segment = *segment;
+            m_vnisInUse = inUse.vnis;
+        }
+        return Made{QStringLiteral("vxlan:%1").arg(segment->networkName()),
+                    adopted == hosts.size()};
+    }
+    return fail(
+        lastCollision
+            ? lastCollision->withContext(
+                  QStringLiteral("no free subnet after %1 claims").arg(options->attempts))
+            : Error::make(Error::Kind::Conflict, QString(), QStringLiteral("no free subnet")));
+}
 
+Result<void> VxlanNetwork::connect(const Scope &scope, const Placement &placement,
+                                   const Sites &sites) const
+{
+    auto options = this->options();
+    if (!options)
+        return fail(options.error());
+    auto setup = hostSetup(scope);
+    if (!setup)
+        return fail(setup.error());
+    std::optional<VxlanSegment> segment;
+    OverlayAvoid avoid;
+    {
+        std::lock_guard lock(m_mutex);
+        segment = m_segment;
+        avoid.vnis = m_vnisInUse;
+    }
+    if (!segment) {
+        auto stored = this->segment(scope); // connect() without prepare(): the stored claim
+        if (!stored)
+            return fail(stored.error());
+        segment = *stored;
+        segment->port = options->port;
+    }
+    const QStringList hosts = hostsOf(placement);
+    OverlayAvoid collided;
+    std::optional<Error> lastCollision;
+    for (int attempt = 0; attempt < options->attempts; ++attempt) {
         // The VXLAN device on every host, with every other host as its peers.
+        std::mutex mutex;
+        std::optional<Error> error;
+        std::optional<Error> vniCollision;
         QStringList madeOn;
         Concurrent::forEach(int(hosts.size()), [&](int i) {
             const QString &h = hosts.at(i);
@@ -293,51 +338,68 @@ Result<SessionNetwork::Made> VxlanNetwork::setUp(const Scope &scope, const Place
                 if (peer != h)
                     request.peers.append(sites.value(peer).address);
             }
-            auto applied = (*setup)->apply(*sites.value(h).client, request, scope.call);
+            auto applied =
+                sites.value(h).client
+                    ? (*setup)->apply(*sites.value(h).client, request, scope.call)
+                    : Result<VxlanHostSetup::DeviceState>(
+                          fail(Error::Kind::Invalid, onHost(h),
+                               QStringLiteral("host %1 of the session is not connected").arg(h)));
             std::lock_guard lock(mutex);
-            if (applied) {
+            if (applied)
                 madeOn.append(h);
-                return;
-            }
-            if (applied.error().kind == Error::Kind::Conflict)
+            else if (applied.error().kind == Error::Kind::Conflict)
                 vniCollision = applied.error();
             else if (!error)
                 error = applied.error();
         });
         if (error)
             return fail(*error);
-        if (vniCollision) {
+        if (!vniCollision) {
             qCInfo(lcNetwork).noquote()
-                << "VNI" << segment->vni << "collided:" << vniCollision->toString()
-                << "- claiming another";
-            // The devices this claim made on the other hosts go: the next claim has another
-            // VNI, so another device name.
-            Concurrent::forEach(int(madeOn.size()), [&](int i) {
-                const QString &h = madeOn.at(i);
-                if (auto gone = (*setup)->teardown(*sites.value(h).client, *segment, scope.call);
-                    !gone)
-                    qCWarning(lcNetwork).noquote()
-                        << "removing" << segment->deviceName() << "from host" << h
-                        << "after the collision:" << gone.error().toString();
-            });
-            collided.vnis.insert(allocation->vni);
-            lastCollision = vniCollision;
-            continue;
-        }
-        {
-            std::lock_guard lock(m_mutex);
-            m_segment = *segment;
+                << "vxlan network" << segment->networkName() << "VNI" << segment->vni
+                << segment->subnet << "on" << hosts.join(QStringLiteral(", "));
+            return {};
         }
         qCInfo(lcNetwork).noquote()
-            << "vxlan network" << segment->networkName() << "VNI" << segment->vni << segment->subnet
-            << "on" << hosts.join(QStringLiteral(", "));
-        return Made{QStringLiteral("vxlan:%1").arg(segment->vni), adopted == hosts.size()};
+            << "VNI" << segment->vni << "collided:" << vniCollision->toString()
+            << "- claiming another";
+        // The devices this claim made on the other hosts go: the next has another VNI, so
+        // another device name.
+        Concurrent::forEach(int(madeOn.size()), [&](int i) {
+            const QString &h = madeOn.at(i);
+            if (auto gone = (*setup)->teardown(*sites.value(h).client, *segment, scope.call); !gone)
+                qCWarning(lcNetwork).noquote()
+                    << "removing" << segment->deviceName() << "from host" << h
+                    << "after the collision:" << gone.error().toString();
+        });
+        lastCollision = vniCollision;
+        collided.vnis.insert(segment->vni);
+        // Only the VNI is claimed again: the subnet, the bridges and the kernels' addresses
+        // (made already, or being made) stay.
+        auto allocation =
+            m_store->reclaimNetworkAllocation(scope.sessionId, options->pool, collided, avoid);
+        if (!allocation)
+            return fail(allocation.error().withContext(
+                QStringLiteral("claiming another VXLAN id for session %1")
+                    .arg(scope.sessionId.left(8))));
+        if (allocation->subnet.toString() != segment->subnet)
+            return fail(
+                Error::Kind::Conflict, QString(),
+                QStringLiteral("session %1: claiming another VXLAN id moved its subnet "
+                               "from %2 to %3")
+                    .arg(scope.sessionId.left(8), segment->subnet, allocation->subnet.toString()));
+        auto renumbered = segmentOf(scope, *allocation, options->port);
+        if (!renumbered)
+            return fail(renumbered.error());
+        segment = *renumbered;
+        std::lock_guard lock(m_mutex);
+        m_segment = *segment;
     }
-    return fail(lastCollision ? lastCollision->withContext(
-                                    QStringLiteral("no free VXLAN id and subnet after %1 claims")
-                                        .arg(options.attempts))
-                              : Error::make(Error::Kind::Conflict, QString(),
-                                            QStringLiteral("no free VXLAN id and subnet")));
+    return fail(
+        lastCollision
+            ? lastCollision->withContext(
+                  QStringLiteral("no free VXLAN id after %1 claims").arg(options->attempts))
+            : Error::make(Error::Kind::Conflict, QString(), QStringLiteral("no free VXLAN id")));
 }
 
 std::optional<VxlanAddressPlan> VxlanNetwork::addressPlan(const Placement &placement) const

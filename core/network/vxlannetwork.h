@@ -21,8 +21,8 @@ class NetHelperImage;
 // Kernels get static addresses (Placement::addressSlots) and every other kernel's name in their
 // /etc/hosts. No manager: any host may be lost without taking the others' networks with it.
 //
-// One object per run of one session: setUp() learns the session's subnet, configureKernel()
-// uses it (from the kernels' threads).
+// One object per run of one session: prepare() (or setUp()) learns the session's subnet,
+// configureKernel() uses it (from the kernels' threads).
 class VxlanNetwork final : public SessionNetwork
 {
 public:
@@ -42,8 +42,17 @@ public:
     QString driverName() const override { return QStringLiteral("vxlan"); }
 
     QStringList hostsOf(const Placement &placement) const override;
+    // prepare(), then connect().
     Result<Made> setUp(const Scope &scope, const Placement &placement,
                        const Sites &sites) const override;
+    // Claims the VNI and subnet and makes the bridge network on every host: what the kernels'
+    // containers need to be created. A subnet a host refuses is claimed again.
+    Result<Made> prepare(const Scope &scope, const Placement &placement,
+                         const Sites &sites) const override;
+    // The VXLAN device on every host, with every other host as its peers. A VNI a host refuses
+    // is claimed again (the subnet, the bridges and the kernels' addresses stay).
+    Result<void> connect(const Scope &scope, const Placement &placement,
+                         const Sites &sites) const override;
     void configureKernel(const Placement &placement, const QString &hostname,
                          Docker::ContainerSpec &spec) const override;
     Result<void> removeHostSide(const Scope &scope, const QString &hostName,
@@ -74,13 +83,12 @@ public:
 
     // "Pool overlaps with other one on this address space": Docker refused the subnet.
     static bool isSubnetCollision(const Error &error);
-    // "networks have same bridge name": another store's network of this VNI is on the host.
-    static bool isBridgeNameCollision(const Error &error);
 
 protected:
     Docker::NetworkSpec specFor(const Scope &scope) const override;
 
 private:
+    Result<Options> options() const;
     Result<VxlanSegment> segmentOf(const Scope &scope, const NetworkAllocation &allocation,
                                    int port) const;
     // Where the placement's slots are in the subnet setUp() or segment() learned; nullopt before.
@@ -90,7 +98,7 @@ private:
     OverlayAvoid subnetsInUse(const Scope &scope, const Placement &placement,
                               const Sites &sites) const;
     // The bridge network on one host, with the segment's subnet and VNI: made, adopted, or made
-    // again when this session's earlier one has another subnet or VNI (an earlier claim).
+    // again when this session's earlier one has another subnet (an earlier claim).
     Result<bool> ensureBridge(const Scope &scope, const VxlanSegment &segment,
                               const QString &gateway, const QString &hostName,
                               const Docker::DockerHost &host) const;
@@ -98,8 +106,9 @@ private:
     StateStore *m_store;
     std::optional<Options> m_options; // nullopt: the store's settings
 
-    mutable std::mutex m_mutex; // guards the two below
+    mutable std::mutex m_mutex; // guards the three below
     mutable std::optional<VxlanSegment> m_segment;
+    mutable QSet<quint32> m_vnisInUse; // other networks' on the session's hosts, for connect()
     mutable std::unique_ptr<VxlanHostSetup> m_setup;
 };
 

@@ -51,7 +51,7 @@ QString VxlanSegment::networkName() const
 
 QString VxlanSegment::bridgeName() const
 {
-    return QStringLiteral("cdbr%1").arg(vni);
+    return QStringLiteral("cdbr%1").arg(sessionId.left(8));
 }
 
 QString VxlanSegment::deviceName() const

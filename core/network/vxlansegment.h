@@ -30,10 +30,12 @@ struct VxlanSegment
 
     // Docker's name of the bridge network on each host: cd-<short session id>.
     QString networkName() const;
-    // Kernel device names (IFNAMSIZ: at most 15 characters): the VNI makes them unique on a host
-    // (the kernel refuses a second VXLAN device with the same VNI and port anyway) and at most
-    // 12 characters long.
-    QString bridgeName() const; // "cdbr5005"
+    // Kernel device names (IFNAMSIZ: at most 15 characters, these at most 12). The bridge is
+    // named after the session, like its Docker network: the kernels attached to it keep it when
+    // the VNI is claimed again (a collision found while the kernels were being created). The
+    // device is named after the VNI: the kernel refuses a second VXLAN device with the same VNI
+    // and port anyway, so another's device of this VNI is found by its name too.
+    QString bridgeName() const; // "cdbr3f2c8a1e"
     QString deviceName() const; // "cdvx5005"
 
     // The address `offset` into the subnet ("10.200.5.0/24", 2 → "10.200.5.2"); nullopt outside
@@ -45,7 +47,8 @@ struct VxlanSegment
 
     // The bridge network `cd-<sid8>` on one host: this subnet with `gateway`, the Linux bridge
     // named bridgeName() (the host step attaches the VXLAN device to it), the MTU, the session's
-    // and store's labels and the VNI.
+    // and store's labels and the VNI first claimed (a hint for other stores: the store's claim,
+    // not this label, is the session's VNI).
     Docker::NetworkSpec networkSpec(const QString &storeId, const QString &gateway) const;
 };
 

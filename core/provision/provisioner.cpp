@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -102,6 +103,15 @@ struct Provisioner::Run
         return Error::make(Error::Kind::Cancelled, QString(),
                            QStringLiteral("stopped without a rollback (this process no longer "
                                           "leads the store); the controller finishes the session"));
+    }
+    // The network's connect() (SessionNetwork::prepare/connect), run beside the kernels'
+    // creation: no kernel starts before it succeeded. Not valid: nothing to wait for.
+    std::optional<SessionNetwork::Sites> networkSites; // set by prepare, under `mutex`
+    std::shared_future<bool> networkConnected;
+    bool awaitNetwork() const
+    {
+        const std::shared_future<bool> connected = networkConnected;
+        return !connected.valid() || connected.get();
     }
     EnvStrings env; // shared by the container specs of this run's kernels
     // Kernel statuses, container ids and ports go to the store in batches (see
@@ -591,7 +601,10 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
 {
     if (!run.aborted())
         beginProvisioning(run);
+    std::thread connecting = startConnecting(run);
     createKernels(run);
+    if (connecting.joinable())
+        connecting.join();
     run.flushStatuses();
     if (!run.aborted() && !run.userCancel.isCancelled()) {
         if (auto ok = settle(run); !ok)
@@ -635,6 +648,27 @@ void Provisioner::beginProvisioning(Run &run)
     run.flushStatuses();
     if (auto ok = prepareHosts(run); !ok)
         run.failWith(ok.error());
+}
+
+// The hosts joined (a VXLAN network's devices) while the kernels are created: a thread the
+// caller joins before anything else, failing the run on an error (no kernel starts then).
+std::thread Provisioner::startConnecting(Run &run)
+{
+    std::optional<SessionNetwork::Sites> sites;
+    {
+        std::lock_guard lock(run.mutex);
+        sites = run.networkSites;
+    }
+    if (run.aborted() || !sites)
+        return {};
+    auto done = std::make_shared<std::promise<bool>>();
+    run.networkConnected = done->get_future().share();
+    return std::thread([&run, done, sites = std::move(*sites)] {
+        auto connected = run.network->connect(run.networkScope(), run.spec.placement, sites);
+        if (!connected)
+            run.failWith(connected.error());
+        done->set_value(bool(connected));
+    });
 }
 
 // Kernels: all at once, or role by role for `in-order`.
@@ -930,10 +964,16 @@ Result<void> Provisioner::prepareHosts(Run &run)
                           sites.insert(h,
                                        {run.clients.value(h),
                                         ContainerSpecBuilder::publicAddressOf(run.hosts.value(h))});
-                      auto made = run.network->setUp(run.networkScope(), run.spec.placement, sites);
+                      // A launch joins the hosts while its kernels are created (connect()).
+                      auto made =
+                          run.partial
+                              ? run.network->setUp(run.networkScope(), run.spec.placement, sites)
+                              : run.network->prepare(run.networkScope(), run.spec.placement, sites);
                       if (!made)
                           return fail(made.error());
                       std::lock_guard lock(run.mutex);
+                      if (!run.partial)
+                          run.networkSites = sites;
                       run.networkReused = run.partial || made->reused;
                       if (!run.partial) {
                           run.session.networkId = made->id;
@@ -1228,7 +1268,8 @@ Result<void> Provisioner::createKernel(Run &run, const KernelSpec &k)
             if (auto ok = client->uploadFiles(id, QStringLiteral("/"), tar, run.call()); !ok)
                 return fail(where(QStringLiteral("uploading files to"), ok.error()));
         }
-        if (run.aborted())
+        // The hosts joined first (connect()): a kernel may talk to its peers as it starts.
+        if (!run.awaitNetwork() || run.aborted())
             return {};
         // The start attaches the container to the session's network: what the network's driver
         // knows to be passing trouble (a busy swarm manager, a node dropping its instance) is

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <functional>
+#include <thread>
 
 namespace ClusterDeck {
 
@@ -160,6 +161,7 @@ private:
     // The phases of a launch: doProvision runs them in turn, and ends in recordRunning or rollBack.
     Result<SessionRecord> doProvision(Run &run);
     void beginProvisioning(Run &run);
+    std::thread startConnecting(Run &run);
     void createKernels(Run &run);
     Result<SessionRecord> recordRunning(Run &run);
     Result<SessionRecord> rollBack(Run &run, bool cancelled);

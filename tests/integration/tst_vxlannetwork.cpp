@@ -14,6 +14,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -91,6 +92,7 @@ private Q_SLOTS:
     void scaleOntoAnotherHost();
     void lostDeviceIsRepaired();
     void twoStoresAtOnce();
+    void vniTakenOnOneHost();
 
 private:
     Proc cli(const QStringList &args, int timeoutMs = 300000) const
@@ -115,8 +117,16 @@ private:
     // `anyDevice`: every cdvx…/cdbr… device counts, not only the sessions' (after every
     // session of the test is gone).
     QStringList leftovers(const QStringList &sessionIds, bool anyDevice = false) const;
-    // The VXLAN id of the session's network, from its label on `host`.
+    // The VXLAN id of the session's device on `host` (empty: none), and the VNI its network
+    // was made with (the label).
     QString vniOf(const QString &id, const QString &host) const;
+    QString labelledVniOf(const QString &id, const QString &host) const;
+    // Runs `ip ARGS` in the lab host's namespace; its exit code and output.
+    Proc ipOn(const QString &host, const QStringList &args) const
+    {
+        return runProcess(QStringLiteral("ip"),
+                          QStringList{QStringLiteral("-n"), LabHosts::netns(host)} + args, 10000);
+    }
     Proc cliOn(const QString &storeUrl, const QStringList &args) const
     {
         return runProcess(QStringLiteral(CLUSTERDECKCTL),
@@ -171,6 +181,27 @@ void TestVxlanNetwork::addHosts(const QStringList &hosts)
 }
 
 QString TestVxlanNetwork::vniOf(const QString &id, const QString &host) const
+{
+    // The device's own VNI, in the host's namespace: the network's io.clusterdeck.vni label is
+    // the VNI first claimed, which a collision found while connecting renumbers.
+    QProcess ip;
+    ip.start(QStringLiteral("ip"),
+             {QStringLiteral("-n"), LabHosts::netns(host), QStringLiteral("-o"),
+              QStringLiteral("-d"), QStringLiteral("link"), QStringLiteral("show"),
+              QStringLiteral("type"), QStringLiteral("vxlan")});
+    ip.waitForFinished(10000);
+    static const QRegularExpression vni(QStringLiteral(" vxlan id (\\d+) "));
+    for (const QByteArray &line : ip.readAllStandardOutput().split('\n')) {
+        if (!line.contains(QByteArray(QByteArray("io.clusterdeck.session=") + id.toUtf8())))
+            continue;
+        const auto m = vni.match(QString::fromUtf8(line));
+        if (m.hasMatch())
+            return m.captured(1);
+    }
+    return {};
+}
+
+QString TestVxlanNetwork::labelledVniOf(const QString &id, const QString &host) const
 {
     const Proc p = m_lab.docker(host, {QStringLiteral("network"), QStringLiteral("inspect"),
                                        QStringLiteral("-f"),
@@ -395,7 +426,7 @@ void TestVxlanNetwork::lostDeviceIsRepaired()
     QVERIFY2(!id.isEmpty(), "launch failed");
     const QString h2 = m_lab.names().at(1);
     const QString vni = vniOf(id, h2);
-    QVERIFY2(!vni.isEmpty(), "no io.clusterdeck.vni label on the session's network");
+    QVERIFY2(!vni.isEmpty(), "no VXLAN device of the session on h2");
     const QString device = QStringLiteral("cdvx") + vni;
     QProcess del;
     del.start(QStringLiteral("ip"), {QStringLiteral("-n"), LabHosts::netns(h2),
@@ -495,6 +526,60 @@ void TestVxlanNetwork::twoStoresAtOnce()
     QVERIFY2(rmB.exitCode == 0, rmB.err.constData());
     QVERIFY(leftovers({idB}).isEmpty());
     expectAllReach(idA, hostnamesOf(show(idA)));
+}
+
+void TestVxlanNetwork::vniTakenOnOneHost()
+{
+    // Another tool's VXLAN device holds the VNI this store claims first (the pool's first, as
+    // the test sets it), on h2 only, on the same UDP port and underlay: the kernel refuses a
+    // second device of that VNI there. The launch finds it while its kernels are being created,
+    // claims another VNI (the subnet, bridges and addresses stay) and runs; the foreign device
+    // is left alone, before and after `rm`.
+    addHosts(m_lab.names());
+    const Proc vnis = cli({QStringLiteral("network"), QStringLiteral("setup"),
+                           QStringLiteral("--vnis"), QStringLiteral("2000000-2000009")});
+    QVERIFY2(vnis.exitCode == 0, vnis.err.constData());
+    const QString h2 = m_lab.names().at(1);
+    const Proc addr = ipOn(h2, {QStringLiteral("-o"), QStringLiteral("-4"), QStringLiteral("addr"),
+                                QStringLiteral("show"), QStringLiteral("to"), m_lab.address(h2)});
+    const QStringList words = QString::fromUtf8(addr.out).simplified().split(u' ');
+    QVERIFY2(words.size() > 1, addr.out.constData());
+    const QString underlay = words.at(1);
+    const Proc made =
+        ipOn(h2, {QStringLiteral("link"), QStringLiteral("add"), QStringLiteral("fx2000000"),
+                  QStringLiteral("type"), QStringLiteral("vxlan"), QStringLiteral("id"),
+                  QStringLiteral("2000000"), QStringLiteral("dstport"), QStringLiteral("4789"),
+                  QStringLiteral("dev"), underlay});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+    auto removeForeign = qScopeGuard([&] {
+        ipOn(h2, {QStringLiteral("link"), QStringLiteral("del"), QStringLiteral("fx2000000")});
+    });
+
+    const QJsonObject o =
+        launch(QStringLiteral("vx-taken"), clusterTemplate(QStringLiteral("vx-taken"), 5));
+    const QString id = o.value(QStringLiteral("id")).toString();
+    QVERIFY2(!id.isEmpty(), "launch failed");
+    const QJsonObject session = show(id);
+    QCOMPARE(session.value(QStringLiteral("status")).toString(), QStringLiteral("RUNNING"));
+    QCOMPARE(hostsOf(session).size(), 3);
+    // Made with the first VNI, renumbered while connecting: every host has the new one.
+    QCOMPARE(labelledVniOf(id, h2), QStringLiteral("2000000"));
+    const QString vni = vniOf(id, h2);
+    QVERIFY2(!vni.isEmpty() && vni != QLatin1String("2000000"), qPrintable(vni));
+    for (const QString &h : m_lab.names())
+        QCOMPARE(vniOf(id, h), vni);
+    expectAllReach(id, hostnamesOf(session));
+    QCOMPARE(ipOn(h2, {QStringLiteral("link"), QStringLiteral("show"), QStringLiteral("fx2000000")})
+                 .exitCode,
+             0);
+
+    const Proc rm = cli({QStringLiteral("rm"), id});
+    QVERIFY2(rm.exitCode == 0, rm.err.constData());
+    m_sessions.removeAll(id);
+    QVERIFY(leftovers({id}).isEmpty());
+    QCOMPARE(ipOn(h2, {QStringLiteral("link"), QStringLiteral("show"), QStringLiteral("fx2000000")})
+                 .exitCode,
+             0);
 }
 
 QTEST_GUILESS_MAIN(TestVxlanNetwork)

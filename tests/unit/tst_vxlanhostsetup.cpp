@@ -119,14 +119,16 @@ void TestVxlanHostSetup::names_data()
     QTest::addColumn<QString>("network");
     QTest::addColumn<QString>("bridge");
     QTest::addColumn<QString>("device");
+    // The bridge is the session's whatever its VNI (renumbered after a collision), the device
+    // the VNI's.
     QTest::newRow("issue's example") << 5005u << "cd-3f2c8a1e"
-                                     << "cdbr5005"
+                                     << "cdbr3f2c8a1e"
                                      << "cdvx5005";
     QTest::newRow("smallest VNI") << 1u << "cd-3f2c8a1e"
-                                  << "cdbr1"
+                                  << "cdbr3f2c8a1e"
                                   << "cdvx1";
     QTest::newRow("largest VNI fits IFNAMSIZ") << 16777215u << "cd-3f2c8a1e"
-                                               << "cdbr16777215"
+                                               << "cdbr3f2c8a1e"
                                                << "cdvx16777215";
 }
 
@@ -228,7 +230,7 @@ void TestVxlanHostSetup::networkSpec()
     QCOMPARE(spec.labels.value(Labels::store()), kStore);
     QCOMPARE(spec.labels.value(Labels::vni()), QStringLiteral("5005"));
     QCOMPARE(spec.options.value(QStringLiteral("com.docker.network.bridge.name")),
-             QStringLiteral("cdbr5005"));
+             QStringLiteral("cdbr3f2c8a1e"));
     QCOMPARE(spec.options.value(QStringLiteral("com.docker.network.driver.mtu")),
              QStringLiteral("1450"));
     QCOMPARE(spec.ipam.size(), 1);
@@ -382,7 +384,9 @@ void TestVxlanHostSetup::applyScript_data()
     QTest::addColumn<QStringList>("peers");
     QTest::addColumn<QStringList>("contains");
     const QStringList always{
-        "dev=cdvx5005 br=cdbr5005 vni=5005 port=4789 mtu=1450\n",
+        "dev=cdvx5005 br=cdbr3f2c8a1e vni=5005 port=4789 mtu=1450\n",
+        // the session's devices of an earlier VNI go
+        "*\" alias $owner\"*) ip link del dev \"$name\" ;;",
         "owner='io.clusterdeck.store=" + kStore + " io.clusterdeck.session=" + kSession + "'\n",
         "ip link add \"$dev\" type vxlan id \"$vni\" dstport \"$port\" local \"$local\" dev "
         "\"$under\" nolearning",
@@ -453,8 +457,10 @@ void TestVxlanHostSetup::teardownScript()
         VxlanHostSetup::teardownScript(segment(), VxlanHostSetup::ownerAlias(kStore, kSession));
     QVERIFY(script.startsWith(QStringLiteral("dev=cdvx5005\n")));
     QVERIFY(script.contains(QStringLiteral("io.clusterdeck.session=") + kSession));
-    // Deleted only under this store's and session's alias; anything else is reported.
-    QVERIFY(script.contains(QStringLiteral("*\" alias $owner\"*) ip link del dev \"$dev\"")));
+    // Deleted only under this store's and session's alias (every VNI of the session's);
+    // anything else is reported.
+    QVERIFY(script.contains(QStringLiteral("*\" alias $owner\"*) name=${name%:}")));
+    QVERIFY(script.contains(QStringLiteral("for d in $ours; do ip link del dev \"$d\"")));
     QVERIFY(script.contains(QStringLiteral("echo not-ours")));
     QVERIFY(script.contains(QStringLiteral("echo absent")));
 }
@@ -495,8 +501,9 @@ void TestVxlanHostSetup::parseInspect_data()
     QTest::addColumn<QString>("file");
     QTest::addColumn<QStringList>("names");
     QTest::addColumn<QStringList>("peersOfFirst");
-    // Recorded from a lab host (iproute2 6.1): cdvx77 set up on bridge cdbr77 with two peers,
-    // cdvx78 made by something else (learning, down, no alias, no entries).
+    // Recorded from a lab host (iproute2 6.1): cdvx77 set up on bridge cdbr77 (renamed cdbr3f2c8a1e
+    // in the files since bridges are named after the session) with two peers, cdvx78 made by
+    // something else (learning, down, no alias, no entries).
     QTest::newRow("every device") << "inspect-all.out" << QStringList{"cdvx77", "cdvx78"}
                                   << QStringList{"192.168.214.12", "192.168.214.13"};
     QTest::newRow("one device") << "inspect-one.out" << QStringList{"cdvx77"}
@@ -525,7 +532,7 @@ void TestVxlanHostSetup::parseInspect()
     QCOMPARE(d.mtu, 1450);
     QVERIFY(!d.learning);
     QVERIFY(d.up);
-    QCOMPARE(d.master, QStringLiteral("cdbr77"));
+    QCOMPARE(d.master, QStringLiteral("cdbr3f2c8a1e"));
     QCOMPARE(d.owner, VxlanHostSetup::ownerAlias(kStore, kSession));
     QCOMPARE(d.peers, peersOfFirst);
     if (devices->size() > 1) {
@@ -722,8 +729,8 @@ void TestVxlanHostSetup::applyOnScriptedHost_data()
         << QStringList{"192.168.214.12"} << int(Error::Kind::Conflict)
         << "A VXLAN device with the specified VNI already exists";
     QTest::newRow("bridge missing")
-        << 5 << QByteArray() << QByteArray("bridge cdbr77 does not exist on this host\n")
-        << QStringList{"192.168.214.12"} << int(Error::Kind::NotFound) << "bridge cdbr77";
+        << 5 << QByteArray() << QByteArray("bridge cdbr3f2c8a1e does not exist on this host\n")
+        << QStringList{"192.168.214.12"} << int(Error::Kind::NotFound) << "bridge cdbr3f2c8a1e";
 }
 
 void TestVxlanHostSetup::applyOnScriptedHost()
