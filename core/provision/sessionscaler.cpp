@@ -3,6 +3,7 @@
 #include "common/boundedbuffer.h"
 #include "common/concurrent.h"
 #include "common/logging.h"
+#include "containerspecbuilder.h"
 #include "docker/dockerhost.h"
 #include "docker/tararchivebuilder.h"
 #include "eventlog.h"
@@ -367,6 +368,13 @@ Result<ScaleOutcome> SessionScaler::scaleLocked(const QString &sessionId,
     if (!kernels)
         return fail(kernels.error());
     outcome.warnings = rewriteFiles(target, *kernels);
+    // A host the shrink left without kernels leaves the network (a warning when it cannot: the
+    // scale is done, the host stays in it).
+    if (!scaled->removed.isEmpty()) {
+        SessionSpec after = target;
+        if (auto vacated = leaveVacatedHosts(after); !vacated)
+            outcome.warnings.append(vacated.error().toString());
+    }
     auto done = clearIntent(s.id, {}, QJsonObject());
     if (!done)
         return fail(done.error());
@@ -420,6 +428,68 @@ Result<void> SessionScaler::removeKernelObjects(const SessionSpec &spec,
     only.placement.hostsUsed.clear();
     only.placement.networkHost.clear(); // the network stays
     return SessionTeardown(m_store, m_registry).remove(only);
+}
+
+// The others stop forwarding to the vacated hosts first (their devices get the new peer list),
+// then the vacated hosts' bridge and device go, and the stored spec drops them last: after a
+// kill -9 before that, the spec still names them, so the next scale (or the repair of this one)
+// does it again, and the session's teardown reaches them either way.
+Result<QStringList> SessionScaler::leaveVacatedHosts(SessionSpec &spec)
+{
+    Placement &placement = spec.placement;
+    if (placement.mode != ClusterMode::MultiNode || placement.driver != NetworkDriver::Vxlan)
+        return QStringList();
+    QStringList vacated = placement.hostsUsed;
+    vacated.removeIf([&](const QString &h) { return placement.hostOf.values().contains(h); });
+    if (vacated.isEmpty())
+        return vacated;
+    const QString where = QStringLiteral("taking host(s) %1 out of session %2's network")
+                              .arg(vacated.join(QStringLiteral(", ")), spec.plan.sessionId.left(8));
+    SessionSpec left = spec;
+    left.placement.hostsUsed.removeIf([&](const QString &h) { return vacated.contains(h); });
+    for (const QString &h : std::as_const(vacated))
+        left.placement.gatewaySlots.remove(h);
+    SessionNetwork::Sites sites;
+    for (const QString &h : std::as_const(left.placement.hostsUsed)) {
+        auto record = m_store->host(h);
+        auto client = m_registry->dockerHost(h);
+        if (!record || !client)
+            return fail((!record ? record.error() : client.error()).withContext(where));
+        sites.insert(h, {*client, ContainerSpecBuilder::publicAddressOf(*record)});
+    }
+    Docker::CallOptions call;
+    call.timeout = std::chrono::seconds(60);
+    const SessionNetwork::Scope scope{spec.plan.sessionId, spec.plan.networkName, spec.plan.mtu,
+                                      m_store->identity(), call};
+    VxlanNetwork network(m_store);
+    if (left.placement.hostsUsed.size() > 0) {
+        if (auto ok = network.connect(scope, left.placement, sites); !ok)
+            return fail(ok.error().withContext(where));
+    }
+    SessionSpec only = spec;
+    only.plan.kernels.clear();
+    only.placement.hostOf.clear();
+    only.placement.networkHost.clear();
+    only.placement.hostsUsed = vacated;
+    RemovalOptions removal;
+    removal.keepClaim = true;
+    if (auto ok = SessionTeardown(m_store, m_registry).remove(only, {}, removal); !ok)
+        return fail(ok.error().withContext(where));
+    auto session = m_store->session(spec.plan.sessionId);
+    if (!session)
+        return fail(session.error().withContext(where));
+    SessionRecord s = *session;
+    QJsonObject options = s.launchOptions;
+    if (auto ok = left.storeInto(*m_store, options); !ok)
+        return fail(ok.error().withContext(where));
+    s.launchOptions = options;
+    s.updatedAt = QDateTime::currentDateTimeUtc();
+    if (auto ok = m_store->resizeSession(s, {}, {}); !ok)
+        return fail(ok.error().withContext(where));
+    qCInfo(lcProvision).noquote() << "session" << spec.plan.sessionId.left(8) << "left host(s)"
+                                  << vacated.join(QStringLiteral(", "));
+    spec = std::move(left);
+    return vacated;
 }
 
 Result<QString> SessionScaler::repairLocked(const QString &sessionId)
@@ -477,7 +547,9 @@ Result<QString> SessionScaler::repairLocked(const QString &sessionId)
             return fail(left.error());
         QList<KernelRecord> survivors = *left;
         survivors.removeIf([&](const KernelRecord &k) { return removed.contains(k.hostname); });
-        const QStringList warnings = rewriteFiles(*target, survivors);
+        QStringList warnings = rewriteFiles(*target, survivors);
+        if (auto vacated = leaveVacatedHosts(*target); !vacated)
+            warnings.append(vacated.error().toString());
         auto done = clearIntent(sessionId, idsOf(removed), QJsonObject());
         if (!done)
             return fail(done.error());

@@ -84,6 +84,9 @@ private:
     Result<SessionSpec> target(const SessionRecord &session, const SessionSpec &current,
                                const QMap<QString, int> &counts, ScalePlan *plan) const;
     Result<void> removeKernelObjects(const SessionSpec &spec, const QStringList &hostnames);
+    // After a shrink: the hosts of a VXLAN session that no kernel uses any more leave its
+    // network (spec and store updated); nothing for any other session. Returns them.
+    Result<QStringList> leaveVacatedHosts(SessionSpec &spec);
     Result<SessionRecord> clearIntent(const QString &sessionId, const QStringList &removeIds,
                                       const QJsonObject &specJson);
     void logEvent(const QString &sessionId, const QString &action, const QString &detail);

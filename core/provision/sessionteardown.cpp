@@ -186,7 +186,7 @@ Result<void> SessionTeardown::remove(const SessionSpec &spec,
             return gone(false);
         }
     });
-    if (networkGone && !networkHosts.isEmpty()) {
+    if (networkGone && !networkHosts.isEmpty() && !options.keepClaim) {
         const SessionNetwork::Scope scope{
             sessionId, spec.plan.networkName, spec.plan.mtu, self, {}};
         if (auto ok = network->released(scope); !ok)

@@ -24,6 +24,9 @@ struct RemovalOptions
     CancelToken cancel;                        // stops it at once (the controller finishes)
     QHash<QString, CancelToken> hostCancel;    // per host, used instead of `cancel`
     QSet<QString> skipHosts; // known not to answer: not asked (their objects wait for them)
+    // The network leaves the spec's hosts only: what the store holds for it stays (a VXLAN
+    // session scaled away from a host keeps its VNI and subnet).
+    bool keepClaim = false;
 };
 
 // Removes what a session made on its hosts: every container of its kernels, its network and the

@@ -412,6 +412,28 @@ void TestVxlanNetwork::scaleOntoAnotherHost()
     s = show(id);
     QCOMPARE(hostnamesOf(s).size(), 3);
     expectAllReach(id, hostnamesOf(s));
+    // The host the shrink left without kernels left the network: no bridge network or device
+    // there, and the others no longer forward to it.
+    const QString third = m_lab.names().at(2);
+    QVERIFY(!hostsOf(s).contains(third));
+    QCOMPARE(vniOf(id, third), QString());
+    const Proc nets =
+        m_lab.docker(third, {QStringLiteral("network"), QStringLiteral("ls"),
+                             QStringLiteral("--format"), QStringLiteral("{{.Name}}")});
+    QVERIFY2(!QString::fromUtf8(nets.out).split(u'\n').contains(QStringLiteral("cd-") + id.left(8)),
+             nets.out.constData());
+    for (const QString &h : two) {
+        const QString device = QStringLiteral("cdvx") + vniOf(id, h);
+        const Proc fdb =
+            runProcess(QStringLiteral("bridge"),
+                       {QStringLiteral("-n"), LabHosts::netns(h), QStringLiteral("fdb"),
+                        QStringLiteral("show"), QStringLiteral("dev"), device},
+                       10000);
+        QCOMPARE(fdb.exitCode, 0);
+        QVERIFY2(!fdb.out.contains(m_lab.address(third).toUtf8()), fdb.out.constData());
+        const QString peer = m_lab.address(two.at(h == two.first() ? 1 : 0));
+        QVERIFY2(fdb.out.contains(peer.toUtf8()), fdb.out.constData());
+    }
 }
 
 void TestVxlanNetwork::lostDeviceIsRepaired()
