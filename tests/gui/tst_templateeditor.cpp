@@ -15,6 +15,7 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -57,6 +58,9 @@ private Q_SLOTS:
     void successPolicyFromYaml();
     void renamedSuccessRoleIsMarked();
     void hostPathNeedsTheBoxTicked();
+    void formEditKeepsTheFile_data();
+    void formEditKeepsTheFile();
+    void savedEditKeepsComments();
 
 private:
     std::unique_ptr<QTemporaryDir> m_user;
@@ -933,6 +937,164 @@ void TestTemplateEditor::renamedSuccessRoleIsMarked()
     QVERIFY(roleBox->styleSheet().isEmpty());
     QCOMPARE(roleBox->count(), 2); // the stale name is gone once nothing names it
     QCOMPARE(m_editor->currentTemplate()->successPolicy.role, QStringLiteral("node"));
+}
+
+// Lines of `after` that differ from `before` (a longest-common-subsequence line diff): the
+// 0-based lines of `before` that went and of `after` that came.
+static std::pair<QList<int>, QList<int>> changedLines(const QString &before, const QString &after)
+{
+    const QStringList a = before.split(u'\n'), b = after.split(u'\n');
+    const qsizetype n = a.size(), m = b.size();
+    std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
+    for (qsizetype i = n - 1; i >= 0; --i)
+        for (qsizetype j = m - 1; j >= 0; --j)
+            lcs[i][j] =
+                a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+    QList<int> removed, added;
+    qsizetype i = 0, j = 0;
+    while (i < n || j < m) {
+        if (i < n && j < m && a[i] == b[j]) {
+            ++i;
+            ++j;
+        } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+            added.append(int(j++));
+        } else {
+            removed.append(int(i++));
+        }
+    }
+    return {removed, added};
+}
+
+void TestTemplateEditor::formEditKeepsTheFile_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("field"); // the form field
+    QTest::addColumn<int>("role");      // for role and task fields
+    QTest::addColumn<QString>("key");   // the YAML key whose line changes
+
+    for (const QString &file : sampleTemplates()) {
+        TemplateLoader loader;
+        const auto t = loader.loadClusterFile(file);
+        QVERIFY(t);
+        const QString name = QFileInfo(file).completeBaseName();
+        auto row = [&](const QString &field, int role, const QString &key) {
+            const QString where =
+                role < 0 ? field : QStringLiteral("%1 of role %2").arg(field).arg(role);
+            QTest::newRow(qPrintable(name + u' ' + where)) << file << field << role << key;
+        };
+        row(QStringLiteral("name"), -1, QStringLiteral("name"));
+        row(QStringLiteral("description"), -1, QStringLiteral("description"));
+        if (t->ttlAfterFinishedSeconds)
+            row(QStringLiteral("ttl"), -1, QStringLiteral("ttlAfterFinished"));
+        for (int r = 0; r < t->roles.size(); ++r) {
+            row(QStringLiteral("role name"), r, QStringLiteral("name"));
+            if (t->roles.at(r).taskFile.isEmpty()) {
+                row(QStringLiteral("image cell"), r, QStringLiteral("image"));
+                row(QStringLiteral("task memory"), r, QStringLiteral("memory"));
+            }
+        }
+    }
+}
+
+// Typing one character into a form field and deleting it gives the file back byte for byte;
+// with the character kept, only that field's line changed - every comment, block scalar and
+// quote of the sample stays (issue 29: a `command: |` script turned into a one-line list).
+void TestTemplateEditor::formEditKeepsTheFile()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, field);
+    QFETCH(int, role);
+    QFETCH(QString, key);
+    QVERIFY(m_editor->openFile(file));
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString original = QString::fromUtf8(f.readAll());
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), original);
+    if (role >= 0)
+        m_editor->rolesTable()->setCurrentCell(role, TemplateEditor::RoleName);
+
+    QWidget *edit = nullptr;
+    if (field == u"name")
+        edit = m_editor->nameEdit();
+    else if (field == u"description")
+        edit = m_editor->descriptionEdit();
+    else if (field == u"ttl")
+        edit = m_editor->ttlEdit();
+    else if (field == u"task memory")
+        edit = m_editor->taskEditor()->memoryEdit();
+    auto type = [&](auto keys) {
+        if (edit) {
+            edit->setFocus();
+            QTest::keyClick(edit, Qt::Key_End);
+            keys(edit);
+            return;
+        }
+        // A roles table cell: its editor is a line edit.
+        QTableWidget *roles = m_editor->rolesTable();
+        const int column =
+            field == u"role name" ? TemplateEditor::RoleName : TemplateEditor::RoleImage;
+        QTableWidgetItem *item = roles->item(role, column);
+        roles->setCurrentItem(item);
+        roles->editItem(item);
+        auto *cell = roles->viewport()->findChild<QLineEdit *>();
+        QVERIFY(cell);
+        cell->setFocus();
+        QTest::keyClick(cell, Qt::Key_End);
+        keys(cell);
+        QMetaObject::invokeMethod(roles, "commitData", Q_ARG(QWidget *, cell));
+        QMetaObject::invokeMethod(
+            roles, "closeEditor", Q_ARG(QWidget *, cell),
+            Q_ARG(QAbstractItemDelegate::EndEditHint, QAbstractItemDelegate::NoHint));
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    };
+    // A memory size takes no letter; "0" keeps every field valid (64m -> 64m0 is a problem the
+    // loader reports, which is fine: the text is what is compared).
+    const QString typed = field == u"task memory" ? QStringLiteral("0") : QStringLiteral("x");
+
+    type([&](QWidget *w) { QTest::keyClicks(w, typed); });
+    QVERIFY(m_editor->isModified());
+    const QString edited = m_editor->yamlEdit()->toPlainText();
+    QVERIFY2(edited != original, qPrintable(field));
+    auto [removed, added] = changedLines(original, edited);
+    const QStringList before = original.split(u'\n'), after = edited.split(u'\n');
+    // A role whose task is an alias of an anchor (`task: *tf`) gets a task of its own when either
+    // changes: those lines are rewritten too (see TemplatePatcher).
+    static const QRegularExpression alias(QStringLiteral(R"(^\s*task: \*\w+$)"));
+    const qsizetype aliases =
+        removed.removeIf([&](int line) { return alias.match(before.at(line)).hasMatch(); });
+    // The anchor's role changes its field's line; an alias's role only the alias.
+    QVERIFY2(removed.size() == 1 || (aliases > 0 && removed.isEmpty()), qPrintable(edited));
+    for (int line : std::as_const(removed))
+        QVERIFY2(before.at(line).trimmed().startsWith(key + u':') ||
+                     before.at(line).trimmed().startsWith(QStringLiteral("- ") + key + u':'),
+                 qPrintable(before.at(line)));
+    if (aliases == 0) {
+        QCOMPARE(added.size(), 1);
+        QCOMPARE(added.first(), removed.first());
+        QVERIFY2(after.at(added.first()).contains(typed), qPrintable(after.at(added.first())));
+    }
+
+    type([](QWidget *w) { QTest::keyClick(w, Qt::Key_Backspace); });
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), original);
+}
+
+void TestTemplateEditor::savedEditKeepsComments()
+{
+    // batch-job: the worker count changes; the file saved has the sample's comments and its
+    // `command: |` scripts, and differs from it in that one line.
+    const QString sample = qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                           QStringLiteral("/templates/batch-job.yaml");
+    QVERIFY(m_editor->openFile(sample));
+    QFile f(sample);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString original = QString::fromUtf8(f.readAll());
+    editCell(m_editor->rolesTable(), 1, TemplateEditor::RoleCount, QStringLiteral("3"));
+    QVERIFY(m_editor->save());
+    QFile saved(m_editor->currentFile());
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(saved.readAll());
+    QCOMPARE(text, QString(original).replace(QStringLiteral("    count: 2\n"),
+                                             QStringLiteral("    count: 3\n")));
 }
 
 QTEST_MAIN(TestTemplateEditor)
