@@ -2,6 +2,8 @@
 #include "templates/roletaskeditor.h"
 #include "templates/templateeditor.h"
 
+#include "support/linediff.h"
+
 #include "template/templateloader.h"
 #include "template/templatevalues.h"
 
@@ -939,32 +941,6 @@ void TestTemplateEditor::renamedSuccessRoleIsMarked()
     QCOMPARE(m_editor->currentTemplate()->successPolicy.role, QStringLiteral("node"));
 }
 
-// Lines of `after` that differ from `before` (a longest-common-subsequence line diff): the
-// 0-based lines of `before` that went and of `after` that came.
-static std::pair<QList<int>, QList<int>> changedLines(const QString &before, const QString &after)
-{
-    const QStringList a = before.split(u'\n'), b = after.split(u'\n');
-    const qsizetype n = a.size(), m = b.size();
-    std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
-    for (qsizetype i = n - 1; i >= 0; --i)
-        for (qsizetype j = m - 1; j >= 0; --j)
-            lcs[i][j] =
-                a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-    QList<int> removed, added;
-    qsizetype i = 0, j = 0;
-    while (i < n || j < m) {
-        if (i < n && j < m && a[i] == b[j]) {
-            ++i;
-            ++j;
-        } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-            added.append(int(j++));
-        } else {
-            removed.append(int(i++));
-        }
-    }
-    return {removed, added};
-}
-
 void TestTemplateEditor::formEditKeepsTheFile_data()
 {
     QTest::addColumn<QString>("file");
@@ -1055,7 +1031,7 @@ void TestTemplateEditor::formEditKeepsTheFile()
     QVERIFY(m_editor->isModified());
     const QString edited = m_editor->yamlEdit()->toPlainText();
     QVERIFY2(edited != original, qPrintable(field));
-    auto [removed, added] = changedLines(original, edited);
+    auto [removed, added] = Test::diffLines(original.split(u'\n'), edited.split(u'\n'));
     const QStringList before = original.split(u'\n'), after = edited.split(u'\n');
     // A role whose task is an alias of an anchor (`task: *tf`) gets a task of its own when either
     // changes: those lines are rewritten too (see TemplatePatcher).

@@ -3,6 +3,8 @@
 #include "template/templatevalues.h"
 #include "template/templatewriter.h"
 
+#include "support/linediff.h"
+
 #include <QDir>
 #include <QFile>
 #include <QRegularExpression>
@@ -14,6 +16,8 @@
 #include <functional>
 
 using namespace ClusterDeck;
+using ClusterDeck::Test::diffLines;
+using ClusterDeck::Test::LineDiff;
 
 // A form edit, as the template editor makes it: one field of the loaded template changed.
 using Mutation = std::function<void(ClusterTemplate &)>;
@@ -54,37 +58,6 @@ std::optional<ClusterTemplate> load(const QByteArray &yaml, const QString &dir)
     TemplateLoader loader;
     auto t = loader.loadClusterFromData(yaml, QStringLiteral("t.yaml"), dir);
     return t ? std::optional<ClusterTemplate>(*t) : std::nullopt;
-}
-
-// A line diff (longest common subsequence): the 0-based lines of `a` that are gone and of `b`
-// that are new.
-struct LineDiff
-{
-    QList<int> removed;
-    QList<int> added;
-};
-
-LineDiff diffLines(const QByteArrayList &a, const QByteArrayList &b)
-{
-    const qsizetype n = a.size(), m = b.size();
-    std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
-    for (qsizetype i = n - 1; i >= 0; --i)
-        for (qsizetype j = m - 1; j >= 0; --j)
-            lcs[i][j] =
-                a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-    LineDiff d;
-    qsizetype i = 0, j = 0;
-    while (i < n || j < m) {
-        if (i < n && j < m && a[i] == b[j]) {
-            ++i;
-            ++j;
-        } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-            d.added.append(int(j++));
-        } else {
-            d.removed.append(int(i++));
-        }
-    }
-    return d;
 }
 
 int indentOf(const QByteArray &line)
@@ -156,6 +129,31 @@ FieldLines fieldLines(const QByteArray &yaml, const QString &path)
             last = l;
     }
     return {line, last, {}};
+}
+
+// A template file with one form edit applied, and that edit patched into the file.
+struct EditedFile
+{
+    QString dir;
+    QByteArray original;
+    ClusterTemplate loaded;
+    ClusterTemplate edited;
+    Result<QByteArray> patched;
+};
+
+std::optional<EditedFile> editFile(const QString &file, const Mutation &edit)
+{
+    EditedFile f;
+    f.dir = QFileInfo(file).path();
+    f.original = readAll(file);
+    const auto loaded = load(f.original, f.dir);
+    if (!loaded)
+        return std::nullopt;
+    f.loaded = *loaded;
+    f.edited = *loaded;
+    edit(f.edited);
+    f.patched = TemplatePatcher::patch(f.original, f.loaded, f.edited, f.dir);
+    return f;
 }
 
 QString show(const QList<int> &lines)
@@ -261,7 +259,6 @@ void TestTemplatePatcher::oneField_data()
             // A task file's fields are not the cluster template's to write.
             if (!t->roles.at(i).taskFile.isEmpty())
                 continue;
-            const TaskTemplate &task = t->roles.at(i).task;
             roleRow(QStringLiteral("task.image"),
                     [](RoleTemplate &r) { r.task.image += QStringLiteral("-b"); });
             roleRow(QStringLiteral("task.command"), [](RoleTemplate &r) {
@@ -292,7 +289,6 @@ void TestTemplatePatcher::oneField_data()
                                        ? QStringLiteral("#!/bin/sh\necho ready\n")
                                        : r.task.bootstrap + QStringLiteral("echo ready\n");
             });
-            Q_UNUSED(task);
         }
     }
 }
@@ -304,15 +300,10 @@ void TestTemplatePatcher::oneField()
     QFETCH(QString, file);
     QFETCH(QString, field);
     QFETCH(Mutation, edit);
-    const QString dir = QFileInfo(file).path();
-    const QByteArray original = readAll(file);
-    const auto loaded = load(original, dir);
-    QVERIFY(loaded);
-    ClusterTemplate edited = *loaded;
-    edit(edited);
-    QVERIFY(edited != *loaded);
-
-    const auto patched = TemplatePatcher::patch(original, *loaded, edited, dir);
+    const auto f = editFile(file, edit);
+    QVERIFY(f);
+    const auto &[dir, original, loaded, edited, patched] = *f;
+    QVERIFY(edited != loaded);
     QVERIFY2(patched, qPrintable(patched ? QString() : patched.error().toString()));
     QVERIFY(*patched != original);
 
@@ -372,16 +363,16 @@ void TestTemplatePatcher::oneField()
     // Reverting the form gives the file back: from the original (what the editor does) and from
     // the patched text itself. A key that was added stays, with the old value: it cannot tell
     // that it was implicit before; nor can an alias that became a value become an alias again.
-    const auto same = TemplatePatcher::patch(original, *loaded, *loaded, dir);
+    const auto same = TemplatePatcher::patch(original, loaded, loaded, dir);
     QVERIFY(same);
     QCOMPARE(*same, original);
     const bool aliasBecameValue = patched->count(": *") < original.count(": *");
     if (expected && (!lines.missing.isEmpty() || aliasBecameValue)) {
-        const auto reverted = TemplatePatcher::patch(*patched, *load(*patched, dir), *loaded, dir);
+        const auto reverted = TemplatePatcher::patch(*patched, *load(*patched, dir), loaded, dir);
         QVERIFY(reverted);
-        QCOMPARE(*load(*reverted, dir), *loaded);
+        QCOMPARE(*load(*reverted, dir), loaded);
     } else if (expected) {
-        const auto reverted = TemplatePatcher::patch(*patched, *load(*patched, dir), *loaded, dir);
+        const auto reverted = TemplatePatcher::patch(*patched, *load(*patched, dir), loaded, dir);
         QVERIFY2(reverted, qPrintable(reverted ? QString() : reverted.error().toString()));
         QVERIFY2(*reverted == original,
                  qPrintable(QStringLiteral("edited:\n%1\nreverted:\n%2")
@@ -422,13 +413,9 @@ void TestTemplatePatcher::rolesReshaped()
     QFETCH(QString, file);
     QFETCH(Mutation, edit);
     QFETCH(bool, sameLines);
-    const QString dir = QFileInfo(file).path();
-    const QByteArray original = readAll(file);
-    const auto loaded = load(original, dir);
-    QVERIFY(loaded);
-    ClusterTemplate edited = *loaded;
-    edit(edited);
-    const auto patched = TemplatePatcher::patch(original, *loaded, edited, dir);
+    const auto f = editFile(file, edit);
+    QVERIFY(f);
+    const auto &[dir, original, loaded, edited, patched] = *f;
     QVERIFY2(patched, qPrintable(patched ? QString() : patched.error().toString()));
     const auto reloaded = load(*patched, dir);
     QVERIFY2(reloaded, patched->constData());
@@ -446,12 +433,12 @@ void TestTemplatePatcher::rolesReshaped()
         QCOMPARE(b, a);
     }
     const LineDiff diff = diffLines(original.split('\n'), patched->split('\n'));
-    if (edited.roles.size() > loaded->roles.size())
+    if (edited.roles.size() > loaded.roles.size())
         QVERIFY2(diff.removed.isEmpty(), qPrintable(show(diff.removed)));
-    if (edited.roles.size() < loaded->roles.size() && !aliases)
+    if (edited.roles.size() < loaded.roles.size() && !aliases)
         QVERIFY2(diff.added.isEmpty(), qPrintable(show(diff.added)));
     // A new role's script is a block scalar, as in the samples.
-    if (edited.roles.size() > loaded->roles.size())
+    if (edited.roles.size() > loaded.roles.size())
         QVERIFY2(patched->contains("command: |\n"), patched->constData());
 }
 
