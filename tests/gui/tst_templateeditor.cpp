@@ -63,6 +63,10 @@ private Q_SLOTS:
     void formEditKeepsTheFile_data();
     void formEditKeepsTheFile();
     void savedEditKeepsComments();
+    void commandShownAsWritten_data();
+    void commandShownAsWritten();
+    void scriptLineIsOneYamlLine();
+    void commandKindSwitchConverts();
 
 private:
     std::unique_ptr<QTemporaryDir> m_user;
@@ -248,9 +252,14 @@ void TestTemplateEditor::taskEditShowsInYaml_data()
     QTest::addColumn<QString>("expected"); // the loaded-back field, spelled as below
 
     // lab-basic: roles[0] master, roles[1] worker.
-    QTest::newRow("command") << 1 << "command"
-                             << R"(sh -c "echo hi there")"
-                             << "sh|-c|echo hi there";
+    // The worker's command is a script: a line typed at its end.
+    QTest::newRow("command script") << 1 << "command"
+                                    << "echo hi there"
+                                    << "/bin/sh|-c|echo hi there";
+    // The master's is an argument list, one argument per line.
+    QTest::newRow("command arguments") << 0 << "arguments"
+                                       << "sh\n-c\necho hi there"
+                                       << "sh|-c|echo hi there";
     QTest::newRow("env entry") << 0 << "env"
                                << "GREETING_TOO"
                                << "GREETING_TOO=two words";
@@ -286,7 +295,23 @@ void TestTemplateEditor::taskEditShowsInYaml()
     QCOMPARE(task->imageCombo()->currentText(), QStringLiteral("clusterdeck/lab:latest"));
 
     if (field == u"command") {
-        retype(task->commandEdit(), input);
+        QCOMPARE(task->commandKindCombo()->currentIndex(), int(RoleTaskEditor::ScriptCommand));
+        QPlainTextEdit *script = task->commandScriptEdit();
+        script->setFocus();
+        script->moveCursor(QTextCursor::End);
+        QTest::keyClicks(script, input);
+        QTest::keyClick(script, Qt::Key_Return);
+    } else if (field == u"arguments") {
+        QCOMPARE(task->commandKindCombo()->currentIndex(), int(RoleTaskEditor::ArgumentsCommand));
+        QPlainTextEdit *args = task->commandArgumentsEdit();
+        args->setFocus();
+        args->selectAll();
+        const QStringList lines = input.split(u'\n');
+        for (qsizetype i = 0; i < lines.size(); ++i) {
+            if (i > 0)
+                QTest::keyClick(args, Qt::Key_Return);
+            QTest::keyClicks(args, lines.at(i));
+        }
     } else if (field == u"env") {
         task->sections()->setCurrentIndex(0);
         QTest::mouseClick(button(task, QStringLiteral("Add Variable")), Qt::LeftButton);
@@ -333,7 +358,10 @@ void TestTemplateEditor::taskEditShowsInYaml()
     QCOMPARE(t.roles.size(), 2);
     const TaskTemplate &edited = t.roles.at(role).task;
     QString actual;
-    if (field == u"command")
+    if (field == u"command") // the script's last line
+        actual = edited.command.mid(0, 2).join(u'|') + u'|' +
+                 edited.command.value(2).section(u'\n', -2, -2);
+    else if (field == u"arguments")
         actual = edited.command.join(u'|');
     else if (field == u"env")
         actual = input + u'=' + edited.env.value(input);
@@ -1071,6 +1099,122 @@ void TestTemplateEditor::savedEditKeepsComments()
     const QString text = QString::fromUtf8(saved.readAll());
     QCOMPARE(text, QString(original).replace(QStringLiteral("    count: 2\n"),
                                              QStringLiteral("    count: 3\n")));
+}
+
+void TestTemplateEditor::commandShownAsWritten_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("role");
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("text"); // what the command's editor holds
+
+    const QString batchLauncher =
+        QStringLiteral("for h in $(echo \"$BACKEND_CLUSTER_WORKER_HOSTS\" | tr , ' '); do\n"
+                       "  n=0\n"
+                       "  until wget -q -O - \"http://$h:8080/\"; do\n"
+                       "    n=$((n + 1))\n"
+                       "    [ \"$n\" -lt 60 ] || { echo \"$h does not answer\" >&2; exit 1; }\n"
+                       "    sleep 1\n"
+                       "  done\n"
+                       "done\n"
+                       "echo \"all $BACKEND_CLUSTER_SIZE kernels answered: job done\"\n");
+    // `command: |` (issue 29: shown as one line of re-quoted text).
+    QTest::newRow("batch-job launcher script")
+        << "batch-job.yaml" << 0 << int(RoleTaskEditor::ScriptCommand) << batchLauncher;
+    // `[/bin/sh, -c, |]`: the script, not the list.
+    QTest::newRow("lab-basic worker script in a list")
+        << "lab-basic.yaml" << 1 << int(RoleTaskEditor::ScriptCommand)
+        << QStringLiteral("mkdir -p /srv/www && echo \"worker $BACKEND_CLUSTER_HOST\" > "
+                          "/srv/www/index.html\n"
+                          "busybox httpd -p 8080 -h /srv/www\n"
+                          "while true; do wget -q -O - http://master1:8080/ || true; sleep 30; "
+                          "done\n");
+    // A flow list with a quoted "8080": the arguments, unquoted.
+    QTest::newRow("lab-basic master arguments")
+        << "lab-basic.yaml" << 0 << int(RoleTaskEditor::ArgumentsCommand)
+        << QStringLiteral("busybox\nhttpd\n-f\n-p\n8080\n-h\n/srv/www");
+    QTest::newRow("tensorflow arguments")
+        << "tensorflow.yaml" << 0 << int(RoleTaskEditor::ArgumentsCommand)
+        << QStringLiteral("python3\ntrain.py");
+    // `>-` folded: one line of script.
+    QTest::newRow("pytorch folded script")
+        << "pytorch-ddp.yaml" << 1 << int(RoleTaskEditor::ScriptCommand)
+        << QStringLiteral("exec torchrun --nnodes=\"$WORLD_SIZE\" --nproc_per_node=1 "
+                          "--node_rank=\"$NODE_RANK\" --master_addr=\"$MASTER_ADDR\" "
+                          "--master_port=\"$MASTER_PORT\" train.py");
+}
+
+// The form shows a command as the admin wrote it: a script as the script, a list one argument
+// per line; never quoted or escaped, and looking at it changes nothing.
+void TestTemplateEditor::commandShownAsWritten()
+{
+    QFETCH(QString, file);
+    QFETCH(int, role);
+    QFETCH(int, kind);
+    QFETCH(QString, text);
+    QVERIFY(m_editor->openFile(qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                               QStringLiteral("/templates/") + file));
+    const QString yaml = m_editor->yamlEdit()->toPlainText();
+    m_editor->rolesTable()->setCurrentCell(role, TemplateEditor::RoleName);
+    RoleTaskEditor *task = m_editor->taskEditor();
+    QCOMPARE(task->commandKindCombo()->currentIndex(), kind);
+    QPlainTextEdit *shown = kind == RoleTaskEditor::ScriptCommand ? task->commandScriptEdit()
+                                                                  : task->commandArgumentsEdit();
+    QVERIFY(shown->isVisible());
+    QCOMPARE(shown->toPlainText(), text);
+    QVERIFY(!m_editor->isModified());
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), yaml);
+}
+
+void TestTemplateEditor::scriptLineIsOneYamlLine()
+{
+    // A line typed at the end of batch-job's `command: |` script is one more line of that block.
+    const QString sample = qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                           QStringLiteral("/templates/batch-job.yaml");
+    QVERIFY(m_editor->openFile(sample));
+    const QString original = m_editor->yamlEdit()->toPlainText();
+    m_editor->rolesTable()->setCurrentCell(0, TemplateEditor::RoleName);
+    QPlainTextEdit *script = m_editor->taskEditor()->commandScriptEdit();
+    script->setFocus();
+    script->moveCursor(QTextCursor::End);
+    QTest::keyClicks(script, QStringLiteral("date"));
+    QTest::keyClick(script, Qt::Key_Return);
+    const QString edited = m_editor->yamlEdit()->toPlainText();
+    const auto [removed, added] = Test::diffLines(original.split(u'\n'), edited.split(u'\n'));
+    QVERIFY2(removed.isEmpty(), qPrintable(edited));
+    QCOMPARE(added.size(), 1);
+    QCOMPARE(edited.split(u'\n').at(added.first()), QStringLiteral("        date"));
+    QVERIFY(m_editor->diagnostics().isEmpty());
+}
+
+void TestTemplateEditor::commandKindSwitchConverts()
+{
+    RoleTaskEditor *task = m_editor->taskEditor();
+    // lab-basic's master: [busybox, httpd, -f, -p, "8080", -h, /srv/www] becomes a script.
+    m_editor->rolesTable()->setCurrentCell(0, TemplateEditor::RoleName);
+    choose(task->commandKindCombo(), QStringLiteral("Shell script"));
+    QCOMPARE(task->commandScriptEdit()->toPlainText(),
+             QStringLiteral("busybox httpd -f -p 8080 -h /srv/www"));
+    QCOMPARE(m_editor->currentTemplate()->roles.at(0).task.command,
+             (QStringList{QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                          QStringLiteral("busybox httpd -f -p 8080 -h /srv/www")}));
+    // And back: one argument per line.
+    choose(task->commandKindCombo(), QStringLiteral("Arguments, one per line"));
+    QCOMPARE(task->commandArgumentsEdit()->toPlainText(),
+             QStringLiteral("busybox\nhttpd\n-f\n-p\n8080\n-h\n/srv/www"));
+    QCOMPARE(m_editor->currentTemplate()->roles.at(0).task.command,
+             (QStringList{QStringLiteral("busybox"), QStringLiteral("httpd"), QStringLiteral("-f"),
+                          QStringLiteral("-p"), QStringLiteral("8080"), QStringLiteral("-h"),
+                          QStringLiteral("/srv/www")}));
+
+    // The worker's three-line script has no argument-list form: it stays a script.
+    m_editor->rolesTable()->setCurrentCell(1, TemplateEditor::RoleName);
+    const QStringList before = m_editor->currentTemplate()->roles.at(1).task.command;
+    task->commandKindCombo()->setCurrentIndex(RoleTaskEditor::ArgumentsCommand);
+    Q_EMIT task->commandKindCombo()->activated(RoleTaskEditor::ArgumentsCommand);
+    QCOMPARE(task->commandKindCombo()->currentIndex(), int(RoleTaskEditor::ScriptCommand));
+    QVERIFY(!task->commandKindCombo()->toolTip().isEmpty());
+    QCOMPARE(m_editor->currentTemplate()->roles.at(1).task.command, before);
 }
 
 QTEST_MAIN(TestTemplateEditor)
