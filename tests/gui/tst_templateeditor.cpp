@@ -67,6 +67,7 @@ private Q_SLOTS:
     void commandShownAsWritten();
     void scriptLineIsOneYamlLine();
     void commandKindSwitchConverts();
+    void invalidMemoryKeepsLineComment();
 
 private:
     std::unique_ptr<QTemporaryDir> m_user;
@@ -1215,6 +1216,37 @@ void TestTemplateEditor::commandKindSwitchConverts()
     QCOMPARE(task->commandKindCombo()->currentIndex(), int(RoleTaskEditor::ScriptCommand));
     QVERIFY(!task->commandKindCombo()->toolTip().isEmpty());
     QCOMPARE(m_editor->currentTemplate()->roles.at(1).task.command, before);
+}
+
+void TestTemplateEditor::invalidMemoryKeepsLineComment()
+{
+    // A size the loader refuses is written as typed, for its diagnostic; the comment after it on
+    // the line stays.
+    const QString path = m_user->filePath(QStringLiteral("commented.yaml"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("apiVersion: clusterdeck/v1\n"
+            "kind: Cluster\n"
+            "name: commented\n"
+            "roles:\n"
+            "  - name: main\n"
+            "    task:\n"
+            "      image: clusterdeck/lab:latest\n"
+            "      resources:\n"
+            "        memory: 64m  # per kernel\n");
+    f.close();
+    QVERIFY(m_editor->openFile(path));
+    m_editor->rolesTable()->setCurrentCell(0, TemplateEditor::RoleName);
+    QLineEdit *memory = m_editor->taskEditor()->memoryEdit();
+    memory->setFocus();
+    QTest::keyClick(memory, Qt::Key_End);
+    QTest::keyClicks(memory, QStringLiteral("x"));
+    QVERIFY2(m_editor->yamlEdit()->toPlainText().endsWith(
+                 QStringLiteral("        memory: \"64mx\"  # per kernel\n")),
+             qPrintable(m_editor->yamlEdit()->toPlainText()));
+    QVERIFY(!m_editor->diagnostics().isEmpty());
+    QCOMPARE(m_editor->diagnostics().first().path,
+             QStringLiteral("roles[0].task.resources.memory"));
 }
 
 QTEST_MAIN(TestTemplateEditor)

@@ -561,14 +561,15 @@ QByteArray TemplateEditor::yamlFromForm() const
     QString yaml = QString::fromUtf8(yamlFor(t));
     if (const QString ttl = m_ttl->text().trimmed();
         t.ttlAfterFinishedSeconds == kTtlPlaceholder && !TemplateValues::parseDuration(ttl)) {
-        const QRegularExpression at(QStringLiteral("^ttlAfterFinished: (%1)$")
+        // The patched line may keep the admin's comment after the value.
+        const QRegularExpression at(QStringLiteral("^ttlAfterFinished: (%1)(\\s+#.*)?$")
                                         .arg(TemplateValues::formatDuration(kTtlPlaceholder)),
                                     QRegularExpression::MultilineOption);
         if (const auto m = at.match(yaml); m.hasMatch())
             yaml.replace(m.capturedStart(1), m.capturedLength(1), yamlQuoted(ttl));
     }
     for (const auto &[placeholder, memory] : std::as_const(typed)) {
-        const QRegularExpression at(QStringLiteral("^\\s*memory: (%1)$").arg(placeholder),
+        const QRegularExpression at(QStringLiteral("^\\s*memory: (%1)(\\s+#.*)?$").arg(placeholder),
                                     QRegularExpression::MultilineOption);
         if (const auto m = at.match(yaml); m.hasMatch())
             yaml.replace(m.capturedStart(1), m.capturedLength(1), yamlQuoted(memory));
