@@ -7,6 +7,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -31,6 +32,8 @@ private Q_SLOTS:
     void initTestCase();
     void oneField_data();
     void oneField();
+    void severalFields_data();
+    void severalFields();
     void rolesReshaped_data();
     void rolesReshaped();
     void scalarKeepsItsQuoting();
@@ -201,20 +204,14 @@ QStringList TestTemplatePatcher::templateFiles() const
     return files;
 }
 
-void TestTemplatePatcher::oneField_data()
+// Every edit the form can make to `t`, one field each, by the path of the field.
+static QList<std::pair<QString, Mutation>> fieldEdits(const ClusterTemplate &loaded)
 {
-    QTest::addColumn<QString>("file");
-    QTest::addColumn<QString>("field"); // where the edit shows in the YAML
-    QTest::addColumn<Mutation>("edit");
-
-    const QStringList files = templateFiles();
-    QVERIFY(files.size() >= 8);
-    for (const QString &file : files) {
-        const auto t = load(readAll(file), QFileInfo(file).path());
-        QVERIFY2(t, qPrintable(file));
-        const QString name = QFileInfo(file).completeBaseName();
+    QList<std::pair<QString, Mutation>> edits;
+    const ClusterTemplate *t = &loaded;
+    {
         auto row = [&](const QString &field, Mutation edit) {
-            QTest::newRow(qPrintable(name + u' ' + field)) << file << field << edit;
+            edits.append({field, edit});
         };
         row(QStringLiteral("name"), [](ClusterTemplate &t) { t.name += QStringLiteral("-b"); });
         row(QStringLiteral("description"),
@@ -290,6 +287,80 @@ void TestTemplatePatcher::oneField_data()
                                        : r.task.bootstrap + QStringLiteral("echo ready\n");
             });
         }
+    }
+    return edits;
+}
+
+void TestTemplatePatcher::oneField_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("field"); // where the edit shows in the YAML
+    QTest::addColumn<Mutation>("edit");
+
+    const QStringList files = templateFiles();
+    QVERIFY(files.size() >= 8);
+    for (const QString &file : files) {
+        const auto t = load(readAll(file), QFileInfo(file).path());
+        QVERIFY2(t, qPrintable(file));
+        const QString name = QFileInfo(file).completeBaseName();
+        for (const auto &[field, edit] : fieldEdits(*t))
+            QTest::newRow(qPrintable(name + u' ' + field)) << file << field << edit;
+    }
+}
+
+void TestTemplatePatcher::severalFields_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<Mutation>("edit");
+    for (const QString &file : templateFiles()) {
+        const auto t = load(readAll(file), QFileInfo(file).path());
+        QVERIFY(t);
+        const auto edits = fieldEdits(*t);
+        // The same picks every run: a failure can be looked at again.
+        QRandomGenerator random(quint32(qHash(QFileInfo(file).fileName())));
+        for (int n = 0; n < 12; ++n) {
+            QStringList fields;
+            QList<Mutation> picked;
+            for (int k = 0; k < 4; ++k) {
+                const auto &[field, edit] = edits.at(random.bounded(int(edits.size())));
+                if (!fields.contains(field)) {
+                    fields.append(field);
+                    picked.append(edit);
+                }
+            }
+            QTest::newRow(qPrintable(QFileInfo(file).completeBaseName() + u' ' +
+                                     fields.join(QStringLiteral(", "))))
+                << file << Mutation([picked](ClusterTemplate &t) {
+                       for (const Mutation &m : picked)
+                           m(t);
+                   });
+        }
+    }
+}
+
+// Several fields changed at once: still a patch that means the edited template, and a patch
+// back that means the original.
+void TestTemplatePatcher::severalFields()
+{
+    QFETCH(QString, file);
+    QFETCH(Mutation, edit);
+    const auto f = editFile(file, edit);
+    QVERIFY(f);
+    const auto &[dir, original, loaded, edited, patched] = *f;
+    QVERIFY2(patched, qPrintable(patched ? QString() : patched.error().toString()));
+    const auto expected = load(TemplateWriter::toYaml(edited), dir);
+    if (!expected) // e.g. min above count: the editor shows the problem; nothing to compare
+        QSKIP("these edits together make a template the loader refuses");
+    const auto reloaded = load(*patched, dir);
+    QVERIFY2(reloaded, patched->constData());
+    QCOMPARE(*reloaded, *expected);
+    const auto back = TemplatePatcher::patch(*patched, *reloaded, loaded, dir);
+    QVERIFY(back);
+    QCOMPARE(*load(*back, dir), *load(TemplateWriter::toYaml(loaded), dir));
+    // The comments of the file are all still there.
+    for (const QByteArray &line : original.split('\n')) {
+        if (line.trimmed().startsWith('#'))
+            QVERIFY2(patched->contains(line), line.constData());
     }
 }
 
