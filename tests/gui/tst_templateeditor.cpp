@@ -66,6 +66,7 @@ private Q_SLOTS:
     void commandShownAsWritten_data();
     void commandShownAsWritten();
     void scriptLineIsOneYamlLine();
+    void scriptTypedAndDeletedKeepsTheFile();
     void commandKindSwitchConverts();
     void invalidMemoryKeepsLineComment();
 
@@ -1247,6 +1248,33 @@ void TestTemplateEditor::invalidMemoryKeepsLineComment()
     QVERIFY(!m_editor->diagnostics().isEmpty());
     QCOMPARE(m_editor->diagnostics().first().path,
              QStringLiteral("roles[0].task.resources.memory"));
+}
+
+void TestTemplateEditor::scriptTypedAndDeletedKeepsTheFile()
+{
+    // Issue 29's report: in batch-job, one character typed into the launcher's command and
+    // deleted again turned the `command: |` script into a one-line list and dropped the
+    // comments. Now the character changes that one line of the script, and deleting it gives
+    // the sample back byte for byte.
+    const QString sample = qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                           QStringLiteral("/templates/batch-job.yaml");
+    QVERIFY(m_editor->openFile(sample));
+    const QString original = m_editor->yamlEdit()->toPlainText();
+    m_editor->rolesTable()->setCurrentCell(0, TemplateEditor::RoleName);
+    QPlainTextEdit *script = m_editor->taskEditor()->commandScriptEdit();
+    script->setFocus();
+    script->moveCursor(QTextCursor::Start);
+    script->moveCursor(QTextCursor::EndOfLine); // after `...| tr , ' '); do`
+    QTest::keyClicks(script, QStringLiteral("x"));
+    const QString edited = m_editor->yamlEdit()->toPlainText();
+    const auto [removed, added] = Test::diffLines(original.split(u'\n'), edited.split(u'\n'));
+    QCOMPARE(removed.size(), 1);
+    QCOMPARE(added.size(), 1);
+    QCOMPARE(edited.split(u'\n').at(added.first()),
+             QStringLiteral("        for h in $(echo \"$BACKEND_CLUSTER_WORKER_HOSTS\" | tr , "
+                            "' '); dox"));
+    QTest::keyClick(script, Qt::Key_Backspace);
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), original);
 }
 
 QTEST_MAIN(TestTemplateEditor)
