@@ -6,6 +6,7 @@
 
 #include <QHash>
 #include <QRegularExpression>
+#include <QSet>
 
 #include <yaml-cpp/yaml.h>
 
@@ -319,6 +320,7 @@ public:
     {
         findAliases(doc, {});
         m_want = want;
+        m_base = base;
         std::vector<Edit> edits;
         patchMap(doc, base, want, QString(), QString(), 0, edits);
         if (!m_problem.isEmpty())
@@ -572,11 +574,17 @@ private:
                 wantPath = it.value().isEmpty() ? QString() : it.value() + path.mid(prefix.size());
             }
         }
-        YAML::Node n = m_want;
         if (wantPath.isEmpty())
             return YAML::Node(YAML::NodeType::Undefined);
+        return nodeAt(m_want, wantPath);
+    }
+
+    // The node at `path` ("roles[1].task") below `root`; undefined when there is none.
+    static YAML::Node nodeAt(const YAML::Node &root, const QString &path)
+    {
+        YAML::Node n = root;
         static const QRegularExpression part(QStringLiteral(R"(([^.\[\]]+)|\[(\d+)\])"));
-        for (auto it = part.globalMatch(wantPath); it.hasNext();) {
+        for (auto it = part.globalMatch(path); it.hasNext();) {
             const auto m = it.next();
             const YAML::Node current = n;
             if (!current.IsDefined())
@@ -610,6 +618,52 @@ private:
         edits.push_back({start, end, text});
     }
 
+    // An alias (`task: *trainer`) becomes a value of its own: a copy of the anchored text (comments
+    // and style come along) with what the alias's role changed patched into the copy; `want`
+    // written anew where the anchored text cannot be copied.
+    void materialize(const Slot &alias, const QString &anchorPath, const YAML::Node &want,
+                     std::vector<Edit> &edits)
+    {
+        const auto anchored = std::find_if(m_visited.cbegin(), m_visited.cend(),
+                                           [&](const auto &v) { return v.second == anchorPath; });
+        const qsizetype anchorAt =
+            anchored == m_visited.cend() ? -1 : offset(anchored->first.Mark());
+        const qsizetype keyLine = anchorAt < 0 ? 0 : lineStart(anchorAt);
+        const int keyColumn = indentOf(keyLine);
+        // Only a block value under a key of the same depth, anchored at the end of the key's
+        // line, can be copied as it is.
+        const bool copyable = anchorAt >= 0 && at(anchorAt) == '&' &&
+                              at(keyLine + keyColumn) != '-' && keyColumn == alias.ownerColumn &&
+                              (anchored->first.IsMap() || anchored->first.IsSequence()) &&
+                              anchored->first.Style() != YAML::EmitterStyle::Flow;
+        if (copyable) {
+            const qsizetype anchorEnd = skipSpaces(afterAnchor(anchorAt));
+            const qsizetype body = nextLine(anchorAt);
+            const qsizetype end = blockEnd(anchorAt, keyColumn, false, false);
+            const qsizetype aliasStart = skipSpaces(alias.afterIndicator);
+            // The alias's own changes, made on the anchored text as if it were the alias's.
+            std::vector<Edit> inner;
+            const Slot asAnchor{afterAnchor(anchorAt), keyColumn,  false, anchorPath,
+                                alias.wantPath,        alias.depth};
+            patchValue(anchored->first, nodeAt(m_base, anchorPath), want, asAnchor, inner);
+            const qsizetype chunkEnd = nextLine(end);
+            const bool inside = std::all_of(inner.cbegin(), inner.cend(), [&](const Edit &e) {
+                return e.start >= body && e.end <= chunkEnd;
+            });
+            auto copy = apply(m_text.mid(body, chunkEnd - body), body, inner);
+            if ((at(anchorEnd) == '\n' || at(anchorEnd) == '#') && body < end &&
+                at(aliasStart) == '*' && inside && copy && m_problem.isEmpty()) {
+                if (copy->endsWith('\n'))
+                    copy->chop(1);
+                pushValueEdit(edits, alias.afterIndicator, inlineEnd(aliasStart, alias.ownerColumn),
+                              '\n' + *copy);
+                return;
+            }
+            m_problem.clear();
+        }
+        replaceWhole(alias, YAML::Node(), want, edits);
+    }
+
     void replaceWhole(const Slot &slot, const YAML::Node &doc, const YAML::Node &want,
                       std::vector<Edit> &edits)
     {
@@ -629,9 +683,11 @@ private:
     {
         YAML::Node want = wanted;
         if (auto anchor = m_aliasOf.constFind(slot.path); anchor != m_aliasOf.cend()) {
-            // An alias stays while it still means what is wanted; else it becomes its own value.
-            if (!equalNodes(wantAtTextPath(*anchor), want))
-                replaceWhole(slot, YAML::Node(), want, edits);
+            // An alias stays while it still means what is wanted and still comes after its
+            // anchor; else it becomes its own value.
+            if (m_aliasesBeforeAnchor.contains(slot.path) ||
+                !equalNodes(wantAtTextPath(*anchor), want))
+                materialize(slot, *anchor, want, edits);
             return;
         }
         // An unchanged value is left alone, unless an alias in it may need to become a value.
@@ -891,6 +947,26 @@ private:
             return;
         }
         // Reordered: the items' text (with their own patches) is laid out again in the new order.
+        // An alias moved before its anchor has nothing to refer to there: it becomes a value.
+        std::vector<std::size_t> placedAt(items.size(), pair.size());
+        for (std::size_t w = 0; w < pair.size(); ++w) {
+            if (pair[w] >= 0)
+                placedAt[pair[w]] = w;
+        }
+        auto itemOf = [&](const QString &path) -> std::optional<std::size_t> {
+            for (std::size_t i = 0; i < items.size(); ++i) {
+                const QString &p = items[i].slot.path;
+                if (path.startsWith(p) && (path.size() == p.size() || path.at(p.size()) == u'.' ||
+                                           path.at(p.size()) == u'['))
+                    return i;
+            }
+            return std::nullopt;
+        };
+        for (auto it = m_aliasOf.cbegin(); it != m_aliasOf.cend(); ++it) {
+            const auto aliasItem = itemOf(it.key()), anchorItem = itemOf(it.value());
+            if (aliasItem && anchorItem && placedAt[*aliasItem] < placedAt[*anchorItem])
+                m_aliasesBeforeAnchor.insert(it.key());
+        }
         QByteArray text;
         for (std::size_t w = 0; w < pair.size(); ++w) {
             if (pair[w] < 0) {
@@ -975,7 +1051,9 @@ private:
     std::vector<std::pair<YAML::Node, QString>> m_visited;
     QHash<QString, QString> m_aliasOf;    // alias path -> anchored path, both in the text
     QHash<QString, QString> m_wantPathOf; // item path in the text -> in the edited template
+    QSet<QString> m_aliasesBeforeAnchor;  // aliases a reorder puts before their anchor
     YAML::Node m_want;
+    YAML::Node m_base;
     QString m_problem;
 };
 

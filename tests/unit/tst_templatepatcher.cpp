@@ -39,6 +39,7 @@ private Q_SLOTS:
     void scalarKeepsItsQuoting();
     void multiLineScriptBecomesBlockScalar();
     void aliasOfEditedAnchorKeepsItsValue();
+    void aliasMovedBeforeItsAnchorCopiesIt();
     void unparsableOriginalIsAnError();
 
 private:
@@ -590,9 +591,45 @@ void TestTemplatePatcher::aliasOfEditedAnchorKeepsItsValue()
     QVERIFY(reloaded);
     QCOMPARE(*reloaded, edited);
     // The chief's image line changed in place; the others keep the old image as values of
-    // their own.
+    // their own: copies of the anchored text, in its order and style.
     QVERIFY(patched->contains("    task: &tf\n      image: tensorflow/tensorflow:2.16.1\n"));
     QCOMPARE(reloaded->roles[1].task.image, loaded->roles[1].task.image);
+    const QByteArray copy = "    task:\n"
+                            "      image: tensorflow/tensorflow:2.15.0\n"
+                            "      workingDir: /workspace\n"
+                            "      command: [python3, train.py]\n"
+                            "      mounts:\n"
+                            "        - tf-code:/workspace:ro\n";
+    QCOMPARE(patched->count(copy), 2);
+    QVERIFY(!patched->contains("*tf"));
+}
+
+void TestTemplatePatcher::aliasMovedBeforeItsAnchorCopiesIt()
+{
+    // pytorch-ddp's worker (`task: *trainer`) moved above the master that anchors it: it takes
+    // the anchored text along, `>-` script included; nothing else changes.
+    const QString file = qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                         QStringLiteral("/templates/pytorch-ddp.yaml");
+    const auto f = editFile(file, [](ClusterTemplate &t) { t.roles.swapItemsAt(0, 1); });
+    QVERIFY(f);
+    QVERIFY(f->patched);
+    const QByteArray &patched = *f->patched;
+    QCOMPARE(*load(patched, f->dir), f->edited);
+    const qsizetype worker = patched.indexOf("  - name: worker\n");
+    const qsizetype master = patched.indexOf("  - name: master\n");
+    QVERIFY(worker > 0 && worker < master);
+    const QByteArray workerText = patched.mid(worker, master - worker);
+    QVERIFY2(workerText.contains(
+                 "    task:\n      image: pytorch/pytorch:2.2.2-cuda12.1-cudnn8-runtime\n"
+                 "      workingDir: /workspace\n"
+                 "      command:\n"
+                 "        - /bin/sh\n"
+                 "        - -c\n"
+                 "        - >-\n"),
+             workerText.constData());
+    QVERIFY(patched.contains("    task: &trainer\n")); // the master keeps its anchor
+    QCOMPARE(patched.left(patched.indexOf("roles:\n")),
+             f->original.left(f->original.indexOf("roles:\n")));
 }
 
 void TestTemplatePatcher::unparsableOriginalIsAnError()
