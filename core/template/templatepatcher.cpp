@@ -60,7 +60,8 @@ bool equalNodes(const YAML::Node &a, const YAML::Node &b)
     return true;
 }
 
-// `command: "script"` is short for `[/bin/sh, -c, "script"]`: the script, when `n` is either.
+// `failurePolicy: ACTION` says `{action: ACTION}` with the default maxRestarts: whether
+// `policy` (as the writer writes it) can be written so.
 bool isShortFailurePolicy(const YAML::Node &policy)
 {
     if (!policy.IsMap() || !policy["action"].IsScalar())
@@ -71,6 +72,7 @@ bool isShortFailurePolicy(const YAML::Node &policy)
            (policy.size() == 2 && restarts.IsScalar() && restarts.Scalar() == defaultRestarts);
 }
 
+// `command: "script"` is short for `[/bin/sh, -c, "script"]`: the script, when `n` is either.
 std::optional<std::string> scriptOf(const YAML::Node &n)
 {
     if (n.IsScalar())
@@ -110,7 +112,8 @@ bool plainSafe(const QString &s, bool flow)
         if (!dashLike)
             return false;
     }
-    if (s.contains(u'\n') || s.contains(u'\r') || s.contains(u'\t') ||
+    if (s.startsWith(QLatin1String("---")) || s.startsWith(QLatin1String("...")) ||
+        s.contains(u'\n') || s.contains(u'\r') || s.contains(u'\t') ||
         s.contains(QLatin1String(": ")) || s.contains(QLatin1String(" #")) || s.endsWith(u':'))
         return false;
     if (flow && (s.contains(u',') || s.contains(u'[') || s.contains(u']') || s.contains(u'{') ||
@@ -162,6 +165,11 @@ std::optional<QByteArray> literalBlock(const QString &s, int indent)
         return std::nullopt;
     const bool clip = s.endsWith(u'\n');
     const QStringList lines = (clip ? s.chopped(1) : s).split(u'\n');
+    // The first line with text sets the block's indentation: it must not start deeper.
+    const auto first =
+        std::find_if(lines.cbegin(), lines.cend(), [](const QString &l) { return !l.isEmpty(); });
+    if (first == lines.cend() || first->startsWith(u' '))
+        return std::nullopt;
     QByteArray out = clip ? "|" : "|-";
     for (const QString &line : lines) {
         // A line of blanks only would be read as an empty line.

@@ -38,6 +38,8 @@ private Q_SLOTS:
     void rolesReshaped();
     void scalarKeepsItsQuoting();
     void multiLineScriptBecomesBlockScalar();
+    void multiLineValueWithoutBlockForm_data();
+    void multiLineValueWithoutBlockForm();
     void aliasOfEditedAnchorKeepsItsValue();
     void aliasMovedBeforeItsAnchorCopiesIt();
     void unparsableOriginalIsAnError();
@@ -574,6 +576,47 @@ void TestTemplatePatcher::multiLineScriptBecomesBlockScalar()
                                                          "        echo one\n"
                                                          "        echo two\n"
                                                          "      user: nobody\n"));
+}
+
+void TestTemplatePatcher::multiLineValueWithoutBlockForm_data()
+{
+    QTest::addColumn<QString>("description");
+    QTest::addColumn<QString>("written");
+    // A `|` block takes its indentation from its first line of text, and its chomping can keep
+    // one final newline or none: other values are written double-quoted.
+    QTest::newRow("first line indented") << "\n  deeper\nshallower"
+                                         << "\"\\n  deeper\\nshallower\"";
+    QTest::newRow("two final newlines") << "a\nb\n\n"
+                                        << "\"a\\nb\\n\\n\"";
+    QTest::newRow("a line of blanks") << "a\n   \nb"
+                                      << "\"a\\n   \\nb\"";
+    QTest::newRow("block") << "a\n  b\n"
+                           << "|\n  a\n    b";
+    QTest::newRow("block without final newline") << "a\nb"
+                                                 << "|-\n  a\n  b";
+}
+
+void TestTemplatePatcher::multiLineValueWithoutBlockForm()
+{
+    QFETCH(QString, description);
+    QFETCH(QString, written);
+    const QByteArray yaml = "apiVersion: clusterdeck/v1\n"
+                            "kind: Cluster\n"
+                            "name: d\n"
+                            "description: one line\n"
+                            "roles:\n"
+                            "  - name: main\n"
+                            "    task:\n"
+                            "      image: clusterdeck/lab:latest\n";
+    const auto loaded = load(yaml, {});
+    QVERIFY(loaded);
+    ClusterTemplate edited = *loaded;
+    edited.description = description;
+    const auto patched = TemplatePatcher::patch(yaml, *loaded, edited);
+    QVERIFY2(patched, qPrintable(patched ? QString() : patched.error().toString()));
+    QVERIFY2(patched->contains(QByteArray("description: " + written.toUtf8() + "\nroles:")),
+             patched->constData());
+    QCOMPARE(load(*patched, {})->description, description);
 }
 
 void TestTemplatePatcher::aliasOfEditedAnchorKeepsItsValue()
