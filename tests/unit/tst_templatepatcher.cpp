@@ -147,11 +147,12 @@ struct EditedFile
     Result<QByteArray> patched;
 };
 
-std::optional<EditedFile> editFile(const QString &file, const Mutation &edit)
+// The same for YAML text (task files relative to `dir`).
+std::optional<EditedFile> editText(const QByteArray &yaml, const QString &dir, const Mutation &edit)
 {
     EditedFile f;
-    f.dir = QFileInfo(file).path();
-    f.original = readAll(file);
+    f.dir = dir;
+    f.original = yaml;
     const auto loaded = load(f.original, f.dir);
     if (!loaded)
         return std::nullopt;
@@ -160,6 +161,11 @@ std::optional<EditedFile> editFile(const QString &file, const Mutation &edit)
     edit(f.edited);
     f.patched = TemplatePatcher::patch(f.original, f.loaded, f.edited, f.dir);
     return f;
+}
+
+std::optional<EditedFile> editFile(const QString &file, const Mutation &edit)
+{
+    return editText(readAll(file), QFileInfo(file).path(), edit);
 }
 
 QString show(const QList<int> &lines)
@@ -527,14 +533,13 @@ void TestTemplatePatcher::scalarKeepsItsQuoting()
                             "    task:\n"
                             "      image: clusterdeck/lab:latest\n"
                             "      env: {A: \"1\", B: two}\n";
-    const auto loaded = load(yaml, {});
-    QVERIFY(loaded);
-    ClusterTemplate edited = *loaded;
-    edited.name = QStringLiteral("it's");
-    edited.description = QStringLiteral("say \"hi\"");
-    edited.roles[0].task.env.insert(QStringLiteral("C"), QStringLiteral("x, y"));
-    const auto patched = TemplatePatcher::patch(yaml, *loaded, edited);
-    QVERIFY(patched);
+    const auto f = editText(yaml, {}, [](ClusterTemplate &t) {
+        t.name = QStringLiteral("it's");
+        t.description = QStringLiteral("say \"hi\"");
+        t.roles[0].task.env.insert(QStringLiteral("C"), QStringLiteral("x, y"));
+    });
+    QVERIFY(f && f->patched);
+    const auto &patched = f->patched;
     QCOMPARE(QString::fromUtf8(*patched),
              QStringLiteral("apiVersion: clusterdeck/v1\n"
                             "kind: Cluster\n"
@@ -559,12 +564,11 @@ void TestTemplatePatcher::multiLineScriptBecomesBlockScalar()
                             "      image: clusterdeck/lab:latest\n"
                             "      command: \"echo one\"  # the job\n"
                             "      user: nobody\n";
-    const auto loaded = load(yaml, {});
-    QVERIFY(loaded);
-    ClusterTemplate edited = *loaded;
-    edited.roles[0].task.command[2] = QStringLiteral("echo one\necho two\n");
-    const auto patched = TemplatePatcher::patch(yaml, *loaded, edited);
-    QVERIFY(patched);
+    const auto f = editText(yaml, {}, [](ClusterTemplate &t) {
+        t.roles[0].task.command[2] = QStringLiteral("echo one\necho two\n");
+    });
+    QVERIFY(f && f->patched);
+    const auto &patched = f->patched;
     QCOMPARE(QString::fromUtf8(*patched), QStringLiteral("apiVersion: clusterdeck/v1\n"
                                                          "kind: Cluster\n"
                                                          "name: s\n"
@@ -608,11 +612,10 @@ void TestTemplatePatcher::multiLineValueWithoutBlockForm()
                             "  - name: main\n"
                             "    task:\n"
                             "      image: clusterdeck/lab:latest\n";
-    const auto loaded = load(yaml, {});
-    QVERIFY(loaded);
-    ClusterTemplate edited = *loaded;
-    edited.description = description;
-    const auto patched = TemplatePatcher::patch(yaml, *loaded, edited);
+    const auto f =
+        editText(yaml, {}, [&description](ClusterTemplate &t) { t.description = description; });
+    QVERIFY(f);
+    const auto &patched = f->patched;
     QVERIFY2(patched, qPrintable(patched ? QString() : patched.error().toString()));
     QVERIFY2(patched->contains(QByteArray("description: " + written.toUtf8() + "\nroles:")),
              patched->constData());
