@@ -1168,16 +1168,24 @@ void TestTemplateEditor::commandShownAsWritten()
     QCOMPARE(m_editor->yamlEdit()->toPlainText(), yaml);
 }
 
+// Opens the batch-job sample and puts the focus into its launcher's `command: |` script.
+static QPlainTextEdit *batchJobLauncherScript(TemplateEditor *editor)
+{
+    if (!editor->openFile(qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                          QStringLiteral("/templates/batch-job.yaml")))
+        return nullptr;
+    editor->rolesTable()->setCurrentCell(0, TemplateEditor::RoleName);
+    QPlainTextEdit *script = editor->taskEditor()->commandScriptEdit();
+    script->setFocus();
+    return script;
+}
+
 void TestTemplateEditor::scriptLineIsOneYamlLine()
 {
     // A line typed at the end of batch-job's `command: |` script is one more line of that block.
-    const QString sample = qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
-                           QStringLiteral("/templates/batch-job.yaml");
-    QVERIFY(m_editor->openFile(sample));
+    QPlainTextEdit *script = batchJobLauncherScript(m_editor.get());
+    QVERIFY(script);
     const QString original = m_editor->yamlEdit()->toPlainText();
-    m_editor->rolesTable()->setCurrentCell(0, TemplateEditor::RoleName);
-    QPlainTextEdit *script = m_editor->taskEditor()->commandScriptEdit();
-    script->setFocus();
     script->moveCursor(QTextCursor::End);
     QTest::keyClicks(script, QStringLiteral("date"));
     QTest::keyClick(script, Qt::Key_Return);
@@ -1256,13 +1264,9 @@ void TestTemplateEditor::scriptTypedAndDeletedKeepsTheFile()
     // deleted again turned the `command: |` script into a one-line list and dropped the
     // comments. Now the character changes that one line of the script, and deleting it gives
     // the sample back byte for byte.
-    const QString sample = qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
-                           QStringLiteral("/templates/batch-job.yaml");
-    QVERIFY(m_editor->openFile(sample));
+    QPlainTextEdit *script = batchJobLauncherScript(m_editor.get());
+    QVERIFY(script);
     const QString original = m_editor->yamlEdit()->toPlainText();
-    m_editor->rolesTable()->setCurrentCell(0, TemplateEditor::RoleName);
-    QPlainTextEdit *script = m_editor->taskEditor()->commandScriptEdit();
-    script->setFocus();
     script->moveCursor(QTextCursor::Start);
     script->moveCursor(QTextCursor::EndOfLine); // after `...| tr , ' '); do`
     QTest::keyClicks(script, QStringLiteral("x"));
