@@ -38,6 +38,31 @@ void writeList(YAML::Emitter &out, const char *key, const QStringList &list)
     out << YAML::EndSeq;
 }
 
+// A literal block (`|`) keeps a script readable. With "clip" chomping the block's own line break
+// supplies the final newline, so it expresses exactly one; leading blanks and tabs would need
+// indentation indicators the samples never use.
+bool fitsLiteralBlock(const QString &text)
+{
+    return text.endsWith(QLatin1Char('\n')) && !text.endsWith(QStringLiteral("\n\n")) &&
+           !text.startsWith(QLatin1Char(' ')) && !text.contains(QLatin1Char('\t')) &&
+           !text.contains(QLatin1Char('\r'));
+}
+
+// `command: |` as in the samples when the command line is a multi-line shell script (the loader
+// reads a single string as `/bin/sh -c STRING`); otherwise the argument list.
+void writeCommandLine(YAML::Emitter &out, const char *key, const QStringList &list)
+{
+    const bool script = list.size() == 3 && list.at(0) == QLatin1String("/bin/sh") &&
+                        list.at(1) == QLatin1String("-c") &&
+                        list.at(2).chopped(1).contains(QLatin1Char('\n')) &&
+                        fitsLiteralBlock(list.at(2));
+    if (!script) {
+        writeList(out, key, list);
+        return;
+    }
+    out << YAML::Key << key << YAML::Value << YAML::Literal << s(list.at(2).chopped(1));
+}
+
 void writeResources(YAML::Emitter &out, const Resources &r)
 {
     if (r.isEmpty())
@@ -100,8 +125,8 @@ void writeTaskFields(YAML::Emitter &out, const TaskTemplate &task)
     writeScalar(out, "image", task.image);
     if (task.pullPolicy)
         writeScalar(out, "pullPolicy", TemplateValues::pullPolicyName(*task.pullPolicy));
-    writeList(out, "entrypoint", task.entrypoint);
-    writeList(out, "command", task.command);
+    writeCommandLine(out, "entrypoint", task.entrypoint);
+    writeCommandLine(out, "command", task.command);
     writeScalar(out, "workingDir", task.workingDir);
     writeScalar(out, "onScale", task.onScale);
     writeScalar(out, "user", task.user);
@@ -110,15 +135,8 @@ void writeTaskFields(YAML::Emitter &out, const TaskTemplate &task)
     writeResources(out, task.resources);
     writeMounts(out, task.mounts);
     if (!task.bootstrap.isEmpty()) {
-        // A literal block keeps scripts readable; it can only express exactly one final newline.
-        const bool literal = task.bootstrap.endsWith(QLatin1Char('\n')) &&
-                             !task.bootstrap.endsWith(QStringLiteral("\n\n")) &&
-                             !task.bootstrap.startsWith(QLatin1Char(' ')) &&
-                             !task.bootstrap.contains(QLatin1Char('\t')) &&
-                             !task.bootstrap.contains(QLatin1Char('\r'));
-        // The block's own line break supplies the final newline (YAML "clip" chomping).
         out << YAML::Key << "bootstrap" << YAML::Value;
-        if (literal)
+        if (fitsLiteralBlock(task.bootstrap))
             out << YAML::Literal << s(task.bootstrap.chopped(1));
         else
             out << YAML::DoubleQuoted << s(task.bootstrap);
@@ -240,6 +258,11 @@ Result<void> TemplateWriter::save(const ClusterTemplate &t, const QString &path)
 Result<void> TemplateWriter::save(const TaskTemplate &task, const QString &path)
 {
     return writeFile(path, toYaml(task));
+}
+
+Result<void> TemplateWriter::saveYaml(const QByteArray &yaml, const QString &path)
+{
+    return writeFile(path, yaml);
 }
 
 } // namespace ClusterDeck

@@ -20,6 +20,8 @@ public:
     // Atomic: the old file stays intact if writing fails.
     static Result<void> save(const ClusterTemplate &t, const QString &path);
     static Result<void> save(const TaskTemplate &task, const QString &path);
+    // Saves YAML text as it is (a patched file), atomically as save() does.
+    static Result<void> saveYaml(const QByteArray &yaml, const QString &path);
 };
 
 } // namespace ClusterDeck

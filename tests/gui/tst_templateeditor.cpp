@@ -2,6 +2,8 @@
 #include "templates/roletaskeditor.h"
 #include "templates/templateeditor.h"
 
+#include "support/linediff.h"
+
 #include "template/templateloader.h"
 #include "template/templatevalues.h"
 
@@ -15,6 +17,7 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -57,6 +60,15 @@ private Q_SLOTS:
     void successPolicyFromYaml();
     void renamedSuccessRoleIsMarked();
     void hostPathNeedsTheBoxTicked();
+    void formEditKeepsTheFile_data();
+    void formEditKeepsTheFile();
+    void savedEditKeepsComments();
+    void commandShownAsWritten_data();
+    void commandShownAsWritten();
+    void scriptLineIsOneYamlLine();
+    void scriptTypedAndDeletedKeepsTheFile();
+    void commandKindSwitchConverts();
+    void invalidMemoryKeepsLineComment();
 
 private:
     std::unique_ptr<QTemporaryDir> m_user;
@@ -242,9 +254,14 @@ void TestTemplateEditor::taskEditShowsInYaml_data()
     QTest::addColumn<QString>("expected"); // the loaded-back field, spelled as below
 
     // lab-basic: roles[0] master, roles[1] worker.
-    QTest::newRow("command") << 1 << "command"
-                             << R"(sh -c "echo hi there")"
-                             << "sh|-c|echo hi there";
+    // The worker's command is a script: a line typed at its end.
+    QTest::newRow("command script") << 1 << "command"
+                                    << "echo hi there"
+                                    << "/bin/sh|-c|echo hi there";
+    // The master's is an argument list, one argument per line.
+    QTest::newRow("command arguments") << 0 << "arguments"
+                                       << "sh\n-c\necho hi there"
+                                       << "sh|-c|echo hi there";
     QTest::newRow("env entry") << 0 << "env"
                                << "GREETING_TOO"
                                << "GREETING_TOO=two words";
@@ -280,7 +297,23 @@ void TestTemplateEditor::taskEditShowsInYaml()
     QCOMPARE(task->imageCombo()->currentText(), QStringLiteral("clusterdeck/lab:latest"));
 
     if (field == u"command") {
-        retype(task->commandEdit(), input);
+        QCOMPARE(task->commandKindCombo()->currentIndex(), int(RoleTaskEditor::ScriptCommand));
+        QPlainTextEdit *script = task->commandScriptEdit();
+        script->setFocus();
+        script->moveCursor(QTextCursor::End);
+        QTest::keyClicks(script, input);
+        QTest::keyClick(script, Qt::Key_Return);
+    } else if (field == u"arguments") {
+        QCOMPARE(task->commandKindCombo()->currentIndex(), int(RoleTaskEditor::ArgumentsCommand));
+        QPlainTextEdit *args = task->commandArgumentsEdit();
+        args->setFocus();
+        args->selectAll();
+        const QStringList lines = input.split(u'\n');
+        for (qsizetype i = 0; i < lines.size(); ++i) {
+            if (i > 0)
+                QTest::keyClick(args, Qt::Key_Return);
+            QTest::keyClicks(args, lines.at(i));
+        }
     } else if (field == u"env") {
         task->sections()->setCurrentIndex(0);
         QTest::mouseClick(button(task, QStringLiteral("Add Variable")), Qt::LeftButton);
@@ -327,7 +360,10 @@ void TestTemplateEditor::taskEditShowsInYaml()
     QCOMPARE(t.roles.size(), 2);
     const TaskTemplate &edited = t.roles.at(role).task;
     QString actual;
-    if (field == u"command")
+    if (field == u"command") // the script's last line
+        actual = edited.command.mid(0, 2).join(u'|') + u'|' +
+                 edited.command.value(2).section(u'\n', -2, -2);
+    else if (field == u"arguments")
         actual = edited.command.join(u'|');
     else if (field == u"env")
         actual = input + u'=' + edited.env.value(input);
@@ -933,6 +969,316 @@ void TestTemplateEditor::renamedSuccessRoleIsMarked()
     QVERIFY(roleBox->styleSheet().isEmpty());
     QCOMPARE(roleBox->count(), 2); // the stale name is gone once nothing names it
     QCOMPARE(m_editor->currentTemplate()->successPolicy.role, QStringLiteral("node"));
+}
+
+void TestTemplateEditor::formEditKeepsTheFile_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("field"); // the form field
+    QTest::addColumn<int>("role");      // for role and task fields
+    QTest::addColumn<QString>("key");   // the YAML key whose line changes
+
+    for (const QString &file : sampleTemplates()) {
+        TemplateLoader loader;
+        const auto t = loader.loadClusterFile(file);
+        QVERIFY(t);
+        const QString name = QFileInfo(file).completeBaseName();
+        auto row = [&](const QString &field, int role, const QString &key) {
+            const QString where =
+                role < 0 ? field : QStringLiteral("%1 of role %2").arg(field).arg(role);
+            QTest::newRow(qPrintable(name + u' ' + where)) << file << field << role << key;
+        };
+        row(QStringLiteral("name"), -1, QStringLiteral("name"));
+        row(QStringLiteral("description"), -1, QStringLiteral("description"));
+        if (t->ttlAfterFinishedSeconds)
+            row(QStringLiteral("ttl"), -1, QStringLiteral("ttlAfterFinished"));
+        for (int r = 0; r < t->roles.size(); ++r) {
+            row(QStringLiteral("role name"), r, QStringLiteral("name"));
+            if (t->roles.at(r).taskFile.isEmpty()) {
+                row(QStringLiteral("image cell"), r, QStringLiteral("image"));
+                row(QStringLiteral("task memory"), r, QStringLiteral("memory"));
+            }
+        }
+    }
+}
+
+// Typing one character into a form field and deleting it gives the file back byte for byte;
+// with the character kept, only that field's line changed - every comment, block scalar and
+// quote of the sample stays (issue 29: a `command: |` script turned into a one-line list).
+void TestTemplateEditor::formEditKeepsTheFile()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, field);
+    QFETCH(int, role);
+    QFETCH(QString, key);
+    QVERIFY(m_editor->openFile(file));
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString original = QString::fromUtf8(f.readAll());
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), original);
+    if (role >= 0)
+        m_editor->rolesTable()->setCurrentCell(role, TemplateEditor::RoleName);
+
+    QWidget *edit = nullptr;
+    if (field == u"name")
+        edit = m_editor->nameEdit();
+    else if (field == u"description")
+        edit = m_editor->descriptionEdit();
+    else if (field == u"ttl")
+        edit = m_editor->ttlEdit();
+    else if (field == u"task memory")
+        edit = m_editor->taskEditor()->memoryEdit();
+    auto type = [&](auto keys) {
+        if (edit) {
+            edit->setFocus();
+            QTest::keyClick(edit, Qt::Key_End);
+            keys(edit);
+            return;
+        }
+        // A roles table cell: its editor is a line edit.
+        QTableWidget *roles = m_editor->rolesTable();
+        const int column =
+            field == u"role name" ? TemplateEditor::RoleName : TemplateEditor::RoleImage;
+        QTableWidgetItem *item = roles->item(role, column);
+        roles->setCurrentItem(item);
+        roles->editItem(item);
+        auto *cell = roles->viewport()->findChild<QLineEdit *>();
+        QVERIFY(cell);
+        cell->setFocus();
+        QTest::keyClick(cell, Qt::Key_End);
+        keys(cell);
+        QMetaObject::invokeMethod(roles, "commitData", Q_ARG(QWidget *, cell));
+        QMetaObject::invokeMethod(
+            roles, "closeEditor", Q_ARG(QWidget *, cell),
+            Q_ARG(QAbstractItemDelegate::EndEditHint, QAbstractItemDelegate::NoHint));
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    };
+    // A memory size takes no letter; "0" keeps every field valid (64m -> 64m0 is a problem the
+    // loader reports, which is fine: the text is what is compared).
+    const QString typed = field == u"task memory" ? QStringLiteral("0") : QStringLiteral("x");
+
+    type([&](QWidget *w) { QTest::keyClicks(w, typed); });
+    QVERIFY(m_editor->isModified());
+    const QString edited = m_editor->yamlEdit()->toPlainText();
+    QVERIFY2(edited != original, qPrintable(field));
+    auto [removed, added] = Test::diffLines(original.split(u'\n'), edited.split(u'\n'));
+    const QStringList before = original.split(u'\n'), after = edited.split(u'\n');
+    // A role whose task is an alias of an anchor (`task: *tf`) gets a task of its own when either
+    // changes: those lines are rewritten too (see TemplatePatcher).
+    static const QRegularExpression alias(QStringLiteral(R"(^\s*task: \*\w+$)"));
+    const qsizetype aliases =
+        removed.removeIf([&](int line) { return alias.match(before.at(line)).hasMatch(); });
+    // The anchor's role changes its field's line; an alias's role only the alias.
+    QVERIFY2(removed.size() == 1 || (aliases > 0 && removed.isEmpty()), qPrintable(edited));
+    for (int line : std::as_const(removed))
+        QVERIFY2(before.at(line).trimmed().startsWith(key + u':') ||
+                     before.at(line).trimmed().startsWith(QStringLiteral("- ") + key + u':'),
+                 qPrintable(before.at(line)));
+    if (aliases == 0) {
+        QCOMPARE(added.size(), 1);
+        QCOMPARE(added.first(), removed.first());
+        QVERIFY2(after.at(added.first()).contains(typed), qPrintable(after.at(added.first())));
+    }
+
+    type([](QWidget *w) { QTest::keyClick(w, Qt::Key_Backspace); });
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), original);
+}
+
+void TestTemplateEditor::savedEditKeepsComments()
+{
+    // batch-job: the worker count changes; the file saved has the sample's comments and its
+    // `command: |` scripts, and differs from it in that one line.
+    const QString sample = qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                           QStringLiteral("/templates/batch-job.yaml");
+    QVERIFY(m_editor->openFile(sample));
+    QFile f(sample);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString original = QString::fromUtf8(f.readAll());
+    editCell(m_editor->rolesTable(), 1, TemplateEditor::RoleCount, QStringLiteral("3"));
+    QVERIFY(m_editor->save());
+    QFile saved(m_editor->currentFile());
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(saved.readAll());
+    QCOMPARE(text, QString(original).replace(QStringLiteral("    count: 2\n"),
+                                             QStringLiteral("    count: 3\n")));
+}
+
+void TestTemplateEditor::commandShownAsWritten_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("role");
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("text"); // what the command's editor holds
+
+    const QString batchLauncher =
+        QStringLiteral("for h in $(echo \"$BACKEND_CLUSTER_WORKER_HOSTS\" | tr , ' '); do\n"
+                       "  n=0\n"
+                       "  until wget -q -O - \"http://$h:8080/\"; do\n"
+                       "    n=$((n + 1))\n"
+                       "    [ \"$n\" -lt 60 ] || { echo \"$h does not answer\" >&2; exit 1; }\n"
+                       "    sleep 1\n"
+                       "  done\n"
+                       "done\n"
+                       "echo \"all $BACKEND_CLUSTER_SIZE kernels answered: job done\"\n");
+    // `command: |` (issue 29: shown as one line of re-quoted text).
+    QTest::newRow("batch-job launcher script")
+        << "batch-job.yaml" << 0 << int(RoleTaskEditor::ScriptCommand) << batchLauncher;
+    // `[/bin/sh, -c, |]`: the script, not the list.
+    QTest::newRow("lab-basic worker script in a list")
+        << "lab-basic.yaml" << 1 << int(RoleTaskEditor::ScriptCommand)
+        << QStringLiteral("mkdir -p /srv/www && echo \"worker $BACKEND_CLUSTER_HOST\" > "
+                          "/srv/www/index.html\n"
+                          "busybox httpd -p 8080 -h /srv/www\n"
+                          "while true; do wget -q -O - http://master1:8080/ || true; sleep 30; "
+                          "done\n");
+    // A flow list with a quoted "8080": the arguments, unquoted.
+    QTest::newRow("lab-basic master arguments")
+        << "lab-basic.yaml" << 0 << int(RoleTaskEditor::ArgumentsCommand)
+        << QStringLiteral("busybox\nhttpd\n-f\n-p\n8080\n-h\n/srv/www");
+    QTest::newRow("tensorflow arguments")
+        << "tensorflow.yaml" << 0 << int(RoleTaskEditor::ArgumentsCommand)
+        << QStringLiteral("python3\ntrain.py");
+    // `>-` folded: one line of script.
+    QTest::newRow("pytorch folded script")
+        << "pytorch-ddp.yaml" << 1 << int(RoleTaskEditor::ScriptCommand)
+        << QStringLiteral("exec torchrun --nnodes=\"$WORLD_SIZE\" --nproc_per_node=1 "
+                          "--node_rank=\"$NODE_RANK\" --master_addr=\"$MASTER_ADDR\" "
+                          "--master_port=\"$MASTER_PORT\" train.py");
+}
+
+// The form shows a command as the admin wrote it: a script as the script, a list one argument
+// per line; never quoted or escaped, and looking at it changes nothing.
+void TestTemplateEditor::commandShownAsWritten()
+{
+    QFETCH(QString, file);
+    QFETCH(int, role);
+    QFETCH(int, kind);
+    QFETCH(QString, text);
+    QVERIFY(m_editor->openFile(qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                               QStringLiteral("/templates/") + file));
+    const QString yaml = m_editor->yamlEdit()->toPlainText();
+    m_editor->rolesTable()->setCurrentCell(role, TemplateEditor::RoleName);
+    RoleTaskEditor *task = m_editor->taskEditor();
+    QCOMPARE(task->commandKindCombo()->currentIndex(), kind);
+    QPlainTextEdit *shown = kind == RoleTaskEditor::ScriptCommand ? task->commandScriptEdit()
+                                                                  : task->commandArgumentsEdit();
+    QVERIFY(shown->isVisible());
+    QCOMPARE(shown->toPlainText(), text);
+    QVERIFY(!m_editor->isModified());
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), yaml);
+}
+
+// Opens the batch-job sample and puts the focus into its launcher's `command: |` script.
+static QPlainTextEdit *batchJobLauncherScript(TemplateEditor *editor)
+{
+    if (!editor->openFile(qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                          QStringLiteral("/templates/batch-job.yaml")))
+        return nullptr;
+    editor->rolesTable()->setCurrentCell(0, TemplateEditor::RoleName);
+    QPlainTextEdit *script = editor->taskEditor()->commandScriptEdit();
+    script->setFocus();
+    return script;
+}
+
+void TestTemplateEditor::scriptLineIsOneYamlLine()
+{
+    // A line typed at the end of batch-job's `command: |` script is one more line of that block.
+    QPlainTextEdit *script = batchJobLauncherScript(m_editor.get());
+    QVERIFY(script);
+    const QString original = m_editor->yamlEdit()->toPlainText();
+    script->moveCursor(QTextCursor::End);
+    QTest::keyClicks(script, QStringLiteral("date"));
+    QTest::keyClick(script, Qt::Key_Return);
+    const QString edited = m_editor->yamlEdit()->toPlainText();
+    const auto [removed, added] = Test::diffLines(original.split(u'\n'), edited.split(u'\n'));
+    QVERIFY2(removed.isEmpty(), qPrintable(edited));
+    QCOMPARE(added.size(), 1);
+    QCOMPARE(edited.split(u'\n').at(added.first()), QStringLiteral("        date"));
+    QVERIFY(m_editor->diagnostics().isEmpty());
+}
+
+void TestTemplateEditor::commandKindSwitchConverts()
+{
+    RoleTaskEditor *task = m_editor->taskEditor();
+    // lab-basic's master: [busybox, httpd, -f, -p, "8080", -h, /srv/www] becomes a script.
+    m_editor->rolesTable()->setCurrentCell(0, TemplateEditor::RoleName);
+    choose(task->commandKindCombo(), QStringLiteral("Shell script"));
+    QCOMPARE(task->commandScriptEdit()->toPlainText(),
+             QStringLiteral("busybox httpd -f -p 8080 -h /srv/www"));
+    QCOMPARE(m_editor->currentTemplate()->roles.at(0).task.command,
+             (QStringList{QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                          QStringLiteral("busybox httpd -f -p 8080 -h /srv/www")}));
+    // And back: one argument per line.
+    choose(task->commandKindCombo(), QStringLiteral("Arguments, one per line"));
+    QCOMPARE(task->commandArgumentsEdit()->toPlainText(),
+             QStringLiteral("busybox\nhttpd\n-f\n-p\n8080\n-h\n/srv/www"));
+    QCOMPARE(m_editor->currentTemplate()->roles.at(0).task.command,
+             (QStringList{QStringLiteral("busybox"), QStringLiteral("httpd"), QStringLiteral("-f"),
+                          QStringLiteral("-p"), QStringLiteral("8080"), QStringLiteral("-h"),
+                          QStringLiteral("/srv/www")}));
+
+    // The worker's three-line script has no argument-list form: it stays a script.
+    m_editor->rolesTable()->setCurrentCell(1, TemplateEditor::RoleName);
+    const QStringList before = m_editor->currentTemplate()->roles.at(1).task.command;
+    task->commandKindCombo()->setCurrentIndex(RoleTaskEditor::ArgumentsCommand);
+    Q_EMIT task->commandKindCombo()->activated(RoleTaskEditor::ArgumentsCommand);
+    QCOMPARE(task->commandKindCombo()->currentIndex(), int(RoleTaskEditor::ScriptCommand));
+    QVERIFY(!task->commandKindCombo()->toolTip().isEmpty());
+    QCOMPARE(m_editor->currentTemplate()->roles.at(1).task.command, before);
+}
+
+void TestTemplateEditor::invalidMemoryKeepsLineComment()
+{
+    // A size the loader refuses is written as typed, for its diagnostic; the comment after it on
+    // the line stays.
+    const QString path = m_user->filePath(QStringLiteral("commented.yaml"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("apiVersion: clusterdeck/v1\n"
+            "kind: Cluster\n"
+            "name: commented\n"
+            "roles:\n"
+            "  - name: main\n"
+            "    task:\n"
+            "      image: clusterdeck/lab:latest\n"
+            "      resources:\n"
+            "        memory: 64m  # per kernel\n");
+    f.close();
+    QVERIFY(m_editor->openFile(path));
+    m_editor->rolesTable()->setCurrentCell(0, TemplateEditor::RoleName);
+    QLineEdit *memory = m_editor->taskEditor()->memoryEdit();
+    memory->setFocus();
+    QTest::keyClick(memory, Qt::Key_End);
+    QTest::keyClicks(memory, QStringLiteral("x"));
+    QVERIFY2(m_editor->yamlEdit()->toPlainText().endsWith(
+                 QStringLiteral("        memory: \"64mx\"  # per kernel\n")),
+             qPrintable(m_editor->yamlEdit()->toPlainText()));
+    QVERIFY(!m_editor->diagnostics().isEmpty());
+    QCOMPARE(m_editor->diagnostics().first().path,
+             QStringLiteral("roles[0].task.resources.memory"));
+}
+
+void TestTemplateEditor::scriptTypedAndDeletedKeepsTheFile()
+{
+    // Issue 29's report: in batch-job, one character typed into the launcher's command and
+    // deleted again turned the `command: |` script into a one-line list and dropped the
+    // comments. Now the character changes that one line of the script, and deleting it gives
+    // the sample back byte for byte.
+    QPlainTextEdit *script = batchJobLauncherScript(m_editor.get());
+    QVERIFY(script);
+    const QString original = m_editor->yamlEdit()->toPlainText();
+    script->moveCursor(QTextCursor::Start);
+    script->moveCursor(QTextCursor::EndOfLine); // after `...| tr , ' '); do`
+    QTest::keyClicks(script, QStringLiteral("x"));
+    const QString edited = m_editor->yamlEdit()->toPlainText();
+    const auto [removed, added] = Test::diffLines(original.split(u'\n'), edited.split(u'\n'));
+    QCOMPARE(removed.size(), 1);
+    QCOMPARE(added.size(), 1);
+    QCOMPARE(edited.split(u'\n').at(added.first()),
+             QStringLiteral("        for h in $(echo \"$BACKEND_CLUSTER_WORKER_HOSTS\" | tr , "
+                            "' '); dox"));
+    QTest::keyClick(script, Qt::Key_Backspace);
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), original);
 }
 
 QTEST_MAIN(TestTemplateEditor)

@@ -17,6 +17,8 @@ private Q_SLOTS:
     void roundTripInline_data();
     void roundTripInline();
     void readableOrder();
+    void scriptsAsBlockScalars_data();
+    void scriptsAsBlockScalars();
     void successPolicyYaml_data();
     void successPolicyYaml();
     void taskRoundTrip();
@@ -109,6 +111,48 @@ void TestTemplateWriter::roundTripInline()
     QVERIFY2(again,
              qPrintable(diagnostics(loader) + QStringLiteral("\n") + QString::fromUtf8(written)));
     QVERIFY2(*again == *original, written.constData());
+}
+
+void TestTemplateWriter::scriptsAsBlockScalars_data()
+{
+    QTest::addColumn<QStringList>("command");
+    QTest::addColumn<QString>("written"); // the task's command lines
+
+    QTest::newRow("script") << QStringList{QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                                           QStringLiteral("mkdir -p /srv\nexec httpd -f\n")}
+                            << QStringLiteral("      command: |\n"
+                                              "        mkdir -p /srv\n"
+                                              "        exec httpd -f\n");
+    // One line, or a script whose end a `|` block cannot express: the argument list.
+    QTest::newRow("one line") << QStringList{QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                                             QStringLiteral("exec httpd -f")}
+                              << QStringLiteral("      command: [/bin/sh, -c, exec httpd -f]\n");
+    QTest::newRow("no final newline")
+        << QStringList{QStringLiteral("/bin/sh"), QStringLiteral("-c"), QStringLiteral("a\nb")}
+        << QStringLiteral("      command: [/bin/sh, -c, \"a\\nb\"]\n");
+    QTest::newRow("arguments") << QStringList{QStringLiteral("python3"), QStringLiteral("train.py")}
+                               << QStringLiteral("      command: [python3, train.py]\n");
+}
+
+// A new template is written as the samples are: a shell script as a `|` block scalar.
+void TestTemplateWriter::scriptsAsBlockScalars()
+{
+    QFETCH(QStringList, command);
+    QFETCH(QString, written);
+    ClusterTemplate t;
+    t.name = QStringLiteral("s");
+    RoleTemplate role;
+    role.name = QStringLiteral("main");
+    role.task.image = QStringLiteral("clusterdeck/lab:latest");
+    role.task.command = command;
+    t.roles = {role};
+    const QString yaml = QString::fromUtf8(TemplateWriter::toYaml(t));
+    QVERIFY2(yaml.contains(QStringLiteral("      image: clusterdeck/lab:latest\n") + written),
+             qPrintable(yaml));
+    TemplateLoader loader;
+    const auto again = loader.loadClusterFromData(yaml.toUtf8(), QStringLiteral("s.yaml"));
+    QVERIFY2(again, qPrintable(diagnostics(loader)));
+    QCOMPARE(again->roles.first().task.command, command);
 }
 
 void TestTemplateWriter::readableOrder()

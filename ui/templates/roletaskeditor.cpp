@@ -1,5 +1,7 @@
 #include "roletaskeditor.h"
 
+#include "scriptedit.h"
+
 #include "registry/imagereference.h"
 #include "registry/registryclient.h"
 #include "template/templatevalues.h"
@@ -22,6 +24,7 @@
 #include <QRegularExpression>
 #include <QScopedValueRollback>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -117,9 +120,34 @@ void RoleTaskEditor::buildUi()
     m_image->setInsertPolicy(QComboBox::NoInsert);
     m_image->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_image->setMinimumContentsLength(20);
-    m_command = new QLineEdit;
-    m_command->setObjectName(QStringLiteral("taskCommand"));
-    m_command->setPlaceholderText(tr("the image's default command"));
+    m_commandKind = new QComboBox;
+    m_commandKind->setObjectName(QStringLiteral("taskCommandKind"));
+    m_commandKind->setAccessibleName(tr("Command kind"));
+    m_commandKind->insertItem(ScriptCommand, tr("Shell script"));
+    m_commandKind->setItemData(ScriptCommand, tr("Run by /bin/sh -c (command: | in the YAML)"),
+                               Qt::ToolTipRole);
+    m_commandKind->insertItem(ArgumentsCommand, tr("Arguments, one per line"));
+    m_commandKind->setItemData(ArgumentsCommand,
+                               tr("Run as given, without a shell (command: [...] in the YAML)"),
+                               Qt::ToolTipRole);
+    m_commandScript = new ScriptEdit;
+    m_commandScript->setObjectName(QStringLiteral("taskCommandScript"));
+    m_commandScript->setAccessibleName(tr("Command script"));
+    m_commandScript->setPlaceholderText(tr("the image's default command"));
+    m_commandArgs = new QPlainTextEdit;
+    m_commandArgs->setObjectName(QStringLiteral("taskCommandArguments"));
+    m_commandArgs->setAccessibleName(tr("Command arguments"));
+    m_commandArgs->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_commandArgs->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_commandArgs->setTabChangesFocus(true);
+    m_commandArgs->setPlaceholderText(tr("the image's default command (one argument per line)"));
+    m_commandPages = new QStackedWidget;
+    m_commandPages->insertWidget(ScriptCommand, m_commandScript);
+    m_commandPages->insertWidget(ArgumentsCommand, m_commandArgs);
+    // A few lines of script in view without crowding out the sections below.
+    const int line = m_commandScript->fontMetrics().lineSpacing();
+    m_commandPages->setMinimumHeight(4 * line + 12);
+    m_commandPages->setMaximumHeight(10 * line + 12);
 
     auto spin = [](const QString &name) {
         auto *s = new QSpinBox;
@@ -178,11 +206,10 @@ void RoleTaskEditor::buildUi()
     m_ports = makeTable(PortColumns, {tr("Name"), tr("Protocol"), tr("Port")},
                         QStringLiteral("taskPorts"));
     m_ports->setAccessibleName(tr("Service ports of the role"));
-    m_bootstrap = new QPlainTextEdit;
+    m_bootstrap = new ScriptEdit;
     m_bootstrap->setObjectName(QStringLiteral("taskBootstrap"));
     m_bootstrap->setAccessibleName(tr("Bootstrap script"));
-    m_bootstrap->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_bootstrap->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_bootstrap->setTabChangesFocus(false); // a page of its own: Tab indents there
     m_bootstrap->setPlaceholderText(tr("#!/bin/sh\n# runs in every kernel of this role before "
                                        "the command"));
 
@@ -208,7 +235,17 @@ void RoleTaskEditor::buildUi()
     note->addWidget(m_inline);
     auto *form = new QFormLayout;
     form->addRow(tr("I&mage:"), m_image);
-    form->addRow(tr("&Command:"), m_command);
+    auto *command = new QWidget;
+    auto *commandLayout = new QVBoxLayout(command);
+    commandLayout->setContentsMargins(0, 0, 0, 0);
+    auto *kindRow = new QHBoxLayout;
+    kindRow->addWidget(m_commandKind);
+    kindRow->addStretch();
+    commandLayout->addLayout(kindRow);
+    commandLayout->addWidget(m_commandPages);
+    m_commandLabel = new QLabel(tr("&Command:"));
+    m_commandLabel->setBuddy(m_commandScript); // follows the kind (showCommand)
+    form->addRow(m_commandLabel, command);
     form->addRow(tr("Kernels:"), counts);
     form->addRow(tr("Resources:"), resources);
     auto *boxLayout = new QVBoxLayout(m_box);
@@ -221,7 +258,9 @@ void RoleTaskEditor::buildUi()
 
     connect(m_image, &QComboBox::editTextChanged, this, &RoleTaskEditor::changed);
     connect(m_image->lineEdit(), &QLineEdit::editingFinished, this, &RoleTaskEditor::offerRegistryTags);
-    connect(m_command, &QLineEdit::textEdited, this, &RoleTaskEditor::changed);
+    connect(m_commandScript, &QPlainTextEdit::textChanged, this, &RoleTaskEditor::changed);
+    connect(m_commandArgs, &QPlainTextEdit::textChanged, this, &RoleTaskEditor::changed);
+    connect(m_commandKind, &QComboBox::activated, this, &RoleTaskEditor::commandKindChosen);
     connect(m_memory, &QLineEdit::textEdited, this, &RoleTaskEditor::changed);
     for (QSpinBox *s : {m_min, m_max, m_count})
         connect(s, &QSpinBox::valueChanged, this, &RoleTaskEditor::changed);
@@ -291,7 +330,7 @@ void RoleTaskEditor::clear()
     m_base = RoleTemplate{};
     m_box->setTitle(tr("No role selected"));
     m_image->setEditText(QString());
-    m_command->clear();
+    showCommand({});
     m_memory->clear();
     m_cpus->setValue(0);
     for (QTableWidget *t : {m_env, m_mounts, m_ports})
@@ -312,9 +351,8 @@ void RoleTaskEditor::setRole(const RoleTemplate &role, const QString &memoryText
     const TaskTemplate &task = role.task;
     if (m_image->currentText() != task.image)
         m_image->setEditText(task.image);
-    // The user's own spelling of an equal command stays (quotes, spaces).
-    if (otherRole || splitCommand(m_command->text()) != task.command)
-        m_command->setText(joinCommand(task.command));
+    if (otherRole || shownCommand() != task.command)
+        showCommand(task.command);
     m_min->setValue(role.min);
     m_max->setValue(role.max);
     m_count->setValue(role.count);
@@ -346,8 +384,8 @@ void RoleTaskEditor::updateTaskFileState()
             tr("The task comes from <b>%1</b> (shared with the roles that name it); edit that "
                "file, or copy its content into this role.")
                 .arg(m_base.taskFile.toHtmlEscaped()));
-    for (QWidget *w :
-         std::initializer_list<QWidget *>{m_image, m_command, m_cpus, m_memory, m_sections})
+    for (QWidget *w : std::initializer_list<QWidget *>{m_image, m_commandKind, m_commandPages,
+                                                       m_cpus, m_memory, m_sections})
         w->setEnabled(!fromFile);
 }
 
@@ -361,8 +399,7 @@ RoleTemplate RoleTaskEditor::role() const
         return r; // the writer keeps the reference; the file's task is not edited here
     TaskTemplate &task = r.task;
     task.image = m_image->currentText().trimmed();
-    if (splitCommand(m_command->text()) != splitCommand(joinCommand(m_base.task.command)))
-        task.command = splitCommand(m_command->text());
+    task.command = shownCommand();
     // The spin box rounds to its decimals: an untouched value keeps the template's own.
     const double shownCpus = m_base.task.resources.cpus.value_or(0);
     if (qAbs(m_cpus->value() - shownCpus) >= 0.005)
@@ -418,19 +455,103 @@ void RoleTaskEditor::offerRegistryTags()
     watcher->setFuture(QtConcurrent::run([text] { return Registry::RegistryClient::tagReferences(text); }));
 }
 
-QString RoleTaskEditor::joinCommand(const QStringList &args)
+QPlainTextEdit *RoleTaskEditor::commandScriptEdit() const
 {
-    // QProcess::splitCommand's quoting: "..." groups, and """ is a literal quote.
-    static const QRegularExpression space(QStringLiteral("\\s"));
-    QStringList quoted;
+    return m_commandScript;
+}
+
+QPlainTextEdit *RoleTaskEditor::bootstrapEdit() const
+{
+    return m_bootstrap;
+}
+
+bool RoleTaskEditor::isShellScript(const QStringList &command)
+{
+    static const QStringList shells{QStringLiteral("/bin/sh"), QStringLiteral("sh"),
+                                    QStringLiteral("/bin/bash"), QStringLiteral("bash")};
+    return command.size() == 3 && shells.contains(command.at(0)) && command.at(1) == u"-c";
+}
+
+QString RoleTaskEditor::shellQuoted(const QStringList &args)
+{
+    static const QRegularExpression plain(QStringLiteral(R"(^[A-Za-z0-9_@%+=:,./-]+$)"));
+    QStringList words;
     for (const QString &arg : args) {
-        QString a = arg;
-        a.replace(QLatin1Char('"'), QStringLiteral("\"\"\""));
-        if (arg.isEmpty() || arg.contains(space))
-            a = QLatin1Char('"') + a + QLatin1Char('"');
-        quoted << a;
+        if (plain.match(arg).hasMatch())
+            words << arg;
+        else // '...' keeps everything but ' itself, which is written '\''
+            words << u'\'' + QString(arg).replace(u'\'', QStringLiteral("'\\''")) + u'\'';
     }
-    return quoted.join(QLatin1Char(' '));
+    return words.join(u' ');
+}
+
+// Puts `command` in the editor of its kind. Untouched, shownCommand() gives it back exactly.
+void RoleTaskEditor::showCommand(const QStringList &command)
+{
+    const bool script = isShellScript(command) || command.isEmpty();
+    const int kind = script ? ScriptCommand : ArgumentsCommand;
+    m_commandKind->setCurrentIndex(kind);
+    m_commandPages->setCurrentIndex(kind);
+    m_commandLabel->setBuddy(m_commandPages->currentWidget());
+    const QString scriptText = script && !command.isEmpty() ? command.at(2) : QString();
+    if (m_commandScript->toPlainText() != scriptText)
+        m_commandScript->setPlainText(scriptText);
+    const QString argsText = script ? QString() : command.join(u'\n');
+    if (m_commandArgs->toPlainText() != argsText)
+        m_commandArgs->setPlainText(argsText);
+    // An argument with a line break has no one-per-line form: the YAML tab edits that list.
+    const bool representable = std::none_of(command.cbegin(), command.cend(),
+                                            [](const QString &a) { return a.contains(u'\n'); });
+    m_commandArgs->setReadOnly(!script && !representable);
+    m_commandArgs->setToolTip(m_commandArgs->isReadOnly()
+                                  ? tr("An argument has a line break: edit it in the YAML tab")
+                                  : QString());
+}
+
+QStringList RoleTaskEditor::shownCommand() const
+{
+    const QStringList &base = m_base.task.command;
+    // The page, not the combo: while a new kind is being chosen, the page still shows the old.
+    if (m_commandPages->currentIndex() == ScriptCommand) {
+        const QString script = m_commandScript->toPlainText();
+        if (isShellScript(base))
+            return {base.at(0), base.at(1), script}; // bash stays bash
+        if (script.isEmpty())
+            return {};
+        return {QStringLiteral("/bin/sh"), QStringLiteral("-c"), script};
+    }
+    if (m_commandArgs->isReadOnly() || m_commandArgs->toPlainText() == base.join(u'\n'))
+        return base;
+    QStringList args = m_commandArgs->toPlainText().split(u'\n');
+    while (!args.isEmpty() && args.last().isEmpty()) // the line a final Return opened
+        args.removeLast();
+    return args;
+}
+
+void RoleTaskEditor::commandKindChosen(int kind)
+{
+    if (kind == m_commandPages->currentIndex())
+        return;
+    const QString script = m_commandScript->toPlainText();
+    if (kind == ArgumentsCommand && script.trimmed().contains(u'\n')) {
+        // Lines of a script are no argument list; nothing is converted.
+        m_commandKind->setCurrentIndex(ScriptCommand);
+        m_commandKind->setToolTip(tr("A script of several lines cannot be an argument list"));
+        return;
+    }
+    m_commandKind->setToolTip(QString());
+    const QStringList command = kind == ArgumentsCommand
+                                    ? splitCommand(script.trimmed())
+                                    : QStringList{QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                                                  shellQuoted(shownCommand())};
+    {
+        const QScopedValueRollback updating(m_updating, true);
+        showCommand(command);
+        m_commandKind->setCurrentIndex(kind); // also for an empty command
+        m_commandPages->setCurrentIndex(kind);
+        m_commandLabel->setBuddy(m_commandPages->currentWidget());
+    }
+    changed();
 }
 
 QStringList RoleTaskEditor::splitCommand(const QString &line)
@@ -607,7 +728,7 @@ bool RoleTaskEditor::markField(const QString &path, const QString &message)
     else if (path == u"task.image")
         markWidget(m_image, message);
     else if (path == u"task.command" || path.startsWith(u"task.command["))
-        markWidget(m_command, message);
+        markWidget(m_commandPages->currentWidget(), message);
     else if (path.startsWith(u"task.resources.memory"))
         markWidget(m_memory, message);
     else if (path.startsWith(u"task.resources.cpus"))

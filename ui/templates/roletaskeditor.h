@@ -13,6 +13,7 @@ class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
+class QStackedWidget;
 class QTableWidget;
 class QTabWidget;
 
@@ -23,6 +24,11 @@ namespace ClusterDeck::Ui {
 // editor shows the role selected in its roles table here and takes role() back on edited().
 // The memory size is kept as typed (memoryText()), so a wrong spelling reaches the YAML and its
 // diagnostic instead of silently vanishing.
+class ScriptEdit;
+
+// The command is a shell script (`/bin/sh -c SCRIPT`, `command: |` in the samples) shown as the
+// script in a ScriptEdit, or an argument list shown one argument per line: neither is ever shown
+// quoted or escaped.
 class RoleTaskEditor : public QWidget
 {
     Q_OBJECT
@@ -39,6 +45,7 @@ public:
         MountColumns
     };
     enum PortColumn { PortName, PortProtocol, PortNumber, PortColumns };
+    enum CommandKind { ScriptCommand, ArgumentsCommand };
 
     explicit RoleTaskEditor(QWidget *parent = nullptr);
 
@@ -61,12 +68,17 @@ public:
     bool markField(const QString &path, const QString &message);
     void clearMarks();
 
-    // "Command" as one line, split like a shell and written back quoted the same way.
-    static QString joinCommand(const QStringList &args);
+    // `[/bin/sh, -c, SCRIPT]` (or bash): a command the form shows as a script.
+    static bool isShellScript(const QStringList &command);
+    // The words of a one-line script, for turning it into an argument list; and back, quoted
+    // for the shell. Only switching the command's kind converts.
     static QStringList splitCommand(const QString &line);
+    static QString shellQuoted(const QStringList &args);
 
     QComboBox *imageCombo() const { return m_image; }
-    QLineEdit *commandEdit() const { return m_command; }
+    QComboBox *commandKindCombo() const { return m_commandKind; }
+    QPlainTextEdit *commandScriptEdit() const;
+    QPlainTextEdit *commandArgumentsEdit() const { return m_commandArgs; }
     QSpinBox *minSpin() const { return m_min; }
     QSpinBox *maxSpin() const { return m_max; }
     QSpinBox *countSpin() const { return m_count; }
@@ -75,7 +87,7 @@ public:
     QTableWidget *envTable() const { return m_env; }
     QTableWidget *mountsTable() const { return m_mounts; }
     QTableWidget *portsTable() const { return m_ports; }
-    QPlainTextEdit *bootstrapEdit() const { return m_bootstrap; }
+    QPlainTextEdit *bootstrapEdit() const;
     QTabWidget *sections() const { return m_sections; }
     QPushButton *inlineButton() const { return m_inline; }
 
@@ -86,6 +98,9 @@ private:
     void buildUi();
     void changed();
     void updateTaskFileState();
+    void showCommand(const QStringList &command);
+    QStringList shownCommand() const;
+    void commandKindChosen(int kind);
     void setEnv(const QMap<QString, QString> &env);
     void setMounts(const QList<Mount> &mounts);
     void setPorts(const QList<ServicePort> &ports);
@@ -111,7 +126,11 @@ private:
     QPushButton *m_inline = nullptr;
     QComboBox *m_image = nullptr;
     QString m_tagsAskedFor; // the repository whose registry tags the image box offers
-    QLineEdit *m_command = nullptr;
+    QLabel *m_commandLabel = nullptr;
+    QComboBox *m_commandKind = nullptr;
+    QStackedWidget *m_commandPages = nullptr;
+    ScriptEdit *m_commandScript = nullptr;
+    QPlainTextEdit *m_commandArgs = nullptr;
     QSpinBox *m_min = nullptr;
     QSpinBox *m_max = nullptr;
     QSpinBox *m_count = nullptr;
@@ -121,7 +140,7 @@ private:
     QTableWidget *m_env = nullptr;
     QTableWidget *m_mounts = nullptr;
     QTableWidget *m_ports = nullptr;
-    QPlainTextEdit *m_bootstrap = nullptr;
+    ScriptEdit *m_bootstrap = nullptr;
 };
 
 } // namespace ClusterDeck::Ui

@@ -4,6 +4,7 @@
 #include "roletaskeditor.h"
 
 #include "template/templateloader.h"
+#include "template/templatepatcher.h"
 #include "template/templatevalues.h"
 #include "template/templatewriter.h"
 
@@ -19,6 +20,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QLoggingCategory>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -33,6 +35,8 @@
 #include <QRegularExpression>
 
 namespace ClusterDeck::Ui {
+
+Q_LOGGING_CATEGORY(lcTemplateEditor, "clusterdeck.ui.templates")
 
 namespace {
 const char *kErrorStyle = "background: #fbe3e3;";
@@ -385,6 +389,9 @@ void TemplateEditor::validateNow()
     m_diagnostics = loader.diagnostics();
     if (loaded) {
         m_template = *loaded;
+        // The form's edits are patched into this text from now on.
+        m_baseYaml = m_yaml->toPlainText().toUtf8();
+        m_baseTemplate = *loaded;
         showTemplateInForm(*loaded);
     } else if (m_diagnostics.isEmpty()) {
         TemplateDiagnostic d;
@@ -551,22 +558,36 @@ QByteArray TemplateEditor::yamlFromForm() const
         r.task.resources.memoryBytes = kMemoryPlaceholder + row;
         typed.append({TemplateValues::formatMemory(kMemoryPlaceholder + row), memory});
     }
-    QString yaml = QString::fromUtf8(TemplateWriter::toYaml(t));
+    QString yaml = QString::fromUtf8(yamlFor(t));
     if (const QString ttl = m_ttl->text().trimmed();
         t.ttlAfterFinishedSeconds == kTtlPlaceholder && !TemplateValues::parseDuration(ttl)) {
-        const QRegularExpression at(QStringLiteral("^ttlAfterFinished: (%1)$")
+        // The patched line may keep the admin's comment after the value.
+        const QRegularExpression at(QStringLiteral("^ttlAfterFinished: (%1)(\\s+#.*)?$")
                                         .arg(TemplateValues::formatDuration(kTtlPlaceholder)),
                                     QRegularExpression::MultilineOption);
         if (const auto m = at.match(yaml); m.hasMatch())
             yaml.replace(m.capturedStart(1), m.capturedLength(1), yamlQuoted(ttl));
     }
     for (const auto &[placeholder, memory] : std::as_const(typed)) {
-        const QRegularExpression at(QStringLiteral("^\\s*memory: (%1)$").arg(placeholder),
+        const QRegularExpression at(QStringLiteral("^\\s*memory: (%1)(\\s+#.*)?$").arg(placeholder),
                                     QRegularExpression::MultilineOption);
         if (const auto m = at.match(yaml); m.hasMatch())
             yaml.replace(m.capturedStart(1), m.capturedLength(1), yamlQuoted(memory));
     }
     return yaml.toUtf8();
+}
+
+QByteArray TemplateEditor::yamlFor(const ClusterTemplate &t) const
+{
+    if (m_baseTemplate) {
+        auto patched = TemplatePatcher::patch(m_baseYaml, *m_baseTemplate, t,
+                                              QFileInfo(m_file).absolutePath());
+        if (patched)
+            return *patched;
+        // Only a text the patcher cannot parse gets here, and it loaded a moment ago.
+        qCWarning(lcTemplateEditor) << "writing the whole template:" << patched.error().toString();
+    }
+    return TemplateWriter::toYaml(t);
 }
 
 void TemplateEditor::showSelectedRole()
@@ -780,7 +801,8 @@ bool TemplateEditor::save()
 bool TemplateEditor::saveAs(const QString &path)
 {
     QDir().mkpath(QFileInfo(path).absolutePath());
-    auto saved = TemplateWriter::save(*m_template, path);
+    // The text as shown (the admin's file with the form's edits patched in), not a re-emitted one.
+    auto saved = TemplateWriter::saveYaml(m_yaml->toPlainText().toUtf8(), path);
     if (!saved) {
         QMessageBox::warning(this, tr("Cannot Save"), saved.error().toString());
         return false;
@@ -852,10 +874,11 @@ void TemplateEditor::duplicateTemplate()
         return;
     ClusterTemplate t = *m_template;
     t.name += QStringLiteral("-copy");
+    const QByteArray yaml = yamlFor(t); // the copy keeps the original's comments and layout
     m_template = t;
     m_file = QDir(m_userDir).filePath(t.name + QStringLiteral(".yaml"));
     m_syncing = true;
-    m_yaml->setPlainText(QString::fromUtf8(TemplateWriter::toYaml(t)));
+    m_yaml->setPlainText(QString::fromUtf8(yaml));
     m_syncing = false;
     validateNow();
     setModified(true);

@@ -28,8 +28,9 @@ class RoleTaskEditor;
 // failure policy, success policy with its role, TTL after finishing, startup order, presets) with
 // an ordered roles table (reordered by buttons or by dragging rows) and the selected role's task
 // editor, and a YAML tab, kept in sync both ways; validation as you type lists problems with line
-// and field (and marks the field); saving goes through the core's TemplateWriter. Unsaved changes
-// are never dropped silently.
+// and field (and marks the field). A form edit changes only the YAML lines of the fields it
+// changed (TemplatePatcher): the admin's comments and layout stay. Unsaved changes are never
+// dropped silently.
 class TemplateEditor : public QWidget
 {
     Q_OBJECT
@@ -87,6 +88,8 @@ private:
     void showTemplateInForm(const ClusterTemplate &t);
     ClusterTemplate templateFromForm() const;
     QByteArray yamlFromForm() const;
+    // `t` written into the base text (only the fields that differ from the base template change).
+    QByteArray yamlFor(const ClusterTemplate &t) const;
     RoleTemplate roleAt(int row) const;
     QString memoryTextAt(int row) const;
     void setRoleRow(int row, const RoleTemplate &role, const QString &memoryText);
@@ -110,6 +113,10 @@ private:
     QString m_userDir;
     QString m_file;
     std::optional<ClusterTemplate> m_template; // last valid state
+    // The text form edits are patched into: the file as opened or the YAML as last typed (when it
+    // loaded), and the template it loads as. Reverting a field gives this text back byte for byte.
+    QByteArray m_baseYaml;
+    std::optional<ClusterTemplate> m_baseTemplate;
     TemplateDiagnostics m_diagnostics;
     bool m_modified = false;
     bool m_syncing = false;
