@@ -11,6 +11,9 @@
 #   scripts/lab.sh dockerd stop|start|pid I
 #                                   stop (SIGTERM, as a crashed or stopped daemon) / start again
 #                                   the dockerd of host hI; `pid` prints its pid (for SIGSTOP)
+#   scripts/lab.sh pytorch-image    import clusterdeck/lab-pytorch (Debian's CPU torch, for the
+#                                   pytorch sample's test) into every host that lacks it; its tar
+#                                   is built once a machine (`up` builds it) and cached
 #   scripts/lab.sh down             remove everything `up` made
 #   scripts/lab.sh status           report each host and etcd
 #   scripts/lab.sh env              print `export …` lines for the endpoints (eval "$(lab.sh env)")
@@ -44,6 +47,11 @@ readonly ETCD_AUTH_PEER_PORT=$((ETCD_PORT + 11))
 readonly IMAGE=clusterdeck/lab:latest
 # The lab image plus Open MPI (mpirun, orted, their plugins and libraries) for the mpi sample's tests.
 readonly MPI_IMAGE=clusterdeck/lab-mpi:latest
+# The lab image plus Debian's PyTorch (python3-torch 1.13, CPU only) for the pytorch sample's test.
+readonly PYTORCH_IMAGE=clusterdeck/lab-pytorch:latest
+# Image tars too slow to build at every `up` (the PyTorch one: ~40 s of ldd and copying) are kept
+# here across `up`/`down`, shared by every lab id, and rebuilt when what they are made of changes.
+readonly IMAGE_CACHE=${CLUSTERDECK_LAB_CACHE:-/var/cache/cdlab}
 readonly REGISTRY=${BRIDGE_ADDR}:5000
 readonly REGISTRY_USER=cdlab
 readonly REGISTRY_ONLY_IMAGE=$REGISTRY/clusterdeck/lab:remote
@@ -362,6 +370,163 @@ build_mpi_image_tar() {
     echo "$tar"
 }
 
+# The python3* packages python3-torch needs (Depends and Pre-Depends, transitively): the
+# interpreter, its standard library, and torch's Python dependencies (numpy, sympy, yaml, …).
+python_closure() {
+    local -A seen=()
+    local -a queue=("$@")
+    local pkg dep
+    while [[ ${#queue[@]} -gt 0 ]]; do
+        pkg=${queue[0]}
+        queue=("${queue[@]:1}")
+        [[ -z ${seen[$pkg]:-} ]] || continue
+        seen[$pkg]=1
+        # "a (>= 1), b | c, d:any" → a b d (the first of alternatives: what Debian installs)
+        for dep in $(dpkg-query -W -f='${Depends}, ${Pre-Depends}\n' "$pkg" | tr ',' '\n' |
+            sed 's/|.*//; s/(.*//; s/:any//; s/ //g' | grep -E '^(lib)?python3'); do
+            if dpkg-query -W -f='${Status}' "$dep" 2>/dev/null | grep -q "install ok installed"; then
+                queue+=("$dep")
+            fi
+        done
+    done
+    printf '%s\n' "${!seen[@]}" | sort
+}
+
+# Copies FILE into the rootfs ROOT as it is on this machine: each symbolic link on the way (as a
+# link, so that a library and its soname link are one file, not two) and the file at the end, whose
+# path it prints. A dangling link stays dangling (as on this machine).
+copy_link_chain() {
+    local root=$1 file=$2 target
+    while :; do
+        if [[ ! -e $root$file && ! -L $root$file ]]; then
+            mkdir -p "$root$(dirname "$file")"
+            cp -a "$file" "$root$file"
+        fi
+        [[ -L $file ]] || break
+        target=$(readlink "$file")
+        [[ $target == /* ]] || target=$(dirname "$file")/$target
+        file=$(realpath -s "$target")
+        [[ -e $file ]] || break
+    done
+    echo "$file"
+}
+
+# Debian's torch 1.13 on Python 3.11: torchrun fails at once ("'NoneType' object has no attribute
+# 'get'") because its Std.from_str looks a value up by iterating an IntFlag, which no longer yields
+# NONE (0) on 3.11. The image gets the lookup torch 2.0 uses (Std(int(v))), its module recompiled;
+# the file is left alone if it is not the one this fixes.
+patch_torchrun() {
+    local root=$1
+    /usr/bin/python3 - "$root/usr/lib/python3/dist-packages/torch/distributed/elastic/multiprocessing/api.py" <<'PY'
+import py_compile, sys
+path = sys.argv[1]
+text = open(path).read()
+broken = "            for s in Std:\n                if s == v:\n                    return s\n"
+if broken in text:
+    open(path, "w").write(text.replace(broken, "            return Std(v)\n"))
+    py_compile.compile(path, doraise=True)
+PY
+}
+
+# The lab rootfs plus Python 3 and Debian's PyTorch (python3-torch, CPU only; torchrun in
+# /usr/bin): the files of every package of python_closure, their byte-compiled modules (Debian
+# makes them at install time, outside the packages' lists: without them every kernel would
+# compile torch at import), the shared-library closure (ldd) of every .so among them, and an
+# ld.so.cache (BLAS/LAPACK live in alternatives folders no default path names). Test suites
+# (torch/bin but torch_shm_manager, which `import torch` wants; the packages' tests/ folders:
+# 100 MB) and the docs are left out. Written to $2.
+build_pytorch_image_tar() {
+    local root=$1 tar=$2 list file lib
+    list=$(mktemp)
+    # shellcheck disable=SC2046 # one package name per word
+    dpkg-query -L $(python_closure python3-torch) | sort -u |
+        grep -v -e '/torch/bin/.' -e '/tests/' -e '^/usr/share/doc/' -e '^/usr/share/man/' >"$list"
+    dpkg-query -L python3-torch | grep '/torch/bin/torch_shm_manager$' >>"$list"
+    while IFS= read -r file; do
+        if [[ $file == *.py ]]; then
+            file=${file%/*}/__pycache__/${file##*/}
+            file=${file%.py}.cpython-311.pyc
+            if [[ -f $file ]]; then echo "$file"; fi
+        fi
+    done <"$list" >"$list.pyc"
+    # --no-recursion: the listed directories without everything else under them (dist-packages).
+    sed 's|^/||' "$list" "$list.pyc" | tar -C / --no-recursion -cf - -T - | tar -xpf - -C "$root"
+    # torch/lib/*.so are links into libtorch1.13's files, some of which only dlopen() finds
+    # (libtorch_global_deps): each gets its link chain, and every file its libraries.
+    while IFS= read -r file; do
+        file=$(copy_link_chain "$root" "$file")
+        for lib in $(ldd "$file" 2>/dev/null | grep -o '/[^ ]*' | sort -u); do
+            [[ -e $root$lib ]] && continue
+            # ldd names a library by /lib/… or /usr/lib/… (one folder on a merged-/usr system, two
+            # in the rootfs): always the latter, or libtorch_cpu would be in the image twice.
+            lib=$(readlink -f "$(dirname "$lib")")/${lib##*/}
+            [[ -e $root$lib ]] || copy_link_chain "$root" "$lib" >/dev/null
+        done
+    done < <(grep -E '\.so(\.[0-9]+)*$|^/usr/bin/python3\.[0-9]+$|/torch_shm_manager$' "$list")
+    rm -f "$list" "$list.pyc"
+    patch_torchrun "$root"
+    find "$root" \( -name '*.so' -o -name '*.so.[0-9]*' \) -printf '%h\n' | sed "s|^$root||" | sort -u >"$root/etc/ld.so.conf"
+    ldconfig -r "$root"
+    # glibc without an nsswitch.conf asks DNS first and stops at its "no such name": the kernels'
+    # names (master1, worker2) are in /etc/hosts only.
+    printf 'hosts: files dns\n' >"$root/etc/nsswitch.conf"
+    tar -C "$root" -cf "$tar" .
+}
+
+# The PyTorch image's tar from the cache, built when missing (from ROOTFS, the lab rootfs, when
+# given; else from a new one): the key covers every installed package's version and the code that
+# builds it, so an upgrade or a change here rebuilds it.
+pytorch_image_tar() {
+    local root=${1:-} key tar tmp start=$SECONDS
+    key=$({ dpkg-query -W -f='${Package} ${Version}\n'; declare -f build_image_tar \
+        build_pytorch_image_tar python_closure copy_link_chain patch_torchrun; } | sha256sum | cut -c1-16)
+    tar=$IMAGE_CACHE/lab-pytorch-$key.tar
+    if [[ ! -f $tar ]]; then
+        log "building the $PYTORCH_IMAGE tar (once; cached in $IMAGE_CACHE)"
+        if [[ -z $root ]]; then
+            build_image_tar >/dev/null
+            root=$LAB_RUN/image/rootfs
+        fi
+        mkdir -p "$IMAGE_CACHE"
+        rm -rf "$root.pytorch"
+        cp -a "$root" "$root.pytorch"
+        tmp=$(mktemp "$IMAGE_CACHE/.lab-pytorch.XXXXXX")
+        build_pytorch_image_tar "$root.pytorch" "$tmp"
+        rm -rf "$root.pytorch"
+        # Another lab may build the same key at once: each writes its own file, the rename is
+        # atomic; older keys go.
+        mv -f "$tmp" "$tar"
+        find "$IMAGE_CACHE" -maxdepth 1 -name 'lab-pytorch-*.tar' ! -name "lab-pytorch-$key.tar" -delete
+        log "built $tar in $((SECONDS - start))s"
+    fi
+    echo "$tar"
+}
+
+# Imports the PyTorch image into every host that lacks it. Not part of `up`: 700 MB into each
+# host's dockerd takes ~20 s a lab, and only tst_pytorchsample uses it (it runs this first).
+cmd_pytorch_image() {
+    local n i tar start=$SECONDS
+    local -a missing=() pids=()
+    n=$(host_count)
+    [[ $n -gt 0 ]] || die "the lab is not up (scripts/lab.sh up)"
+    [[ -x /usr/bin/torchrun ]] || die "python3-torch is not installed: run scripts/setup.sh"
+    for i in $(seq 1 "$n"); do
+        hdocker "$i" image inspect "$PYTORCH_IMAGE" >/dev/null 2>&1 || missing+=("$i")
+    done
+    if [[ ${#missing[@]} -eq 0 ]]; then
+        log "$PYTORCH_IMAGE is on every host"
+        return 0
+    fi
+    tar=$(pytorch_image_tar)
+    rm -rf "$LAB_RUN/image"
+    for i in "${missing[@]}"; do
+        import_image "$i" "$tar" "$PYTORCH_IMAGE" &
+        pids+=($!)
+    done
+    for i in "${pids[@]}"; do wait "$i" || die "importing $PYTORCH_IMAGE failed"; done
+    log "imported $PYTORCH_IMAGE into ${#missing[@]} host(s) in $((SECONDS - start))s"
+}
+
 import_image() {
     local i=$1 tar=$2 ref=${3:-$IMAGE}
     hdocker "$i" import \
@@ -496,6 +661,11 @@ cmd_up() {
     log "starting the registry on $REGISTRY and pushing the lab images"
     start_registry
     push_registry_images "$tar"
+    # Its tar only, cached (once a machine; the import is `lab.sh pytorch-image`), before the MPI
+    # image adds Open MPI to the rootfs in place.
+    if [[ -x /usr/bin/torchrun ]]; then
+        pytorch_image_tar "$LAB_RUN/image/rootfs" >/dev/null
+    fi
     if command -v orted >/dev/null; then
         log "importing $MPI_IMAGE"
         tar=$(build_mpi_image_tar "$LAB_RUN/image/rootfs")
@@ -541,6 +711,7 @@ cmd_env() {
     echo "export CLUSTERDECK_LAB_ETCD_PASSWORD='$(cat "$LAB_RUN/etcd-password")'"
     echo "export CLUSTERDECK_LAB_IMAGE='$IMAGE'"
     echo "export CLUSTERDECK_LAB_MPI_IMAGE='$MPI_IMAGE'"
+    echo "export CLUSTERDECK_LAB_PYTORCH_IMAGE='$PYTORCH_IMAGE'"
     echo "export CLUSTERDECK_LAB_REGISTRY='$REGISTRY'"
     echo "export CLUSTERDECK_LAB_REGISTRY_USER='$REGISTRY_USER'"
     echo "export CLUSTERDECK_LAB_REGISTRY_PASSWORD='$(cat "$LAB_RUN/registry/password")'"
@@ -641,10 +812,11 @@ cmd_dockerd() {
 
 case ${1:-} in
 up) shift; cmd_up "$@" ;;
+pytorch-image) cmd_pytorch_image ;;
 dockerd) shift; cmd_dockerd "$@" ;;
 etcd-member) shift; cmd_etcd_member "$@" ;;
 down) cmd_down ;;
 status) cmd_status ;;
 env) cmd_env ;;
-*) echo "usage: $0 up [--hosts N] [--no-swarm] [--etcd-members N] | down | status | env | etcd-member kill|start|leader [I] | dockerd stop|start|pid I" >&2; exit 2 ;;
+*) echo "usage: $0 up [--hosts N] [--no-swarm] [--etcd-members N] | down | status | env | pytorch-image | etcd-member kill|start|leader [I] | dockerd stop|start|pid I" >&2; exit 2 ;;
 esac

@@ -13,6 +13,7 @@ PACKAGES=(
     # the lab: Docker hosts in network namespaces, etcd, the lab image's contents
     docker.io etcd-server etcd-client busybox-static dropbear-bin openssh-client
     openmpi-bin # mpirun and orted for the lab's Open MPI image (the mpi sample's tests)
+    python3-torch # PyTorch 1.13 (CPU) for the lab's PyTorch image (the pytorch sample's test)
     iproute2 iptables openssl util-linux procps ca-certificates curl
     # the lab registry (TLS + htpasswd) for pull tests
     docker-registry apache2-utils
