@@ -742,8 +742,21 @@ void TestController::leaderFrozenMidRestartTouchesNothing()
     const QDateTime resumedAt = QDateTime::currentDateTimeUtc();
     for (Trial &t : trials)
         t.a->signal(SIGCONT);
-    for (Trial &t : trials)
-        QVERIFY2(t.a->waitFor("does not lead any more", 15000), t.a->err().constData());
+    for (Trial &t : trials) {
+        if (t.a->waitFor("does not lead any more", 15000))
+            continue;
+        // 1 run in 20 (under load) printed nothing in these 15 s, not even the lost lease: what
+        // A does next, and when, says where it was held up.
+        t.a->waitFor("does not lead any more", 45000);
+        qWarning().noquote() << t.backend << ": A, resumed at"
+                             << resumedAt.toLocalTime().toString(QStringLiteral("hh:mm:ss.zzz"))
+                             << ", said nothing of its lost leadership for 15 s; its output "
+                                "until 60 s after:\n"
+                             << QString::fromUtf8(t.a->err().right(6000));
+        QFAIL(qPrintable(t.backend + QStringLiteral(": A did not notice its lost leadership "
+                                                    "within 15 s of being resumed (its output "
+                                                    "is above)")));
+    }
     QThread::sleep(30);
 
     for (Trial &t : trials) {
