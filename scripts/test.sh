@@ -142,9 +142,26 @@ failure_summary() {
          /^Test Failed/ { printf "  %s\n%s", name, buf; buf = "" }' \
         "$BUILD_DIR/Testing/Temporary/LastTest.log" 2>/dev/null || true
 }
+# What the lab's daemons complained of (before the lab goes down with their logs): a Docker-side
+# cause of a failure, such as an endpoint dockerd could not release, shows here.
+daemon_complaints() {
+    local id log run
+    for ((id = first_lab; id < first_lab + labs; ++id)); do
+        run=$(CLUSTERDECK_LAB_ID=$id ./scripts/lab.sh env |
+            sed -n "s|^export CLUSTERDECK_LAB_CERT_PATH='\(.*\)/pki'$|\1|p")
+        for log in "$run"/h*/dockerd.log; do
+            [[ -f $log ]] || continue
+            grep -E 'level=(error|warning|fatal)' "$log" |
+                grep -vE 'shim disconnected|cleanup warnings|kernel parameter|devmapper|blkio|config version|default vlan' |
+                tail -15 | cut -c1-300 | sed "s|^|  lab $id $(basename "$(dirname "$log")"): |"
+        done
+    done
+}
 summary=
 if [[ $rc != 0 ]]; then
     summary=$(failure_summary)
+    complaints=$(daemon_complaints)
+    [[ -n $complaints ]] && summary+=$'\n  the lab dockerds\' last errors and warnings:\n'"$complaints"
 fi
 
 t_tsan=0

@@ -922,6 +922,16 @@ Result<void> DockerClient::removeNetwork(const QString &idOrName, const CallOpti
     return sendNoContent(request, options);
 }
 
+Result<void> DockerClient::disconnectNetwork(const QString &network, const QString &container,
+                                             bool force, const CallOptions &options) const
+{
+    Request request;
+    request.method = "POST";
+    request.path = QStringLiteral("/networks/%1/disconnect").arg(idPart(network));
+    request.body = Json::encodeNetworkDisconnect(container, force);
+    return sendNoContent(request, options);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Volumes
 

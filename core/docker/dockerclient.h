@@ -152,6 +152,8 @@ public:
                                             const CallOptions &options = {}) const override;
     Result<void> removeNetwork(const QString &idOrName,
                                const CallOptions &options = {}) const override;
+    Result<void> disconnectNetwork(const QString &network, const QString &container, bool force,
+                                   const CallOptions &options = {}) const override;
 
     // Volumes
     Result<VolumeInfo> createVolume(const VolumeSpec &spec,

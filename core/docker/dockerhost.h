@@ -95,6 +95,10 @@ public:
                                                     const CallOptions &options = {}) const = 0;
     virtual Result<void> removeNetwork(const QString &idOrName,
                                        const CallOptions &options = {}) const = 0;
+    // `container` is a container's id or name, or with `force` the name of an endpoint whose
+    // container is gone (Docker then deletes the endpoint alone).
+    virtual Result<void> disconnectNetwork(const QString &network, const QString &container,
+                                           bool force, const CallOptions &options = {}) const = 0;
 
     // Volumes
     virtual Result<VolumeInfo> createVolume(const VolumeSpec &spec,

@@ -903,6 +903,14 @@ QByteArray encodeNetworkSpec(const NetworkSpec &spec)
     return QJsonDocument(body).toJson(QJsonDocument::Compact);
 }
 
+QByteArray encodeNetworkDisconnect(const QString &container, bool force)
+{
+    QJsonObject body;
+    body.insert(QLatin1String("Container"), container);
+    body.insert(QLatin1String("Force"), force);
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
+}
+
 QByteArray encodeVolumeSpec(const VolumeSpec &spec)
 {
     QJsonObject body;

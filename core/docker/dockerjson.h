@@ -47,6 +47,7 @@ QString decodeErrorMessage(const QByteArray &body);
 // Request bodies. `apiVersion` ("1.41") keeps newer fields out of older daemons' requests.
 Result<QByteArray> encodeContainerSpec(const ContainerSpec &spec, const QString &apiVersion);
 QByteArray encodeNetworkSpec(const NetworkSpec &spec);
+QByteArray encodeNetworkDisconnect(const QString &container, bool force);
 QByteArray encodeVolumeSpec(const VolumeSpec &spec);
 QByteArray encodeSwarmInit(const SwarmInitSpec &spec);
 QByteArray encodeSwarmJoin(const SwarmJoinSpec &spec);

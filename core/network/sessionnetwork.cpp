@@ -6,6 +6,7 @@
 #include "swarmoverlaynetwork.h"
 #include "vxlannetwork.h"
 
+#include <algorithm>
 #include <thread>
 
 Q_LOGGING_CATEGORY(lcNetwork, "clusterdeck.network")
@@ -146,6 +147,9 @@ Result<void> SessionNetwork::remove(const Scope &scope, const QString &hostName,
         return {};
     }
     const auto deadline = removalDeadline(removal, hostName);
+    std::optional<Clock::time_point> firstRefusal;
+    Clock::time_point lastSweep;
+    QStringList attached;
     for (;;) {
         const auto call = removal.call();
         if (!call)
@@ -155,15 +159,79 @@ Result<void> SessionNetwork::remove(const Scope &scope, const QString &hostName,
         if (ok || ok.error().isGone())
             return {};
         // A network keeps "active endpoints" for a moment after its last container left:
-        // retried until the deadline, not a fixed number of times.
+        // retried until the deadline, not a fixed number of times. Past the first second, what
+        // holds it is looked at every two seconds: an endpoint whose container is gone is one
+        // dockerd failed to release, and no wait ends it.
+        const auto now = Clock::now();
+        if (!firstRefusal)
+            firstRefusal = now;
+        if (ok.error().httpStatus == 403 && now - *firstRefusal >= 1s && now - lastSweep >= 2s) {
+            lastSweep = now;
+            attached = clearStrayEndpoints(scope, hostName, host, info->id, *call);
+        }
         if (ok.error().kind == Error::Kind::Timeout || ok.error().kind == Error::Kind::Cancelled ||
             ok.error().kind == Error::Kind::Transport || Clock::now() + 250ms >= deadline) {
             Error e = ok.error();
+            if (!attached.isEmpty())
+                e.message += QStringLiteral("; what holds it on host %1: %2")
+                                 .arg(hostName, attached.join(QStringLiteral(", ")));
             e.message += removalRefusedNote(removal, hostName);
             return fail(e);
         }
         std::this_thread::sleep_for(250ms);
     }
+}
+
+QStringList SessionNetwork::clearStrayEndpoints(const Scope &scope, const QString &hostName,
+                                                const Docker::DockerHost &host,
+                                                const QString &networkId,
+                                                const Docker::CallOptions &call) const
+{
+    QStringList attached;
+    auto info = host.inspectNetwork(networkId, call);
+    if (!info)
+        return attached;
+    for (auto it = info->containers.cbegin(); it != info->containers.cend(); ++it) {
+        if (it.key().startsWith(QLatin1String("lb-")))
+            continue; // a swarm overlay's own load balancer: it goes with the overlay
+        const QString endpoint = it.value().name;
+        // The container by id, or for an endpoint without one ("ep-…") by the endpoint's name.
+        auto container = host.inspectContainer(
+            it.key().startsWith(QLatin1String("ep-")) ? endpoint : it.key(), call);
+        if (!container && container.error().isGone() && !it.key().startsWith(QLatin1String("ep-")))
+            container = host.inspectContainer(endpoint, call); // the name taken by another
+        if (container) {
+            attached.append(
+                QStringLiteral("%1 (container %2, %3: left alone)")
+                    .arg(container->name, container->id.left(12),
+                         scope.self.ownsSessionObject(container->labels, scope.sessionId)
+                             ? QStringLiteral("this session's")
+                             : QStringLiteral("not this session's")));
+            continue;
+        }
+        if (!container.error().isGone() || endpoint.isEmpty()) {
+            attached.append(QStringLiteral("endpoint %1").arg(endpoint));
+            continue;
+        }
+        // No container has it: dockerd failed to release it when its container went
+        // (moby/moby#42119). A forced disconnect by name deletes the endpoint alone.
+        qCWarning(lcNetwork).noquote()
+            << "network" << scope.name << "on host" << hostName << "holds endpoint" << endpoint
+            << "of a container that is gone: deleting it";
+        if (auto ok = host.disconnectNetwork(networkId, endpoint, true, call);
+            !ok && !ok.error().isGone())
+            attached.append(QStringLiteral("endpoint %1 of a removed container (%2)")
+                                .arg(endpoint, ok.error().message));
+    }
+    const bool none =
+        std::all_of(info->containers.keyBegin(), info->containers.keyEnd(),
+                    [](const QString &key) { return key.startsWith(QLatin1String("lb-")); });
+    if (none && info->scope == QLatin1String("local"))
+        attached.append(QStringLiteral("no endpoint, yet dockerd counts some (its count went "
+                                       "stale, moby/moby#42119): the network goes when dockerd "
+                                       "on host %1 restarts")
+                            .arg(hostName));
+    return attached;
 }
 
 } // namespace ClusterDeck

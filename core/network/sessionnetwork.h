@@ -136,6 +136,11 @@ protected:
     virtual std::chrono::steady_clock::time_point removalDeadline(const Removal &removal,
                                                                   const QString &hostName) const;
     virtual QString removalRefusedNote(const Removal &removal, const QString &hostName) const;
+
+private:
+    QStringList clearStrayEndpoints(const Scope &scope, const QString &hostName,
+                                    const Docker::DockerHost &host, const QString &networkId,
+                                    const Docker::CallOptions &call) const;
 };
 
 } // namespace ClusterDeck

@@ -597,6 +597,18 @@ void TestDockerClient::bridgeNetwork()
     QVERIFY(std::any_of(listed->begin(), listed->end(),
                         [&](const NetworkInfo &n) { return n.id == *id; }));
 
+    // A live container holds the network until it is disconnected; a forced disconnect of a
+    // name that no container and no endpoint has is NotFound (what removal treats as done).
+    const auto held = c->removeNetwork(*id);
+    QVERIFY(!held);
+    QCOMPARE(held.error().httpStatus, 403);
+    const auto disconnected = c->disconnectNetwork(*id, master->id, false);
+    QVERIFY2(disconnected, why(disconnected));
+    QVERIFY(!c->inspectNetwork(*id)->containers.contains(master->id));
+    const auto nobody = c->disconnectNetwork(*id, name(QStringLiteral("nobody") + t), true);
+    QVERIFY(!nobody);
+    QVERIFY2(nobody.error().isGone(), qPrintable(nobody.error().toString()));
+
     QVERIFY2(c->removeContainer(master->id, {true, false}), "remove master1");
     QVERIFY2(c->removeContainer(worker->id, {true, false}), "remove worker1");
     const auto removed = c->removeNetwork(*id);

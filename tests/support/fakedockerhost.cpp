@@ -789,6 +789,9 @@ Result<Docker::NetworkInfo> FakeDockerHost::inspectNetwork(const QString &idOrNa
         if (joins(c.spec, n.spec.name))
             info.containers.insert(c.id, Docker::NetworkContainer{c.spec.name, {}, {}, {}});
     }
+    for (const QString &name : n.staleEndpoints)
+        info.containers.insert(QStringLiteral("ep-") + imageIdOf(name).mid(7, 64),
+                               Docker::NetworkContainer{name, {}, {}, {}});
     return info;
 }
 
@@ -830,6 +833,8 @@ Result<void> FakeDockerHost::removeNetwork(const QString &idOrName,
     if (key.isEmpty())
         return fail(notFound(QStringLiteral("network"), idOrName));
     const QString name = m_networks.value(key).spec.name;
+    const bool stale =
+        !m_networks.value(key).staleEndpoints.isEmpty() || m_networks.value(key).staleCount > 0;
     for (const Container &c : std::as_const(m_containers)) {
         if (c.spec.endpoints.contains(name))
             return fail(Error::make(Error::Kind::Http, displayName(),
@@ -838,8 +843,56 @@ Result<void> FakeDockerHost::removeNetwork(const QString &idOrName,
                                         .arg(name),
                                     403));
     }
+    if (stale)
+        return fail(Error::make(Error::Kind::Http, displayName(),
+                                QStringLiteral("error while removing network: network %1 has "
+                                               "active endpoints (HTTP 403)")
+                                    .arg(name),
+                                403));
     m_networks.remove(key);
     return {};
+}
+
+Result<void> FakeDockerHost::disconnectNetwork(const QString &network, const QString &container,
+                                               bool force, const Docker::CallOptions &options) const
+{
+    if (auto ok = enter("disconnectNetwork", options); !ok)
+        return fail(ok.error());
+    std::lock_guard lock(m_mutex);
+    const QString key = resolveNetwork(network);
+    if (key.isEmpty())
+        return fail(notFound(QStringLiteral("network"), network));
+    Network &n = m_networks[key];
+    if (const QString id = resolveContainer(container); !id.isEmpty()) {
+        Container &c = m_containers[id];
+        if (!joins(c.spec, n.spec.name))
+            return fail(Error::make(Error::Kind::Http, displayName(),
+                                    QStringLiteral("container %1 is not connected to network %2")
+                                        .arg(container, n.spec.name),
+                                    403));
+        c.spec.endpoints.remove(n.spec.name);
+        return {};
+    }
+    // As dockerd: a name without a container deletes the endpoint of that name, when forced.
+    if (force && n.staleEndpoints.removeAll(container) > 0)
+        return {};
+    return fail(notFound(QStringLiteral("container"), container));
+}
+
+void FakeDockerHost::addStaleEndpointCount(const QString &network)
+{
+    std::lock_guard lock(m_mutex);
+    const QString key = resolveNetwork(network);
+    if (!key.isEmpty())
+        ++m_networks[key].staleCount;
+}
+
+void FakeDockerHost::addStaleEndpoint(const QString &network, const QString &name)
+{
+    std::lock_guard lock(m_mutex);
+    const QString key = resolveNetwork(network);
+    if (!key.isEmpty())
+        m_networks[key].staleEndpoints.append(name);
 }
 
 Result<Docker::VolumeInfo> FakeDockerHost::createVolume(const Docker::VolumeSpec &spec,

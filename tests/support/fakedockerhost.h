@@ -75,6 +75,13 @@ public:
     // "network … not found", leaving a stuck attachment (counted by stuckAttachments()), as
     // Docker's does.
     void setNetworkTeardownInspects(int n) { m_teardownInspects.store(n); }
+    // An endpoint named `name` on `network` whose container is gone, as dockerd keeps one when
+    // releasing it failed (moby/moby#42119): the network cannot be removed until a forced
+    // disconnect by that name deletes it.
+    void addStaleEndpoint(const QString &network, const QString &name);
+    // dockerd's count of the network's endpoints one too high, with none listed: removal is
+    // refused and no API call helps (moby/moby#42119).
+    void addStaleEndpointCount(const QString &network);
     int stuckAttachments() const;
 
     // Simulates the kernel's process ending: the container exits with `code` and a `die` event
@@ -162,6 +169,8 @@ public:
                  const Docker::CallOptions &options = {}) const override;
     Result<void> removeNetwork(const QString &idOrName,
                                const Docker::CallOptions &options = {}) const override;
+    Result<void> disconnectNetwork(const QString &network, const QString &container, bool force,
+                                   const Docker::CallOptions &options = {}) const override;
     Result<Docker::VolumeInfo> createVolume(const Docker::VolumeSpec &spec,
                                             const Docker::CallOptions &options = {}) const override;
     Result<Docker::VolumeInfo>
@@ -181,6 +190,8 @@ private:
         Docker::NetworkSpec spec;
         QString id;
         QString created;
+        QStringList staleEndpoints; // names
+        int staleCount = 0;
     };
     // The common entry of every call: counts it, sleeps the delay, and applies down/hang/faults.
     Result<void> enter(const char *call, const Docker::CallOptions &options) const;

@@ -64,6 +64,8 @@ private Q_SLOTS:
     void removeLeavesWhatIsNotOurs();
     void removalStaysWithinItsDeadline_data();
     void removalStaysWithinItsDeadline();
+    void removalDeletesOnlyOrphanEndpoints_data();
+    void removalDeletesOnlyOrphanEndpoints();
 };
 
 void TestSessionNetwork::forModeAndSpec_data()
@@ -291,6 +293,82 @@ void TestSessionNetwork::removalStaysWithinItsDeadline()
     if (!note.isEmpty())
         QVERIFY2(text.contains(note), qPrintable(text));
     QVERIFY(host.inspectNetwork(QStringLiteral("cd-3f2c8a1e"))); // still there
+}
+
+void TestSessionNetwork::removalDeletesOnlyOrphanEndpoints_data()
+{
+    QTest::addColumn<QString>("staleEndpoint");   // an endpoint whose container is gone
+    QTest::addColumn<bool>("staleCount");         // dockerd counts an endpoint it does not list
+    QTest::addColumn<QString>("attached");        // a live container on the network: its name
+    QTest::addColumn<QString>("attachedSession"); // its session label ("": none)
+    QTest::addColumn<QString>("named");           // what the error says ("": removed)
+    const QString other = QStringLiteral("3f2c8a1e-ffff-4000-8000-000000000009");
+    QTest::newRow("an endpoint dockerd did not release: deleted, the network removed")
+        << QStringLiteral("worker7") << false << QString() << QString() << QString();
+    QTest::newRow("another owner's container on it: left alone and named")
+        << QString() << false << QStringLiteral("theirs") << other
+        << QStringLiteral("what holds it on host h1: theirs (container ");
+    QTest::newRow("a kernel of this session still on it: left alone and named")
+        << QString() << false << QStringLiteral("worker2") << kSession
+        << QStringLiteral("worker2 (container ");
+    // Docker would disconnect the live container of that name: the endpoint is left.
+    QTest::newRow("an orphan endpoint whose name a live container has: left alone")
+        << QStringLiteral("worker7") << false << QStringLiteral("worker7") << other
+        << QStringLiteral("worker7 (container ");
+    QTest::newRow("dockerd counts an endpoint it does not list: named, with what ends it")
+        << QString() << true << QString() << QString()
+        << QStringLiteral("no endpoint, yet dockerd counts some");
+}
+
+// Removal refused by endpoints that outlast the session's containers: one whose container is
+// gone is deleted by a forced disconnect (nothing else would ever release it); a container's,
+// whoever's it is, is left alone and named in the error.
+void TestSessionNetwork::removalDeletesOnlyOrphanEndpoints()
+{
+    QFETCH(QString, staleEndpoint);
+    QFETCH(bool, staleCount);
+    QFETCH(QString, attached);
+    QFETCH(QString, attachedSession);
+    QFETCH(QString, named);
+    FakeDockerHost host(QStringLiteral("h1"));
+    BridgeNetwork network;
+    QVERIFY(network.create(scope(), QStringLiteral("h1"), host));
+    if (!staleEndpoint.isEmpty())
+        host.addStaleEndpoint(QStringLiteral("cd-3f2c8a1e"), staleEndpoint);
+    if (staleCount)
+        host.addStaleEndpointCount(QStringLiteral("cd-3f2c8a1e"));
+    if (!attached.isEmpty()) {
+        Docker::ContainerSpec spec;
+        spec.name = attached;
+        spec.image = QStringLiteral("busybox");
+        spec.labels = {{Labels::session(), attachedSession}, {Labels::store(), kStore}};
+        // The live namesake of an orphan endpoint is on another network.
+        if (attached != staleEndpoint)
+            spec.endpoints.insert(QStringLiteral("cd-3f2c8a1e"), {});
+        QVERIFY(host.createContainer(spec));
+    }
+    SessionNetwork::Removal removal;
+    removal.deadline = std::chrono::steady_clock::now() + 1600ms; // one look at what holds it
+    removal.call = [] {
+        return std::optional<Docker::CallOptions>(Docker::CallOptions{});
+    };
+    auto ok = network.remove(scope(), QStringLiteral("h1"), host, removal);
+    if (named.isEmpty()) {
+        QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().toString()));
+        QVERIFY(!host.inspectNetwork(QStringLiteral("cd-3f2c8a1e")));
+        QCOMPARE(host.calls(QStringLiteral("disconnectNetwork")), 1);
+        return;
+    }
+    QVERIFY(!ok);
+    const QString text = ok.error().toString();
+    QVERIFY2(text.contains(QStringLiteral("active endpoints")), qPrintable(text));
+    QVERIFY2(text.contains(named), qPrintable(text));
+    QCOMPARE(host.calls(QStringLiteral("disconnectNetwork")), 0);
+    QVERIFY(host.inspectNetwork(QStringLiteral("cd-3f2c8a1e"))); // still there
+    if (!attached.isEmpty()) {
+        QVERIFY2(text.contains(QStringLiteral(": left alone")), qPrintable(text));
+        QVERIFY(host.container(attached)); // and so is the container
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSessionNetwork)
