@@ -120,8 +120,7 @@ int BoundedExecutor::forEach(int n, const std::function<void(int)> &fn, const Op
 
     std::unique_lock lock(m_mutex);
     m_batches.push_back(batch);
-    // The caller takes one item itself.
-    wakeWorkers(batch->takeable() - 1);
+    wakeWorkers();
     while (true) {
         int index = -1;
         QString key;
@@ -195,16 +194,24 @@ void BoundedExecutor::finishItem(Batch &batch, const QString &key, const std::ex
         m_work.notify_all();
 }
 
-void BoundedExecutor::wakeWorkers(int wanted)
+// Workers for what every batch has left to take, less those that look for work anyway (idle,
+// or spawned and not yet in their loop) and the caller's own item. Counting this batch alone
+// let the idle workers woken for it serve a batch begun a moment earlier, and left its items to
+// its caller one by one (a launch's VXLAN helpers ran host after host).
+void BoundedExecutor::wakeWorkers()
 {
-    if (wanted <= 0)
-        return;
     reapLocked();
+    int demand = -1; // the caller takes an item itself
+    for (const std::shared_ptr<Batch> &b : m_batches)
+        demand += b->takeable();
+    if (demand <= 0)
+        return;
     if (m_idle > 0)
         m_work.notify_all();
-    int spawn = std::min(wanted - m_idle, m_limits.maxThreads - m_live);
+    int spawn = std::min(demand - m_idle - m_starting, m_limits.maxThreads - m_live);
     for (; spawn > 0; --spawn) {
         ++m_live;
+        ++m_starting;
         m_peak = std::max(m_peak, m_live);
         m_threads.emplace_back([this] { workerLoop(); });
     }
@@ -226,6 +233,7 @@ void BoundedExecutor::reapLocked()
 void BoundedExecutor::workerLoop()
 {
     std::unique_lock lock(m_mutex);
+    --m_starting;
     while (true) {
         bool ran = false;
         for (const std::shared_ptr<Batch> &b : m_batches) {

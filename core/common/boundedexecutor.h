@@ -69,7 +69,7 @@ public:
 private:
     struct Batch;
     void workerLoop();
-    void wakeWorkers(int wanted);                                 // under m_mutex
+    void wakeWorkers();                                           // under m_mutex
     static bool takeItem(Batch &batch, int *index, QString *key); // under m_mutex
     static std::exception_ptr runItem(Batch &batch, int index);
     void finishItem(Batch &batch, const QString &key,
@@ -85,6 +85,7 @@ private:
     std::chrono::milliseconds m_idleTimeout{5000};
     int m_live = 0;
     int m_idle = 0;
+    int m_starting = 0; // spawned, not yet in their loop
     int m_peak = 0;
     bool m_stopping = false;
 };

@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <future>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -49,6 +50,7 @@ private Q_SLOTS:
     void cancelStopsScheduling();
     void nestedFanOutDoesNotDeadlock();
     void idleWorkersExit();
+    void concurrentBatchesEachGetWorkers();
 };
 
 void TestBoundedExecutor::threadsNeverExceedTheCap_data()
@@ -265,6 +267,39 @@ void TestBoundedExecutor::idleWorkersExit()
     std::atomic_int ran{0};
     executor.forEach(64, [&](int) { ++ran; });
     QCOMPARE(ran.load(), 64);
+}
+
+// Two fan-outs begun at the same moment (a launch's kernels, which wait for the network, and
+// the network's own per-host work): idle workers woken for one may serve the other, and the
+// second must still get threads of its own instead of running its items one by one on its
+// caller (the VXLAN helpers ran host after host while every kernel waited for them).
+void TestBoundedExecutor::concurrentBatchesEachGetWorkers()
+{
+    BoundedExecutor executor(BoundedExecutor::Limits{32, 8});
+    for (int trial = 0; trial < 40; ++trial) {
+        executor.forEach(4, [](int) { std::this_thread::sleep_for(2ms); }); // idle workers
+        std::promise<void> networkDone;
+        std::shared_future<void> network = networkDone.get_future().share();
+        std::atomic_int running{0};
+        std::atomic_int most{0};
+        // The kernels' fan-out, 12 items that wait for the network; its first item (run by its
+        // caller at once) begins the network's fan-out of 3 items, as a launch does.
+        executor.forEach(12, [&](int i) {
+            if (i == 0) {
+                executor.forEach(3, [&](int) {
+                    raiseMax(most, ++running);
+                    std::this_thread::sleep_for(60ms);
+                    --running;
+                });
+                networkDone.set_value();
+            }
+            network.wait_for(5s);
+        });
+        QVERIFY2(
+            most.load() == 3,
+            qPrintable(
+                QStringLiteral("trial %1: %2 of 3 items at once").arg(trial).arg(most.load())));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestBoundedExecutor)
