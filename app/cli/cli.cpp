@@ -6,6 +6,7 @@
 #include "completecommand.h"
 #include "controllercommands.h"
 #include "execcommands.h"
+#include "exportcommands.h"
 #include "hostcommands.h"
 #include "imagecommands.h"
 #include "networkcommands.h"
@@ -33,6 +34,7 @@ struct CommandEntry
 const CommandEntry kCommands[] = {
     {"", nullptr}, // keeps the array non-empty while groups are added
     {"template", templateCommand},
+    {"export", exportCommand},
     {"host", runHostCommand},
     {"network", runNetworkCommand},
     {"launch", launchCommand},

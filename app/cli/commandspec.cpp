@@ -70,6 +70,9 @@ QList<CommandSpec> makeSpecs()
                                  QStringLiteral("the password (visible to other users: prefer "
                                                 "--password-stdin)"));
     password.aliases = {QStringLiteral("-p")};
+    OptionSpec output = valued(QStringLiteral("--output"), QStringLiteral("FILE"),
+                               QStringLiteral("write there instead of stdout"), K::File);
+    output.aliases = {QStringLiteral("-o")};
 
     return {
         {QStringLiteral("host add"),
@@ -155,6 +158,15 @@ QList<CommandSpec> makeSpecs()
          QStringLiteral("FILE [--count ROLE=N]... [--env K=V]... [--json]"),
          QStringLiteral("the resolved plan: every kernel's hostname, rank, env, files"),
          {countOption, envOption, json(QStringLiteral("print the plan as JSON"))},
+         {K::File}},
+        {QStringLiteral("export"),
+         QStringLiteral("TEMPLATE --format jobset|compose [--count ROLE=N]... [--output FILE]"),
+         QStringLiteral("the template as a Kubernetes JobSet (kernel hostnames become the pods' "
+                        "DNS names) or a Compose file for one Docker host (a service per "
+                        "kernel); what the format cannot carry is said on stderr"),
+         {choice(QStringLiteral("--format"), {QStringLiteral("jobset"), QStringLiteral("compose")},
+                 QStringLiteral("jobset (jobset.x-k8s.io/v1alpha2) or compose (compose-spec)")),
+          countOption, output},
          {K::File}},
         {QStringLiteral("launch"),
          QStringLiteral("FILE [--name NAME] [--count ROLE=N]... [--env K=V]... "

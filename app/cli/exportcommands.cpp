@@ -1,0 +1,96 @@
+#include "exportcommands.h"
+
+#include "args.h"
+#include "commandspec.h"
+#include "export/composeexporter.h"
+#include "export/exportmodel.h"
+#include "export/jobsetexporter.h"
+#include "plan/launchvalues.h"
+#include "template/templateloader.h"
+
+#include <QSaveFile>
+#include <QTextStream>
+
+namespace ClusterDeck::Cli {
+
+namespace {
+
+int usageError(QTextStream &err, const QString &message)
+{
+    err << "error: " << message << " (see clusterdeckctl export --help)\n";
+    err.flush();
+    return 2;
+}
+
+int failWith(QTextStream &err, const QString &message)
+{
+    err << "error: " << message << '\n';
+    err.flush();
+    return 1;
+}
+
+} // namespace
+
+int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    const CommandSpec &spec = commandSpec(QStringLiteral("export"));
+    const Args a = Args::parse(args, spec);
+    if (a.helpRequested) {
+        out << helpText(spec);
+        out.flush();
+        return 0;
+    }
+    if (!a.error.isEmpty())
+        return usageError(err, a.error);
+    if (a.positional.size() != 1)
+        return usageError(err, QStringLiteral("export takes one TEMPLATE"));
+    const QString format = a.value(QStringLiteral("--format"));
+    if (format.isEmpty())
+        return usageError(err, QStringLiteral("export needs --format jobset or --format compose"));
+    if (format != QLatin1String("jobset") && format != QLatin1String("compose"))
+        return usageError(err,
+                          QStringLiteral("--format: '%1' is not jobset or compose").arg(format));
+    const auto counts = LaunchValues::parseRoleCounts(a.all(QStringLiteral("--count")));
+    if (!counts)
+        return usageError(err, QStringLiteral("--count: ") + counts.error().toString());
+
+    TemplateLoader loader;
+    const auto t = loader.loadClusterFile(a.positional.first());
+    if (!t) {
+        for (const TemplateDiagnostic &d : loader.diagnostics())
+            err << "error: " << d.toString() << '\n';
+        if (loader.diagnostics().isEmpty())
+            err << "error: " << t.error().toString() << '\n';
+        err.flush();
+        return 1;
+    }
+    const auto model = ExportModel::build(*t, *counts);
+    if (!model)
+        return failWith(err, model.error().toString());
+    const auto exported = format == QLatin1String("jobset") ? JobSetExporter::exportModel(*model)
+                                                            : ComposeExporter::exportModel(*model);
+    if (!exported)
+        return failWith(err, exported.error().toString());
+    for (const QString &w : exported->warnings)
+        err << "warning: " << w << '\n';
+    err.flush();
+
+    const QString file = a.value(QStringLiteral("--output"));
+    if (file.isEmpty() || file == QLatin1String("-")) {
+        out << exported->yaml;
+        out.flush();
+        return 0;
+    }
+    QSaveFile save(file);
+    if (!save.open(QIODevice::WriteOnly) || save.write(exported->yaml.toUtf8()) < 0 ||
+        !save.commit())
+        return failWith(err, QStringLiteral("%1: %2").arg(file, save.errorString()));
+    return 0;
+}
+
+int exportCommand(Context &context, const QStringList &args)
+{
+    return runExportCommand(args, context.out(), context.err());
+}
+
+} // namespace ClusterDeck::Cli
