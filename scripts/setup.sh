@@ -19,6 +19,8 @@ PACKAGES=(
     docker-registry apache2-utils
     # GUI tests, screenshots, the demo
     xvfb xauth imagemagick
+    # the export test: clusterdeckctl export's JobSets and Compose files against their schemas
+    python3-jsonschema python3-yaml
     # packaging checks
     desktop-file-utils appstream dpkg-dev file librsvg2-bin
     # the completion scripts' test drives them in both shells, with bash-completion's helpers
