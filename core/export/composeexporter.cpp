@@ -97,6 +97,10 @@ Result<ExportOutput> ComposeExporter::exportModel(const ExportModel &model)
                            "(MASTER_ADDR, WORLD_SIZE, TF_CONFIG, the MPI hostfile, SSH keys) are "
                            "missing")
                 .arg(t.presets.join(QStringLiteral(", "))));
+    for (const ExportedRole &r : model.roles()) {
+        if (const QString w = ExportModel::bootstrapWarning(r); !w.isEmpty())
+            result.warnings.append(w);
+    }
     switch (t.failurePolicy.action) {
     case FailurePolicy::Action::RestartSession:
         notes.append(QStringLiteral("failurePolicy restart-session (maxRestarts %1) → restart "

@@ -138,6 +138,20 @@ QStringList ExportModel::shortNameReferences() const
     return found;
 }
 
+QString ExportModel::bootstrapWarning(const ExportedRole &role)
+{
+    if (!role.task.bootstrap.startsWith(QLatin1String("#!")))
+        return {};
+    const QString line = role.task.bootstrap.section(QLatin1Char('\n'), 0, 0);
+    static const QRegularExpression shell(
+        QStringLiteral("^#!\\s*(/usr)?/bin/(env\\s+)?(sh|bash|dash|ash)(\\s|$)"));
+    if (shell.match(line).hasMatch())
+        return {};
+    return QStringLiteral("role %1: the bootstrap script runs with /bin/sh -e, not with its "
+                          "'%2' line")
+        .arg(role.name, line);
+}
+
 QString ExportModel::commentBlock(const QStringList &lines)
 {
     QString out;

@@ -50,6 +50,10 @@ public:
     // (`master1`, `worker3`): "role worker: command names master1". Empty when none does.
     QStringList shortNameReferences() const;
 
+    // Both formats run a bootstrap script with `/bin/sh -e`: a `#!` line naming another
+    // interpreter (ClusterDeck would honour it) gets this warning; empty when there is none.
+    static QString bootstrapWarning(const ExportedRole &role);
+
     // The header comment lines every export starts with ("# …").
     static QString commentBlock(const QStringList &lines);
 

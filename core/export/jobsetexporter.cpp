@@ -176,6 +176,8 @@ Result<ExportOutput> JobSetExporter::exportModel(const ExportModel &model)
                            "missing")
                 .arg(t.presets.join(QStringLiteral(", "))));
     for (const ExportedRole &r : model.roles()) {
+        if (const QString w = ExportModel::bootstrapWarning(r); !w.isEmpty())
+            result.warnings.append(w);
         if (!r.task.mounts.isEmpty()) {
             QStringList targets;
             for (const Mount &m : r.task.mounts)

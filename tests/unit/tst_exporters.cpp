@@ -122,6 +122,8 @@ private Q_SLOTS:
     void escapeDollars();
     void shortNames_data();
     void shortNames();
+    void bootstrapInterpreter_data();
+    void bootstrapInterpreter();
     void quantities();
 
 private:
@@ -515,6 +517,47 @@ void TestExporters::shortNames()
     const auto model = ExportModel::build(t, {});
     QVERIFY(model);
     QCOMPARE(model->shortNameReferences(), found.isEmpty() ? QStringList{} : QStringList{found});
+}
+
+void TestExporters::bootstrapInterpreter_data()
+{
+    QTest::addColumn<QString>("bootstrap");
+    QTest::addColumn<bool>("warned");
+    QTest::newRow("no #! line") << "mkdir -p /run/sshd\n" << false;
+    QTest::newRow("#!/bin/sh") << "#!/bin/sh\nset -e\n" << false;
+    QTest::newRow("#!/usr/bin/env bash") << "#!/usr/bin/env bash\necho\n" << false;
+    QTest::newRow("#!/usr/bin/env python3") << "#!/usr/bin/env python3\nprint(1)\n" << true;
+    QTest::newRow("#!/bin/shell-ish") << "#!/bin/shx\n" << true;
+}
+
+void TestExporters::bootstrapInterpreter()
+{
+    QFETCH(QString, bootstrap);
+    QFETCH(bool, warned);
+    ExportedRole role;
+    role.name = QStringLiteral("worker");
+    role.task.bootstrap = bootstrap;
+    QCOMPARE(!ExportModel::bootstrapWarning(role).isEmpty(), warned);
+    // Both formats pass it on.
+    ClusterTemplate t;
+    t.name = QStringLiteral("t");
+    RoleTemplate r;
+    r.name = role.name;
+    r.task.image = QStringLiteral("b");
+    r.task.command = {QStringLiteral("true")};
+    r.task.bootstrap = bootstrap;
+    t.roles = {r};
+    const auto model = ExportModel::build(t, {});
+    QVERIFY(model);
+    const auto jobSet = JobSetExporter::exportModel(*model);
+    const auto compose = ComposeExporter::exportModel(*model);
+    QVERIFY(jobSet && compose);
+    auto hasIt = [](const QStringList &warnings) {
+        return std::any_of(warnings.cbegin(), warnings.cend(),
+                           [](const QString &w) { return w.contains(u"bootstrap script"); });
+    };
+    QCOMPARE(hasIt(jobSet->warnings), warned);
+    QCOMPARE(hasIt(compose->warnings), warned);
 }
 
 void TestExporters::quantities()
