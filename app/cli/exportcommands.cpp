@@ -8,6 +8,7 @@
 #include "plan/launchvalues.h"
 #include "template/templateloader.h"
 
+#include <QFileInfo>
 #include <QSaveFile>
 #include <QTextStream>
 
@@ -54,8 +55,13 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     if (!counts)
         return usageError(err, QStringLiteral("--count: ") + counts.error().toString());
 
+    const QString file = a.positional.first();
+    if (!QFileInfo(file).isFile())
+        return failWith(err, QStringLiteral("no template file '%1' (export reads a template "
+                                            "file; a stored session cannot be exported yet)")
+                                 .arg(file));
     TemplateLoader loader;
-    const auto t = loader.loadClusterFile(a.positional.first());
+    const auto t = loader.loadClusterFile(file);
     if (!t) {
         for (const TemplateDiagnostic &d : loader.diagnostics())
             err << "error: " << d.toString() << '\n';
@@ -75,16 +81,16 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
         err << "warning: " << w << '\n';
     err.flush();
 
-    const QString file = a.value(QStringLiteral("--output"));
-    if (file.isEmpty() || file == QLatin1String("-")) {
+    const QString output = a.value(QStringLiteral("--output"));
+    if (output.isEmpty() || output == QLatin1String("-")) {
         out << exported->yaml;
         out.flush();
         return 0;
     }
-    QSaveFile save(file);
+    QSaveFile save(output);
     if (!save.open(QIODevice::WriteOnly) || save.write(exported->yaml.toUtf8()) < 0 ||
         !save.commit())
-        return failWith(err, QStringLiteral("%1: %2").arg(file, save.errorString()));
+        return failWith(err, QStringLiteral("%1: %2").arg(output, save.errorString()));
     return 0;
 }
 

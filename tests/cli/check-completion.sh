@@ -31,6 +31,8 @@ cases=(
     "clusterdeckctl launch x.yaml --mo|--mode --mount"
     "clusterdeckctl launch x.yaml --mode ''|auto multi-node single-node"
     "clusterdeckctl launch $template --count ''|master= worker="
+    "clusterdeckctl export $template --format ''|compose jobset"
+    "clusterdeckctl export $template --format jobset --count ''|master= worker="
     "clusterdeckctl --store $CLUSTERDECK_STORE host inspect h|h1 h2"
     "clusterdeckctl launch $work/files/cl|$work/files/cluster.yaml"
 )
