@@ -198,8 +198,9 @@ Result<ExportOutput> ComposeExporter::exportModel(const ExportModel &model)
             out << YAML::EndMap;
 
             const Resources &res = r.task.resources;
-            if (res.cpus)
-                out << YAML::Key << "cpus" << YAML::Value << *res.cpus;
+            if (res.cpus) // as written in templates ("0.1", not yaml-cpp's 0.10000000000000001)
+                out << YAML::Key << "cpus" << YAML::Value
+                    << TemplateValues::formatCpus(*res.cpus).toStdString();
             if (res.memoryBytes)
                 emitKeyValue(out, "mem_limit", memoryValue(*res.memoryBytes));
             if (res.gpus) {
@@ -252,7 +253,9 @@ Result<ExportOutput> ComposeExporter::exportModel(const ExportModel &model)
                 out << YAML::Key << "depends_on" << YAML::Value;
                 emitStringList(out, hostsOf(*previous));
             }
-            if (t.failurePolicy.action == FailurePolicy::Action::RestartSession)
+            // Docker reads on-failure:0 as "no limit": a limit of 0 restarts is no restart.
+            if (t.failurePolicy.action == FailurePolicy::Action::RestartSession &&
+                t.failurePolicy.maxRestarts > 0)
                 emitKeyValue(out, "restart",
                              QStringLiteral("on-failure:%1").arg(t.failurePolicy.maxRestarts));
             out << YAML::EndMap;

@@ -1,9 +1,6 @@
 #include "exportmodel.h"
 
-#include "template/templatevalues.h"
-
 #include <QRegularExpression>
-#include <QSet>
 
 namespace ClusterDeck {
 

@@ -1,7 +1,6 @@
 #include "jobsetexporter.h"
 
 #include "exportyaml.h"
-#include "template/templatevalues.h"
 
 #include <QRegularExpression>
 

@@ -345,7 +345,11 @@ void TestExporters::compose()
             if (cpus)
                 QCOMPARE(s["cpus"].as<double>(), *cpus);
             QCOMPARE(s["restart"].IsDefined(),
-                     t.failurePolicy.action == FailurePolicy::Action::RestartSession);
+                     t.failurePolicy.action == FailurePolicy::Action::RestartSession &&
+                         t.failurePolicy.maxRestarts > 0);
+            if (s["restart"].IsDefined())
+                QCOMPARE(str(s["restart"]),
+                         QStringLiteral("on-failure:%1").arg(t.failurePolicy.maxRestarts));
         }
     }
 }
