@@ -80,6 +80,7 @@ Result<ExportOutput> ComposeExporter::exportModel(const ExportModel &model)
 {
     const ClusterTemplate &t = model.cluster();
     ExportOutput result;
+    result.warnings = model.sourceWarnings();
     QStringList notes;
 
     QStringList allHosts;
@@ -121,9 +122,9 @@ Result<ExportOutput> ComposeExporter::exportModel(const ExportModel &model)
                          .arg(TemplateValues::successKindName(t.successPolicy.kind)));
 
     QStringList header{
-        QStringLiteral("Compose file exported by clusterdeckctl from template '%1' (%2), for "
+        QStringLiteral("Compose file exported by clusterdeckctl from %1 (%2), for "
                        "one Docker host.")
-            .arg(t.name, model.replicas()),
+            .arg(model.sourceName(), model.replicas()),
         QStringLiteral("One service per kernel, its hostname the kernel's, all on the network "
                        "'%1': the short hostnames (%2) resolve as in a ClusterDeck session.")
             .arg(QLatin1String(kNetwork), allHosts.first()),

@@ -1,5 +1,8 @@
 #include "exportmodel.h"
 
+#include "plan/clusterplan.h"
+#include "plan/planresolver.h"
+
 #include <QRegularExpression>
 
 namespace ClusterDeck {
@@ -84,6 +87,96 @@ Result<ExportModel> ExportModel::build(const ClusterTemplate &t, const QMap<QStr
         model.m_roles.append(role);
     }
     model.m_size = rank;
+    model.m_sourceName = QStringLiteral("template '%1'").arg(t.name);
+    return model;
+}
+
+Result<ExportModel> ExportModel::fromPlan(const ClusterPlan &plan)
+{
+    ClusterTemplate t;
+    t.name = plan.templateName;
+    t.mtu = plan.mtu;
+    t.failurePolicy = plan.failurePolicy;
+    t.successPolicy = plan.successPolicy;
+    t.ttlAfterFinishedSeconds = plan.ttlAfterFinishedSeconds;
+    t.startupOrder = plan.startupOrder;
+    t.allowHostPaths = plan.allowHostPaths;
+    QStringList warnings;
+    for (const RoleCount &rc : plan.roles) {
+        QList<const KernelSpec *> kernels;
+        for (const KernelSpec &k : plan.kernels) {
+            if (k.role == rc.role)
+                kernels.append(&k);
+        }
+        if (kernels.isEmpty())
+            continue;
+        const KernelSpec &k = *kernels.first();
+        RoleTemplate r;
+        r.name = rc.role;
+        r.count = int(kernels.size());
+        r.min = std::min(rc.min > 0 ? rc.min : 1, r.count);
+        r.max = std::max(rc.max, r.count);
+        r.hostLabels = k.hostLabels;
+        TaskTemplate &task = r.task;
+        task.image = k.imageDigest.contains(QLatin1Char('@')) ? k.imageDigest : k.image;
+        if (k.pullPolicy != PullPolicy::IfNotPresent)
+            task.pullPolicy = k.pullPolicy;
+        task.entrypoint = k.entrypoint;
+        task.command = k.command;
+        if (const PlannedFile *bootstrap = k.file(QLatin1String(PlanPaths::kBootstrapScript))) {
+            task.bootstrap = QString::fromUtf8(bootstrap->content);
+            // The plan runs it through /etc/cluster/run.sh with entrypoint + command as its
+            // arguments; the exports run it their own way before the same arguments.
+            if (task.entrypoint ==
+                QStringList{QStringLiteral("/bin/sh"), QLatin1String(PlanPaths::kBootstrapRunner)})
+                task.entrypoint.clear();
+        }
+        task.workingDir = k.workingDir;
+        task.user = k.user;
+        for (auto it = k.env.cbegin(); it != k.env.cend(); ++it) {
+            if (!it.key().startsWith(QLatin1String("BACKEND_")))
+                task.env.insert(it.key(), it.value());
+        }
+        task.ports = k.ports;
+        task.bindAddress = k.bindAddress;
+        task.resources = k.resources;
+        task.mounts = k.mounts;
+
+        QStringList differing;
+        QStringList names;
+        for (int i = 0; i < kernels.size(); ++i) {
+            names.append(kernels.at(i)->hostname);
+            for (auto it = kernels.at(i)->env.cbegin(); it != kernels.at(i)->env.cend(); ++it) {
+                if (!it.key().startsWith(QLatin1String("BACKEND_")) &&
+                    task.env.value(it.key()) != it.value() && !differing.contains(it.key()))
+                    differing.append(it.key());
+            }
+        }
+        if (!differing.isEmpty())
+            warnings.append(QStringLiteral("role %1: %2 differ between its kernels (per-kernel "
+                                           "values of a preset): exported with %3's values")
+                                .arg(r.name, differing.join(QStringLiteral(", ")), k.hostname));
+        QStringList expected;
+        for (int i = 1; i <= r.count; ++i)
+            expected.append(r.name + QString::number(i));
+        if (names != expected)
+            warnings.append(
+                QStringLiteral("role %1: the session's kernels %2 (indices after a "
+                               "scale) are exported as %3")
+                    .arg(r.name, names.join(QLatin1Char(',')), expected.join(QLatin1Char(','))));
+        t.roles.append(r);
+    }
+    if (!plan.presets.isEmpty())
+        warnings.append(QStringLiteral("the files of the presets (%1: the MPI hostfile, SSH keys) "
+                                       "are not exported; their variables are, as the session "
+                                       "has them")
+                            .arg(plan.presets.join(QStringLiteral(", "))));
+    auto model = build(t, {});
+    if (!model)
+        return model;
+    model->m_sourceWarnings = warnings;
+    model->m_sourceName =
+        QStringLiteral("session '%1' (template '%2')").arg(plan.sessionName, plan.templateName);
     return model;
 }
 

@@ -10,6 +10,8 @@
 
 namespace ClusterDeck {
 
+struct ClusterPlan;
+
 // What an export prints: the YAML, and what the admin should know about it (each also a comment
 // at the top of the YAML; the CLI prints them on stderr as `warning: …`).
 struct ExportOutput
@@ -37,7 +39,18 @@ public:
     // role or a count outside the role's min..max is an error naming the role and the range.
     static Result<ExportModel> build(const ClusterTemplate &t, const QMap<QString, int> &counts);
 
+    // A stored session as it runs now (its resolved plan, after any scale): each role as its
+    // first kernel has it — image (by digest when pulled from a registry), entrypoint, command,
+    // bootstrap script, env (image defaults and preset variables included), ports, resources,
+    // mounts — and its current count. What the formats cannot say (kernels of a role that differ
+    // in env, indices with gaps, the presets' files) is in sourceWarnings().
+    static Result<ExportModel> fromPlan(const ClusterPlan &plan);
+
     const ClusterTemplate &cluster() const { return m_template; }
+    // Set by fromPlan: where the export is not the session as it runs (empty for a template).
+    const QStringList &sourceWarnings() const { return m_sourceWarnings; }
+    // "template 'web-cluster'" or "session 'demo' (template 'web-cluster')", for the header.
+    const QString &sourceName() const { return m_sourceName; }
     const QList<ExportedRole> &roles() const { return m_roles; }
     int size() const { return m_size; }
 
@@ -61,6 +74,8 @@ private:
     ClusterTemplate m_template;
     QList<ExportedRole> m_roles;
     int m_size = 0;
+    QStringList m_sourceWarnings;
+    QString m_sourceName;
 };
 
 } // namespace ClusterDeck

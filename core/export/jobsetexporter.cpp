@@ -141,6 +141,7 @@ Result<ExportOutput> JobSetExporter::exportModel(const ExportModel &model)
     const ClusterTemplate &t = model.cluster();
     const QString js = jobSetName(t.name);
     ExportOutput result;
+    result.warnings = model.sourceWarnings();
     QStringList notes;
 
     QStringList allHosts;
@@ -255,8 +256,8 @@ Result<ExportOutput> JobSetExporter::exportModel(const ExportModel &model)
     }
 
     QStringList header{
-        QStringLiteral("Kubernetes JobSet exported by clusterdeckctl from template '%1' (%2).")
-            .arg(t.name, model.replicas()),
+        QStringLiteral("Kubernetes JobSet exported by clusterdeckctl from %1 (%2).")
+            .arg(model.sourceName(), model.replicas()),
         QStringLiteral("Kernel hostnames are the JobSet's pod DNS names "
                        "<jobset>-<replicatedJob>-<jobIndex>-<podIndex>.<subdomain> "
                        "(spec.network.enableDNSHostnames): %1 is %2.")

@@ -3,10 +3,14 @@
 #include "export/composeexporter.h"
 #include "export/exportmodel.h"
 #include "export/jobsetexporter.h"
+#include "plan/planresolver.h"
+#include "plan/presets.h"
+#include "plan/sshkeypair.h"
 #include "template/templateloader.h"
 #include "template/templatevalues.h"
 
 #include <QDir>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <yaml-cpp/yaml.h>
@@ -125,6 +129,9 @@ private Q_SLOTS:
     void bootstrapInterpreter_data();
     void bootstrapInterpreter();
     void quantities();
+    void fromPlan_data();
+    void fromPlan();
+    void fromScaledPlan();
 
 private:
     void samples();
@@ -577,6 +584,93 @@ void TestExporters::quantities()
     QCOMPARE(JobSetExporter::jobSetName(QStringLiteral("Nightly Run #2")),
              QStringLiteral("nightly-run-2"));
     QCOMPARE(ComposeExporter::projectName(QStringLiteral("_v1.2")), QStringLiteral("v1-2"));
+}
+
+namespace {
+
+ClusterPlan planOf(const ClusterTemplate &t, const Counts &counts = {})
+{
+    LaunchOptions opts;
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it)
+        opts.counts.insert(it.key(), it.value());
+    if (Presets::needsSshKeyPair(t.presets))
+        opts.sshKeyPair = *SshKeyPair::generate(QStringLiteral("test@%1").arg(t.name));
+    auto plan = resolvePlan(t, opts, {});
+    if (!plan)
+        qFatal("cannot resolve %s: %s", qPrintable(t.name), qPrintable(plan.error().toString()));
+    return *plan;
+}
+
+// The YAML without its header comment (which names the template or the session).
+QString body(const QString &yaml)
+{
+    return yaml.mid(yaml.indexOf(
+        QRegularExpression(QStringLiteral("^[^#]"), QRegularExpression::MultilineOption)));
+}
+
+} // namespace
+
+// A stored session is exported from its resolved plan: for a template without presets, exactly
+// what the template gives; with presets, their variables too (and a warning for their files).
+void TestExporters::fromPlan_data()
+{
+    samples();
+}
+
+void TestExporters::fromPlan()
+{
+    QFETCH(QString, file);
+    QFETCH(Counts, counts);
+    const ClusterTemplate t = load(file);
+    const ClusterPlan plan = planOf(t, counts);
+    const auto fromTemplate = ExportModel::build(t, counts);
+    const auto fromSession = ExportModel::fromPlan(plan);
+    QVERIFY2(fromTemplate, qPrintable(why(fromTemplate)));
+    QVERIFY2(fromSession, qPrintable(why(fromSession)));
+    QVERIFY(fromSession->sourceName().startsWith(QStringLiteral("session '")));
+    const auto jobT = JobSetExporter::exportModel(*fromTemplate);
+    const auto jobP = JobSetExporter::exportModel(*fromSession);
+    const auto composeT = ComposeExporter::exportModel(*fromTemplate);
+    const auto composeP = ComposeExporter::exportModel(*fromSession);
+    QVERIFY(jobT && jobP && composeT && composeP);
+    if (t.presets.isEmpty()) {
+        QCOMPARE(body(jobP->yaml), body(jobT->yaml));
+        QCOMPARE(body(composeP->yaml), body(composeT->yaml));
+        QCOMPARE(fromSession->sourceWarnings(), QStringList{});
+        return;
+    }
+    QVERIFY(std::any_of(jobP->warnings.cbegin(), jobP->warnings.cend(),
+                        [](const QString &w) { return w.contains(u"files of the presets"); }));
+    // Every variable the primary has (presets' included) is in its role's container.
+    const YAML::Node container =
+        YAML::Load(jobP->yaml.toStdString())["spec"]["replicatedJobs"][0]["template"]["spec"]
+                                            ["template"]["spec"]["containers"][0];
+    const QMap<QString, QString> env = envOf(container);
+    for (auto it = plan.kernels.first().env.cbegin(); it != plan.kernels.first().env.cend(); ++it) {
+        if (!it.key().startsWith(QLatin1String("BACKEND_")))
+            QCOMPARE(kubeletExpand(env.value(it.key()), env), it.value());
+    }
+}
+
+void TestExporters::fromScaledPlan()
+{
+    ClusterPlan plan = planOf(load(samplesDir() + QStringLiteral("/lab-basic.yaml")));
+    QCOMPARE(plan.kernels.size(), 3);
+    plan.kernels[2].hostname = QStringLiteral("worker13");
+    plan.kernels[2].env.insert(QStringLiteral("GREETING"), QStringLiteral("other"));
+    const auto model = ExportModel::fromPlan(plan);
+    QVERIFY2(model, qPrintable(why(model)));
+    QCOMPARE(
+        model->sourceWarnings(),
+        (QStringList{QStringLiteral("role worker: GREETING differ between its kernels (per-kernel "
+                                    "values of a preset): exported with worker1's values"),
+                     QStringLiteral("role worker: the session's kernels worker1,worker13 "
+                                    "(indices after a scale) are exported as "
+                                    "worker1,worker2")}));
+    QCOMPARE(model->roles().at(1).count, 2);
+    QCOMPARE(model->roles().at(0).task.bootstrap,
+             load(samplesDir() + QStringLiteral("/lab-basic.yaml")).roles.at(0).task.bootstrap);
+    QCOMPARE(model->roles().at(0).task.entrypoint, QStringList{});
 }
 
 QTEST_GUILESS_MAIN(TestExporters)
