@@ -160,10 +160,12 @@ QList<CommandSpec> makeSpecs()
          {countOption, envOption, json(QStringLiteral("print the plan as JSON"))},
          {K::File}},
         {QStringLiteral("export"),
-         QStringLiteral("TEMPLATE --format jobset|compose [--count ROLE=N]... [--output FILE]"),
-         QStringLiteral("the template as a Kubernetes JobSet (kernel hostnames become the pods' "
-                        "DNS names) or a Compose file for one Docker host (a service per "
-                        "kernel); what the format cannot carry is said on stderr"),
+         QStringLiteral("TEMPLATE|SESSION --format jobset|compose [--count ROLE=N]... "
+                        "[--output FILE]"),
+         QStringLiteral("a template file (with --count) or a stored session as it runs now, as "
+                        "a Kubernetes JobSet (kernel hostnames become the pods' DNS names) or a "
+                        "Compose file for one Docker host (a service per kernel); what the "
+                        "format cannot carry is said on stderr"),
          {choice(QStringLiteral("--format"), {QStringLiteral("jobset"), QStringLiteral("compose")},
                  QStringLiteral("jobset (jobset.x-k8s.io/v1alpha2) or compose (compose-spec)")),
           countOption, output},

@@ -5,7 +5,12 @@
 #include "export/composeexporter.h"
 #include "export/exportmodel.h"
 #include "export/jobsetexporter.h"
+#include "plan/clusterplan.h"
 #include "plan/launchvalues.h"
+#include "provision/sessioncontroller.h"
+#include "provision/sessionspec.h"
+#include "store/statestore.h"
+#include "store/storeurl.h"
 #include "template/templateloader.h"
 
 #include <QFileInfo>
@@ -32,7 +37,8 @@ int failWith(QTextStream &err, const QString &message)
 
 } // namespace
 
-int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err,
+                     const SessionPlanLookup &sessions)
 {
     const CommandSpec &spec = commandSpec(QStringLiteral("export"));
     const Args a = Args::parse(args, spec);
@@ -55,26 +61,36 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     if (!counts)
         return usageError(err, QStringLiteral("--count: ") + counts.error().toString());
 
-    const QString file = a.positional.first();
-    if (!QFileInfo(file).isFile())
-        return failWith(err, QStringLiteral("no template file '%1' (export reads a template "
-                                            "file; a stored session cannot be exported yet)")
-                                 .arg(file));
-    TemplateLoader loader;
-    const auto t = loader.loadClusterFile(file);
-    if (!t) {
-        for (const TemplateDiagnostic &d : loader.diagnostics())
-            err << "error: " << d.toString() << '\n';
-        if (loader.diagnostics().isEmpty())
-            err << "error: " << t.error().toString() << '\n';
-        err.flush();
-        return 1;
+    const QString ref = a.positional.first();
+    std::optional<Result<ExportModel>> model;
+    if (QFileInfo(ref).isFile()) {
+        TemplateLoader loader;
+        const auto t = loader.loadClusterFile(ref);
+        if (!t) {
+            for (const TemplateDiagnostic &d : loader.diagnostics())
+                err << "error: " << d.toString() << '\n';
+            if (loader.diagnostics().isEmpty())
+                err << "error: " << t.error().toString() << '\n';
+            err.flush();
+            return 1;
+        }
+        model = ExportModel::build(*t, *counts);
+    } else {
+        if (!sessions)
+            return failWith(err, QStringLiteral("no template file '%1'").arg(ref));
+        if (!counts->isEmpty())
+            return usageError(err, QStringLiteral("--count is for a TEMPLATE file; a session is "
+                                                  "exported with the counts it has"));
+        const auto plan = sessions(ref);
+        if (!plan)
+            return failWith(err, QStringLiteral("'%1' is no template file, and %2")
+                                     .arg(ref, plan.error().toString()));
+        model = ExportModel::fromPlan(*plan);
     }
-    const auto model = ExportModel::build(*t, *counts);
-    if (!model)
-        return failWith(err, model.error().toString());
-    const auto exported = format == QLatin1String("jobset") ? JobSetExporter::exportModel(*model)
-                                                            : ComposeExporter::exportModel(*model);
+    if (!*model)
+        return failWith(err, model->error().toString());
+    const auto exported = format == QLatin1String("jobset") ? JobSetExporter::exportModel(**model)
+                                                            : ComposeExporter::exportModel(**model);
     if (!exported)
         return failWith(err, exported.error().toString());
     for (const QString &w : exported->warnings)
@@ -96,7 +112,27 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
 
 int exportCommand(Context &context, const QStringList &args)
 {
-    return runExportCommand(args, context.out(), context.err());
+    // Only a store that exists is asked (a template export creates none).
+    auto lookup = [&context](const QString &ref) -> Result<ClusterPlan> {
+        auto url = StoreUrl::resolve(context.storeOption());
+        if (!url)
+            return fail(url.error().kind, url.error().where, url.error().message);
+        if (url->kind == StoreUrl::Kind::Sqlite && !QFileInfo::exists(url->path))
+            return fail(
+                Error::Kind::NotFound, QString(),
+                QStringLiteral("there is no store to find a session in (%1)").arg(url->path));
+        auto store = context.store();
+        if (!store)
+            return fail(store.error().kind, store.error().where, store.error().message);
+        auto session = SessionController::findSession(**store, ref);
+        if (!session)
+            return fail(session.error().kind, session.error().where, session.error().message);
+        auto spec = SessionSpec::fromRecord(*session, **store);
+        if (!spec)
+            return fail(spec.error().kind, spec.error().where, spec.error().message);
+        return spec->plan;
+    };
+    return runExportCommand(args, context.out(), context.err(), lookup);
 }
 
 } // namespace ClusterDeck::Cli
