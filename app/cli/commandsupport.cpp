@@ -62,6 +62,21 @@ InterruptScope::~InterruptScope()
     g_interrupt = nullptr;
 }
 
+int usageError(QTextStream &err, const QString &message, const QString &helpCommand)
+{
+    err << "error: " << message << " (see clusterdeckctl "
+        << (helpCommand.isEmpty() ? QString() : helpCommand + QLatin1Char(' ')) << "--help)\n";
+    err.flush();
+    return 2;
+}
+
+int failWith(QTextStream &err, const QString &message)
+{
+    err << "error: " << message << '\n';
+    err.flush();
+    return 1;
+}
+
 QString actor()
 {
     const QString user = qEnvironmentVariable("USER", QStringLiteral("admin"));

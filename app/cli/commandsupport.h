@@ -5,6 +5,7 @@
 #include "http/httptypes.h"
 
 #include <QString>
+#include <QTextStream>
 
 #include <csignal>
 #include <memory>
@@ -41,6 +42,12 @@ private:
 // error (one line, pointing at the help); nothing when the command goes on.
 std::optional<int> parseArgs(Context &context, const QStringList &args, const QString &command,
                              Args *out);
+
+// For commands that write to streams rather than a Context (template, export): one `error:`
+// line on `err`. A usage mistake points at `helpCommand`'s --help (empty: the tool's) and
+// returns 2; a failure returns 1.
+int usageError(QTextStream &err, const QString &message, const QString &helpCommand = {});
+int failWith(QTextStream &err, const QString &message);
 
 // Who acts, for the event log: "$USER@cli".
 QString actor();

@@ -2,6 +2,7 @@
 
 #include "args.h"
 #include "commandspec.h"
+#include "commandsupport.h"
 #include "export/composeexporter.h"
 #include "export/exportmodel.h"
 #include "export/jobsetexporter.h"
@@ -19,24 +20,6 @@
 
 namespace ClusterDeck::Cli {
 
-namespace {
-
-int usageError(QTextStream &err, const QString &message)
-{
-    err << "error: " << message << " (see clusterdeckctl export --help)\n";
-    err.flush();
-    return 2;
-}
-
-int failWith(QTextStream &err, const QString &message)
-{
-    err << "error: " << message << '\n';
-    err.flush();
-    return 1;
-}
-
-} // namespace
-
 int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err,
                      const SessionPlanLookup &sessions)
 {
@@ -48,18 +31,22 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
         return 0;
     }
     if (!a.error.isEmpty())
-        return usageError(err, a.error);
+        return usageError(err, a.error, QStringLiteral("export"));
     if (a.positional.size() != 1)
-        return usageError(err, QStringLiteral("export takes one TEMPLATE"));
+        return usageError(err, QStringLiteral("export takes one TEMPLATE"),
+                          QStringLiteral("export"));
     const QString format = a.value(QStringLiteral("--format"));
     if (format.isEmpty())
-        return usageError(err, QStringLiteral("export needs --format jobset or --format compose"));
+        return usageError(err, QStringLiteral("export needs --format jobset or --format compose"),
+                          QStringLiteral("export"));
     if (format != QLatin1String("jobset") && format != QLatin1String("compose"))
         return usageError(err,
-                          QStringLiteral("--format: '%1' is not jobset or compose").arg(format));
+                          QStringLiteral("--format: '%1' is not jobset or compose").arg(format),
+                          QStringLiteral("export"));
     const auto counts = LaunchValues::parseRoleCounts(a.all(QStringLiteral("--count")));
     if (!counts)
-        return usageError(err, QStringLiteral("--count: ") + counts.error().toString());
+        return usageError(err, QStringLiteral("--count: ") + counts.error().toString(),
+                          QStringLiteral("export"));
 
     const QString ref = a.positional.first();
     std::optional<Result<ExportModel>> model;
@@ -79,8 +66,10 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
         if (!sessions)
             return failWith(err, QStringLiteral("no template file '%1'").arg(ref));
         if (!counts->isEmpty())
-            return usageError(err, QStringLiteral("--count is for a TEMPLATE file; a session is "
-                                                  "exported with the counts it has"));
+            return usageError(err,
+                              QStringLiteral("--count is for a TEMPLATE file; a session is "
+                                             "exported with the counts it has"),
+                              QStringLiteral("export"));
         const auto plan = sessions(ref);
         if (!plan)
             return failWith(err, QStringLiteral("'%1' is no template file, and %2")

@@ -3,6 +3,7 @@
 #include "args.h"
 #include "columns.h"
 #include "commandspec.h"
+#include "commandsupport.h"
 #include "host/hostregistry.h"
 #include "plan/launchvalues.h"
 #include "plan/planjson.h"
@@ -26,21 +27,6 @@ namespace ClusterDeck::Cli {
 namespace {
 
 using namespace TemplateValues;
-
-// Usage mistakes: one `error:` line, exit status 2.
-int usageError(QTextStream &err, const QString &message)
-{
-    err << "error: " << message << " (see clusterdeckctl --help)\n";
-    err.flush();
-    return 2;
-}
-
-int failWith(QTextStream &err, const QString &message)
-{
-    err << "error: " << message << '\n';
-    err.flush();
-    return 1;
-}
 
 // The words after `template SUB` by that subcommand's spec; an exit status when it stops here
 // (its --help, or a usage error).
