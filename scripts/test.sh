@@ -133,13 +133,16 @@ rc=0
 ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600 -j "${CTEST_JOBS:-$((labs + 1))}" \
     --resource-spec-file "$BUILD_DIR/labs.json" "$@" || rc=$?
 t_ctest=$((SECONDS - t))
-# What failed, in a few lines per test, printed again at the very end where a reader of a long
-# log looks first: QtTest's FAIL!/Loc: lines, the chaos suite's violations, a timeout.
+# What failed, in a few lines per test, printed again at the very end (after the lab is down)
+# where a reader of a long or truncated log looks first: QtTest's FAIL!/Loc: lines, the chaos
+# suite's violations and a timeout before any other line that merely says "error:" (a test's
+# debug output has many of those, and they must not crowd out the assertion that failed).
 failure_summary() {
-    awk '/^[0-9]+\/[0-9]+ Test: / { name = $3; n = 0; buf = "" }
-         /FAIL!|Loc: \[|VIOLATION|violation|leftover|Timeout|error:/ {
-             if (n++ < 12) buf = buf "    " substr($0, 1, 300) "\n" }
-         /^Test Failed/ { printf "  %s\n%s", name, buf; buf = "" }' \
+    awk '/^[0-9]+\/[0-9]+ Test: / { name = $3; n = 0; m = 0; main = ""; more = "" }
+         /FAIL!|Loc: \[|VIOLATION|Timeout/ {
+             if (n++ < 8) main = main "    " substr($0, 1, 300) "\n"; next }
+         /violation|leftover|error:/ { if (m++ < 3) more = more "    " substr($0, 1, 200) "\n" }
+         /^Test Failed/ { printf "  %s\n%s%s", name, more, main; main = ""; more = "" }' \
         "$BUILD_DIR/Testing/Temporary/LastTest.log" 2>/dev/null || true
 }
 # What the lab's daemons complained of (before the lab goes down with their logs): a Docker-side
@@ -153,16 +156,27 @@ daemon_complaints() {
             [[ -f $log ]] || continue
             grep -E 'level=(error|warning|fatal)' "$log" |
                 grep -vE 'shim disconnected|cleanup warnings|kernel parameter|devmapper|blkio|config version|default vlan' |
-                tail -15 | cut -c1-300 | sed "s|^|  lab $id $(basename "$(dirname "$log")"): |"
+                tail -6 | cut -c1-300 | sed "s|^|  lab $id $(basename "$(dirname "$log")"): |"
         done
     done
 }
 summary=
+complaints=
 if [[ $rc != 0 ]]; then
     summary=$(failure_summary)
     complaints=$(daemon_complaints)
-    [[ -n $complaints ]] && summary+=$'\n  the lab dockerds\' last errors and warnings:\n'"$complaints"
 fi
+# The lab goes down on exit; what failed is printed after that, as the log's last lines.
+report_failures() {
+    if [[ -n $complaints ]]; then
+        printf "\n=== the lab dockerds' last errors and warnings\n%s\n" "$complaints"
+    fi
+    if [[ -n $summary ]]; then
+        printf '\n=== what failed in ctest (full output above and in %s)\n%s\n' \
+            "$BUILD_DIR/Testing/Temporary/LastTest.log" "$summary"
+    fi
+}
+trap 'lab_down; report_failures' EXIT
 
 t_tsan=0
 if [[ -n $tsan_pid ]]; then
@@ -177,10 +191,6 @@ if [[ -n $tsan_pid ]]; then
     t_tsan=$((SECONDS - t))
 fi
 
-if [[ -n $summary ]]; then
-    printf '\n=== what failed in ctest (full output above and in %s)\n%s\n' \
-        "$BUILD_DIR/Testing/Temporary/LastTest.log" "$summary"
-fi
 printf '\ntimings: setup %ss, build %ss, lab up %ss, ctest %ss, tsan after ctest %ss, total %ss\n' \
     "$t_setup" "$t_build" "$t_lab" "$t_ctest" "$t_tsan" "$((SECONDS - t0))"
 exit $rc
