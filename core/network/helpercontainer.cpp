@@ -140,6 +140,11 @@ Result<HelperContainer::Outcome> HelperContainer::run(const Docker::DockerHost &
         return result;
     };
 
+    if (run.beforeStart) {
+        if (auto ready = run.beforeStart(); !ready)
+            return finish(fail(ready.error().withContext(
+                QStringLiteral("helper container %1 not started").arg(run.name))));
+    }
     auto call = deadline.next();
     if (!call)
         return finish(outOfTime(QStringLiteral("start")));

@@ -6,6 +6,8 @@
 #include <QByteArray>
 #include <QString>
 
+#include <functional>
+
 namespace ClusterDeck {
 
 // A short-lived container that runs one shell script in a host's network namespace (host
@@ -22,6 +24,10 @@ public:
         QString name; // deterministic per session: a leftover is found by it
         QString script;
         Docker::Labels labels; // the store's, the session's and Labels::helper()
+        // Called between create and start (may wait, within the run's time): an error removes
+        // the container unstarted and is the run's. Lets a caller create the container before
+        // what its script needs exists.
+        std::function<Result<void>()> beforeStart;
     };
     struct Outcome
     {

@@ -91,6 +91,10 @@ public:
                                  const Sites &sites) const;
     virtual Result<void> connect(const Scope &scope, const Placement &placement,
                                  const Sites &sites) const;
+    // Waits for what a successful prepare() left running for connect() (VXLAN: the helpers it
+    // started early); for a run that ends without calling connect(), before it removes what it
+    // made. Default: nothing runs.
+    virtual void awaitBackground() const {}
     // After setUp (or to tear down): what a kernel's container needs on this network beyond its
     // endpoint's name and aliases (a static address, the other kernels' names). Default: nothing.
     virtual void configureKernel(const Placement &placement, const QString &hostname,

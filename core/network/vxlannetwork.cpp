@@ -9,7 +9,13 @@
 #include "vxlanaddressplan.h"
 #include "vxlanhostsetup.h"
 
+#include <condition_variable>
+#include <future>
+#include <map>
+
 namespace ClusterDeck {
+
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -18,7 +24,115 @@ QString onHost(const QString &host)
     return QStringLiteral("host %1").arg(host);
 }
 
+bool sameRequest(const VxlanHostSetup::Request &a, const VxlanHostSetup::Request &b)
+{
+    return a.segment.sessionId == b.segment.sessionId && a.segment.vni == b.segment.vni &&
+           a.segment.subnet == b.segment.subnet && a.segment.port == b.segment.port &&
+           a.segment.mtu == b.segment.mtu && a.localAddress == b.localAddress && a.peers == b.peers;
+}
+
 } // namespace
+
+// The helpers prepare() starts ahead of connect(), in a thread of their own: each is created at
+// once and started when its host's bridge network is reported made (bridgeDone()); one whose
+// bridge failed is removed unstarted. connect() takes a success, or a VNI conflict, of the very
+// request it would make; anything else it applies again itself.
+class VxlanNetwork::EarlyConnect
+{
+public:
+    using Results = std::map<QString, Result<VxlanHostSetup::DeviceState>>;
+
+    explicit EarlyConnect(QHash<QString, VxlanHostSetup::Request> requests)
+        : m_requests(std::move(requests))
+    {}
+    ~EarlyConnect() { wait(); }
+    EarlyConnect(const EarlyConnect &) = delete;
+    EarlyConnect &operator=(const EarlyConnect &) = delete;
+
+    // `setup` and the sites' clients outlive the run (the network waits for it before it goes).
+    void start(const VxlanHostSetup &setup, const Sites &sites, const Docker::CallOptions &call)
+    {
+        m_results = std::async(std::launch::async, [this, &setup, sites, call] {
+                        const QStringList hosts = m_requests.keys();
+                        std::mutex mutex;
+                        Results results;
+                        Concurrent::forEach(int(hosts.size()), [&](int i) {
+                            const QString &h = hosts.at(i);
+                            auto applied =
+                                setup.apply(*sites.value(h).client, m_requests.value(h), call,
+                                            [&] { return waitForBridge(h, call); });
+                            std::lock_guard lock(mutex);
+                            results.insert_or_assign(h, std::move(applied));
+                        });
+                        return results;
+                    }).share();
+    }
+    void bridgeDone(const QString &host, bool made)
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_bridges.insert(host, made);
+        }
+        m_changed.notify_all();
+    }
+    // Every host not reported by now has no bridge (prepare() is over).
+    void abandon()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            for (auto it = m_requests.cbegin(); it != m_requests.cend(); ++it) {
+                if (!m_bridges.contains(it.key()))
+                    m_bridges.insert(it.key(), false);
+            }
+        }
+        m_changed.notify_all();
+    }
+    void wait() const
+    {
+        if (m_results.valid())
+            m_results.wait();
+    }
+    // The result of exactly `request` on `host`, when connect() can take it.
+    std::optional<Result<VxlanHostSetup::DeviceState>>
+    resultFor(const QString &host, const VxlanHostSetup::Request &request) const
+    {
+        if (!m_results.valid() || !sameRequest(m_requests.value(host), request))
+            return std::nullopt;
+        const Results &results = m_results.get();
+        const auto it = results.find(host);
+        if (it == results.end() ||
+            (!it->second && it->second.error().kind != Error::Kind::Conflict))
+            return std::nullopt;
+        return it->second;
+    }
+
+private:
+    Result<void> waitForBridge(const QString &host, const Docker::CallOptions &call) const
+    {
+        const auto end = std::chrono::steady_clock::now() + call.timeout;
+        std::unique_lock lock(m_mutex);
+        while (!m_bridges.contains(host)) {
+            if (call.cancel.isCancelled())
+                return fail(Error::Kind::Cancelled, onHost(host),
+                            QStringLiteral("cancelled while its bridge network was made"));
+            const auto now = std::chrono::steady_clock::now();
+            if (now >= end)
+                return fail(Error::Kind::Timeout, onHost(host),
+                            QStringLiteral("its bridge network was not made in time"));
+            m_changed.wait_until(lock, std::min(end, now + 100ms));
+        }
+        if (!m_bridges.value(host))
+            return fail(Error::Kind::Cancelled, onHost(host),
+                        QStringLiteral("its bridge network was not made"));
+        return {};
+    }
+
+    const QHash<QString, VxlanHostSetup::Request> m_requests;
+    mutable std::mutex m_mutex;
+    mutable std::condition_variable m_changed;
+    QHash<QString, bool> m_bridges; // host → its bridge made; guarded by m_mutex
+    std::shared_future<Results> m_results;
+};
 
 VxlanNetwork::VxlanNetwork(StateStore *store)
     : m_store(store)
@@ -29,7 +143,49 @@ VxlanNetwork::VxlanNetwork(StateStore *store, Options options)
     , m_options(std::move(options))
 {}
 
-VxlanNetwork::~VxlanNetwork() = default;
+VxlanNetwork::~VxlanNetwork()
+{
+    awaitBackground(); // the early helpers use m_setup
+}
+
+void VxlanNetwork::awaitBackground() const
+{
+    if (const auto early = takeEarlyConnect())
+        early->wait();
+}
+
+std::shared_ptr<VxlanNetwork::EarlyConnect> VxlanNetwork::takeEarlyConnect() const
+{
+    std::lock_guard lock(m_mutex);
+    return std::exchange(m_early, nullptr);
+}
+
+VxlanHostSetup::Request VxlanNetwork::requestFor(const VxlanSegment &segment,
+                                                 const QStringList &hosts, const Sites &sites,
+                                                 const QString &host)
+{
+    VxlanHostSetup::Request request;
+    request.segment = segment;
+    request.localAddress = sites.value(host).address;
+    for (const QString &peer : hosts) {
+        if (peer != host)
+            request.peers.append(sites.value(peer).address);
+    }
+    return request;
+}
+
+std::shared_ptr<VxlanNetwork::EarlyConnect>
+VxlanNetwork::startEarlyConnect(const Scope &scope, const VxlanSegment &segment,
+                                const QStringList &hosts, const Sites &sites,
+                                const VxlanHostSetup &setup) const
+{
+    QHash<QString, VxlanHostSetup::Request> requests;
+    for (const QString &h : hosts)
+        requests.insert(h, requestFor(segment, hosts, sites, h));
+    auto early = std::make_shared<EarlyConnect>(std::move(requests));
+    early->start(setup, sites, scope.call);
+    return early;
+}
 
 bool VxlanNetwork::isSubnetCollision(const Error &error)
 {
@@ -227,7 +383,8 @@ Result<SessionNetwork::Made> VxlanNetwork::prepare(const Scope &scope, const Pla
                             .arg(h, site.address));
     }
     // The helper image first: a machine without iproute2 fails before anything is made.
-    if (auto setup = hostSetup(scope); !setup)
+    auto setup = hostSetup(scope);
+    if (!setup)
         return fail(setup.error());
 
     const OverlayAvoid inUse = subnetsInUse(scope, placement, sites);
@@ -251,6 +408,10 @@ Result<SessionNetwork::Made> VxlanNetwork::prepare(const Scope &scope, const Pla
             return fail(plan.error());
         const QHash<QString, QString> gateways = plan->gateways();
 
+        // The helpers now (the first claim only; a collision's retry leaves them to connect()),
+        // each started once its host's bridge exists.
+        const std::shared_ptr<EarlyConnect> early =
+            attempt == 0 ? startEarlyConnect(scope, *segment, hosts, sites, **setup) : nullptr;
         // The bridge network on every host, all at once.
         std::mutex mutex;
         std::optional<Error> error;
@@ -264,6 +425,8 @@ Result<SessionNetwork::Made> VxlanNetwork::prepare(const Scope &scope, const Pla
                     ? Result<bool>(fail(Error::Kind::Invalid, onHost(h),
                                         QStringLiteral("host %1 has no gateway slot").arg(h)))
                     : ensureBridge(scope, *segment, gateway, h, *sites.value(h).client);
+            if (early)
+                early->bridgeDone(h, made.has_value());
             std::lock_guard lock(mutex);
             if (made)
                 adopted += *made ? 1 : 0;
@@ -272,6 +435,11 @@ Result<SessionNetwork::Made> VxlanNetwork::prepare(const Scope &scope, const Pla
             else if (!error)
                 error = made.error();
         });
+        if (early) {
+            early->abandon();
+            if (error || subnetCollision)
+                early->wait(); // what they made is removed with the rest, or set right next
+        }
         if (error)
             return fail(*error);
         if (subnetCollision) {
@@ -286,6 +454,7 @@ Result<SessionNetwork::Made> VxlanNetwork::prepare(const Scope &scope, const Pla
             std::lock_guard lock(m_mutex);
             m_segment = *segment;
             m_vnisInUse = inUse.vnis;
+            m_early = early;
         }
         return Made{QStringLiteral("vxlan:%1").arg(segment->networkName()),
                     adopted == hosts.size()};
@@ -320,6 +489,10 @@ Result<void> VxlanNetwork::connect(const Scope &scope, const Placement &placemen
         segment = *stored;
         segment->port = options->port;
     }
+    // prepare()'s helpers first, all of them: a host runs one helper of a session at a time.
+    const std::shared_ptr<EarlyConnect> early = takeEarlyConnect();
+    if (early)
+        early->wait();
     const QStringList hosts = hostsOf(placement);
     OverlayAvoid collided;
     std::optional<Error> lastCollision;
@@ -331,19 +504,17 @@ Result<void> VxlanNetwork::connect(const Scope &scope, const Placement &placemen
         QStringList madeOn;
         Concurrent::forEach(int(hosts.size()), [&](int i) {
             const QString &h = hosts.at(i);
-            VxlanHostSetup::Request request;
-            request.segment = *segment;
-            request.localAddress = sites.value(h).address;
-            for (const QString &peer : hosts) {
-                if (peer != h)
-                    request.peers.append(sites.value(peer).address);
-            }
-            auto applied =
-                sites.value(h).client
-                    ? (*setup)->apply(*sites.value(h).client, request, scope.call)
-                    : Result<VxlanHostSetup::DeviceState>(
-                          fail(Error::Kind::Invalid, onHost(h),
-                               QStringLiteral("host %1 of the session is not connected").arg(h)));
+            const VxlanHostSetup::Request request = requestFor(*segment, hosts, sites, h);
+            auto applied = [&]() -> Result<VxlanHostSetup::DeviceState> {
+                if (early && attempt == 0) {
+                    if (auto done = early->resultFor(h, request))
+                        return *done;
+                }
+                if (!sites.value(h).client)
+                    return fail(Error::Kind::Invalid, onHost(h),
+                                QStringLiteral("host %1 of the session is not connected").arg(h));
+                return (*setup)->apply(*sites.value(h).client, request, scope.call);
+            }();
             std::lock_guard lock(mutex);
             if (applied)
                 madeOn.append(h);
@@ -456,6 +627,7 @@ Result<void> VxlanNetwork::removeHostSide(const Scope &scope, const QString &hos
                                           const Docker::DockerHost &host,
                                           const Removal &removal) const
 {
+    awaitBackground(); // a helper of prepare() must not make a device after this removal
     auto segment = this->segment(scope);
     if (!segment) {
         if (segment.error().kind == Error::Kind::NotFound)

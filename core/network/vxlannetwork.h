@@ -7,6 +7,7 @@
 #include "vxlanhostsetup.h"
 #include "vxlansegment.h"
 
+#include <memory>
 #include <mutex>
 #include <optional>
 
@@ -53,6 +54,7 @@ public:
     // is claimed again (the subnet, the bridges and the kernels' addresses stay).
     Result<void> connect(const Scope &scope, const Placement &placement,
                          const Sites &sites) const override;
+    void awaitBackground() const override;
     void configureKernel(const Placement &placement, const QString &hostname,
                          Docker::ContainerSpec &spec) const override;
     Result<void> removeHostSide(const Scope &scope, const QString &hostName,
@@ -103,6 +105,18 @@ private:
                               const QString &gateway, const QString &hostName,
                               const Docker::DockerHost &host) const;
 
+    // What the device on `host` is asked to be: the segment, the host's address, the others'.
+    static VxlanHostSetup::Request requestFor(const VxlanSegment &segment, const QStringList &hosts,
+                                              const Sites &sites, const QString &host);
+    // prepare()'s head start on connect(): every host's helper container is created beside the
+    // host's bridge network and started once that bridge exists, so that the devices are ready
+    // about when the kernels are created instead of a helper's create and start later.
+    class EarlyConnect;
+    std::shared_ptr<EarlyConnect> startEarlyConnect(const Scope &scope, const VxlanSegment &segment,
+                                                    const QStringList &hosts, const Sites &sites,
+                                                    const VxlanHostSetup &setup) const;
+    std::shared_ptr<EarlyConnect> takeEarlyConnect() const;
+
     StateStore *m_store;
     std::optional<Options> m_options; // nullopt: the store's settings
 
@@ -110,6 +124,7 @@ private:
     mutable std::optional<VxlanSegment> m_segment;
     mutable QSet<quint32> m_vnisInUse; // other networks' on the session's hosts, for connect()
     mutable std::unique_ptr<VxlanHostSetup> m_setup;
+    mutable std::shared_ptr<EarlyConnect> m_early; // from prepare() until connect() takes it
 };
 
 } // namespace ClusterDeck

@@ -605,6 +605,7 @@ Result<SessionRecord> Provisioner::doProvision(Run &run)
     createKernels(run);
     if (connecting.joinable())
         connecting.join();
+    run.network->awaitBackground(); // a run that failed before connect(): before the rollback
     run.flushStatuses();
     if (!run.aborted() && !run.userCancel.isCancelled()) {
         if (auto ok = settle(run); !ok)

@@ -105,6 +105,8 @@ private Q_SLOTS:
     void needsRepair();
 
     void helperContainerSpec();
+    void helperWaitsBeforeStart_data();
+    void helperWaitsBeforeStart();
     void helperRun_data();
     void helperRun();
     void helperLeftoverOfSameName();
@@ -640,7 +642,8 @@ void TestVxlanHostSetup::helperRun()
     HelperContainer::Run run{QStringLiteral("img"),
                              QStringLiteral("cd-3f2c8a1e-nethelper"),
                              QStringLiteral("echo done"),
-                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}}};
+                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}},
+                             {}};
     Docker::CallOptions call;
     call.timeout = 2s;
     const auto outcome = HelperContainer::run(host, run, call);
@@ -652,6 +655,49 @@ void TestVxlanHostSetup::helperRun()
     QCOMPARE(host.containerCount(), 0); // removed after reading
 }
 
+void TestVxlanHostSetup::helperWaitsBeforeStart_data()
+{
+    QTest::addColumn<bool>("ready");
+    QTest::newRow("what the script needs is made: started") << true;
+    QTest::newRow("it failed: removed unstarted") << false;
+}
+
+void TestVxlanHostSetup::helperWaitsBeforeStart()
+{
+    // VxlanNetwork::prepare() creates a host's helper beside its bridge network and starts it
+    // once the bridge exists: the wait comes between create and start.
+    QFETCH(bool, ready);
+    ScriptedHost host(QStringLiteral("h1"));
+    HelperContainer::Run run{QStringLiteral("img"),
+                             QStringLiteral("cd-3f2c8a1e-nethelper"),
+                             QStringLiteral("echo done"),
+                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}},
+                             {}};
+    QString stateWhileWaiting;
+    run.beforeStart = [&]() -> Result<void> {
+        const auto c = host.container(run.name);
+        stateWhileWaiting = c ? c->state : QStringLiteral("none");
+        if (!ready)
+            return fail(Error::Kind::Cancelled, QStringLiteral("host h1"),
+                        QStringLiteral("its bridge network was not made"));
+        return {};
+    };
+    const auto outcome = HelperContainer::run(host, run, {});
+    QCOMPARE(stateWhileWaiting, QStringLiteral("created"));
+    QCOMPARE(host.containerCount(), 0); // removed either way
+    if (ready) {
+        QVERIFY2(outcome, qPrintable(outcome ? QString() : outcome.error().toString()));
+        QCOMPARE(host.lastScript, QStringLiteral("echo done"));
+        return;
+    }
+    QVERIFY(!outcome);
+    QCOMPARE(outcome.error().kind, Error::Kind::Cancelled);
+    QVERIFY2(outcome.error().toString().contains(QLatin1String("not started")) &&
+                 outcome.error().toString().contains(QLatin1String("bridge network was not made")),
+             qPrintable(outcome.error().toString()));
+    QCOMPARE(host.lastScript, QString()); // never ran
+}
+
 void TestVxlanHostSetup::helperLeftoverOfSameName()
 {
     // A run killed before its removal left the container: the next run removes it first.
@@ -659,7 +705,8 @@ void TestVxlanHostSetup::helperLeftoverOfSameName()
     HelperContainer::Run run{QStringLiteral("img"),
                              QStringLiteral("cd-3f2c8a1e-nethelper"),
                              QStringLiteral("true"),
-                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}}};
+                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}},
+                             {}};
     QVERIFY(host.createContainer(HelperContainer::containerSpec(run)));
     const auto outcome = HelperContainer::run(host, run, {});
     QVERIFY2(outcome, qPrintable(outcome ? QString() : outcome.error().toString()));
@@ -697,7 +744,8 @@ void TestVxlanHostSetup::helperForeignNameLeftAlone()
     HelperContainer::Run run{QStringLiteral("img"),
                              QStringLiteral("cd-3f2c8a1e-nethelper"),
                              QStringLiteral("true"),
-                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}}};
+                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}},
+                             {}};
     Docker::ContainerSpec other;
     other.name = run.name;
     other.image = QStringLiteral("busybox");
