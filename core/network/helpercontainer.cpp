@@ -83,7 +83,8 @@ Docker::ContainerSpec HelperContainer::containerSpec(const Run &run)
 
 Result<HelperContainer::Outcome> HelperContainer::run(const Docker::DockerHost &host,
                                                       const Run &run,
-                                                      const Docker::CallOptions &options)
+                                                      const Docker::CallOptions &options,
+                                                      const Hooks &hooks)
 {
     const Deadline deadline(options);
     const QString where = host.displayName();
@@ -140,15 +141,18 @@ Result<HelperContainer::Outcome> HelperContainer::run(const Docker::DockerHost &
         return result;
     };
 
-    if (run.beforeStart) {
-        if (auto ready = run.beforeStart(); !ready)
+    if (hooks.beforeStart) {
+        if (auto ready = hooks.beforeStart(); !ready)
             return finish(fail(ready.error().withContext(
                 QStringLiteral("helper container %1 not started").arg(run.name))));
     }
     auto call = deadline.next();
     if (!call)
         return finish(outOfTime(QStringLiteral("start")));
-    if (auto started = host.startContainer(id, *call); !started)
+    auto started = host.startContainer(id, *call);
+    if (hooks.afterStart)
+        hooks.afterStart();
+    if (!started)
         return finish(fail(started.error().withContext(
             QStringLiteral("starting helper container %1").arg(run.name))));
     Outcome outcome;

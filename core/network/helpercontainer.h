@@ -24,10 +24,17 @@ public:
         QString name; // deterministic per session: a leftover is found by it
         QString script;
         Docker::Labels labels; // the store's, the session's and Labels::helper()
-        // Called between create and start (may wait, within the run's time): an error removes
-        // the container unstarted and is the run's. Lets a caller create the container before
-        // what its script needs exists.
+    };
+    // What a caller runs between the steps of run(): VxlanNetwork::prepare() creates a host's
+    // helper before the bridge its script needs exists, and lets the kernels' creates (which
+    // crowd the daemon) begin only once the helpers have started.
+    struct Hooks
+    {
+        // Between create and start (may wait, within the run's time): an error removes the
+        // container unstarted and is the run's.
         std::function<Result<void>()> beforeStart;
+        // Once the start call returned (started or not), before the output is read.
+        std::function<void()> afterStart;
     };
     struct Outcome
     {
@@ -43,7 +50,7 @@ public:
     // Creates, starts, reads to the end and removes the container, all within options.timeout.
     // A leftover of the same name (checked by its labels) is removed first.
     static Result<Outcome> run(const Docker::DockerHost &host, const Run &run,
-                               const Docker::CallOptions &options);
+                               const Docker::CallOptions &options, const Hooks &hooks = {});
 
     // Removes the helper containers that carry all of `labels` and have exited, or were made
     // more than `minAgeSeconds` ago (a run never lasts that long): what killed runs left.

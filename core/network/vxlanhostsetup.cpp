@@ -351,7 +351,7 @@ HelperContainer::Run VxlanHostSetup::helperRun(const QString &sessionId,
 Result<HelperContainer::Outcome>
 VxlanHostSetup::runScript(const Docker::DockerHost &host, const QString &sessionId,
                           const QString &script, const Docker::CallOptions &options,
-                          const std::function<Result<void>()> &beforeStart) const
+                          const HelperContainer::Hooks &hooks) const
 {
     if (!m_image)
         return fail(Error::Kind::Invalid, host.displayName(),
@@ -369,22 +369,20 @@ VxlanHostSetup::runScript(const Docker::DockerHost &host, const QString &session
     if (rest.timeout <= 0ms)
         return fail(Error::Kind::Timeout, host.displayName(),
                     QStringLiteral("the VXLAN step ran out of time importing the helper image"));
-    HelperContainer::Run run = helperRun(sessionId, script);
-    run.beforeStart = beforeStart;
-    return HelperContainer::run(host, run, rest);
+    return HelperContainer::run(host, helperRun(sessionId, script), rest, hooks);
 }
 
-Result<VxlanHostSetup::DeviceState>
-VxlanHostSetup::apply(const Docker::DockerHost &host, const Request &request,
-                      const Docker::CallOptions &options,
-                      const std::function<Result<void>()> &beforeStart) const
+Result<VxlanHostSetup::DeviceState> VxlanHostSetup::apply(const Docker::DockerHost &host,
+                                                          const Request &request,
+                                                          const Docker::CallOptions &options,
+                                                          const HelperContainer::Hooks &hooks) const
 {
     const QString owner = ownerAlias(m_self.id, request.segment.sessionId);
     auto script = applyScript(request, owner);
     if (!script)
         return fail(script.error().withContext(host.displayName()));
     const QString device = request.segment.deviceName();
-    auto outcome = runScript(host, request.segment.sessionId, *script, options, beforeStart);
+    auto outcome = runScript(host, request.segment.sessionId, *script, options, hooks);
     if (!outcome)
         return fail(outcome.error().withContext(QStringLiteral("setting up %1").arg(device)));
     if (outcome->exitCode != 0)

@@ -69,10 +69,10 @@ public:
     // (an earlier claim's) are deleted. Conflict: the VNI or the device name is
     // taken by something else on this host (claim another VNI); NotFound: the bridge is missing
     // (create the Docker network first).
-    // `beforeStart`: see HelperContainer::Run (the helper is created, then waits for it).
+    // `hooks`: see HelperContainer::Hooks.
     Result<DeviceState> apply(const Docker::DockerHost &host, const Request &request,
                               const Docker::CallOptions &options = {},
-                              const std::function<Result<void>()> &beforeStart = {}) const;
+                              const HelperContainer::Hooks &hooks = {}) const;
     // Deletes every device this store made for the segment's session (found by their alias,
     // whatever their VNI); another's is left. NotOurs: the segment's device name is another's.
     Result<Removal> teardown(const Docker::DockerHost &host, const VxlanSegment &segment,
@@ -107,10 +107,10 @@ public:
     HelperContainer::Run helperRun(const QString &sessionId, const QString &script) const;
 
 private:
-    Result<HelperContainer::Outcome>
-    runScript(const Docker::DockerHost &host, const QString &sessionId, const QString &script,
-              const Docker::CallOptions &options,
-              const std::function<Result<void>()> &beforeStart = {}) const;
+    Result<HelperContainer::Outcome> runScript(const Docker::DockerHost &host,
+                                               const QString &sessionId, const QString &script,
+                                               const Docker::CallOptions &options,
+                                               const HelperContainer::Hooks &hooks = {}) const;
 
     StoreIdentity m_self;
     std::shared_ptr<const NetHelperImage> m_image;

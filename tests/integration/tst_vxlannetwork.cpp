@@ -115,7 +115,8 @@ private:
     // On every lab host: VXLAN devices and bridges of the lab hosts' namespaces ("cdvx…",
     // "cdbr…"), and Docker networks named after the sessions.
     // `anyDevice`: every cdvx…/cdbr… device counts, not only the sessions' (after every
-    // session of the test is gone).
+    // session of the test is gone), but those that were there before the test function began
+    // (another test's on this lab: its own cleanup reports them).
     QStringList leftovers(const QStringList &sessionIds, bool anyDevice = false) const;
     // The VXLAN id of the session's device on `host` (empty: none), and the VNI its network
     // was made with (the label).
@@ -137,6 +138,7 @@ private:
     QTemporaryDir m_dir;
     QString m_storeUrl;
     QStringList m_sessions;
+    QStringList m_devicesBefore; // leftovers({}, true) when the test function began
 };
 
 void TestVxlanNetwork::initTestCase()
@@ -152,6 +154,11 @@ void TestVxlanNetwork::init()
     m_sessions.clear();
     const QString tag = QUuid::createUuid().toString(QUuid::Id128).left(12);
     m_storeUrl = QStringLiteral("sqlite://") + m_dir.filePath(tag + QStringLiteral(".db"));
+    m_devicesBefore.clear();
+    m_devicesBefore = leftovers({}, true);
+    if (!m_devicesBefore.isEmpty())
+        qWarning().noquote() << "devices on the lab before this test function (not its own):"
+                             << m_devicesBefore.join(QStringLiteral("; "));
 }
 
 void TestVxlanNetwork::cleanup()
@@ -278,9 +285,12 @@ QStringList TestVxlanNetwork::leftovers(const QStringList &sessionIds, bool anyD
             for (const QString &id : sessionIds)
                 ours = ours || line.contains(
                                    QByteArray(QByteArray("io.clusterdeck.session=") + id.toUtf8()));
-            if (ours || (anyDevice && (dev.startsWith(QLatin1String("cdvx")) ||
-                                       dev.startsWith(QLatin1String("cdbr")))))
-                found.append(QStringLiteral("%1: device %2").arg(h, dev));
+            const QString entry = QStringLiteral("%1: device %2").arg(h, dev);
+            if (ours ||
+                (anyDevice &&
+                 (dev.startsWith(QLatin1String("cdvx")) || dev.startsWith(QLatin1String("cdbr"))) &&
+                 !m_devicesBefore.contains(entry)))
+                found.append(entry);
         }
         const Proc nets =
             m_lab.docker(h, {QStringLiteral("network"), QStringLiteral("ls"),

@@ -642,8 +642,7 @@ void TestVxlanHostSetup::helperRun()
     HelperContainer::Run run{QStringLiteral("img"),
                              QStringLiteral("cd-3f2c8a1e-nethelper"),
                              QStringLiteral("echo done"),
-                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}},
-                             {}};
+                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}}};
     Docker::CallOptions call;
     call.timeout = 2s;
     const auto outcome = HelperContainer::run(host, run, call);
@@ -664,17 +663,20 @@ void TestVxlanHostSetup::helperWaitsBeforeStart_data()
 
 void TestVxlanHostSetup::helperWaitsBeforeStart()
 {
-    // VxlanNetwork::prepare() creates a host's helper beside its bridge network and starts it
-    // once the bridge exists: the wait comes between create and start.
+    // VxlanNetwork::prepare() creates a host's helper beside its bridge network, starts it once
+    // the bridge exists, and goes on once it started: the wait comes between create and start,
+    // the signal after the start.
     QFETCH(bool, ready);
     ScriptedHost host(QStringLiteral("h1"));
     HelperContainer::Run run{QStringLiteral("img"),
                              QStringLiteral("cd-3f2c8a1e-nethelper"),
                              QStringLiteral("echo done"),
-                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}},
-                             {}};
+                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}}};
     QString stateWhileWaiting;
-    run.beforeStart = [&]() -> Result<void> {
+    QString stateOnceStarted;
+    int started = 0;
+    HelperContainer::Hooks hooks;
+    hooks.beforeStart = [&]() -> Result<void> {
         const auto c = host.container(run.name);
         stateWhileWaiting = c ? c->state : QStringLiteral("none");
         if (!ready)
@@ -682,15 +684,23 @@ void TestVxlanHostSetup::helperWaitsBeforeStart()
                         QStringLiteral("its bridge network was not made"));
         return {};
     };
-    const auto outcome = HelperContainer::run(host, run, {});
+    hooks.afterStart = [&] {
+        ++started;
+        const auto c = host.container(run.name);
+        stateOnceStarted = c ? c->state : QStringLiteral("none");
+    };
+    const auto outcome = HelperContainer::run(host, run, {}, hooks);
     QCOMPARE(stateWhileWaiting, QStringLiteral("created"));
     QCOMPARE(host.containerCount(), 0); // removed either way
     if (ready) {
         QVERIFY2(outcome, qPrintable(outcome ? QString() : outcome.error().toString()));
+        QCOMPARE(started, 1);
+        QCOMPARE(stateOnceStarted, QStringLiteral("running")); // its output not read yet
         QCOMPARE(host.lastScript, QStringLiteral("echo done"));
         return;
     }
     QVERIFY(!outcome);
+    QCOMPARE(started, 0);
     QCOMPARE(outcome.error().kind, Error::Kind::Cancelled);
     QVERIFY2(outcome.error().toString().contains(QLatin1String("not started")) &&
                  outcome.error().toString().contains(QLatin1String("bridge network was not made")),
@@ -705,8 +715,7 @@ void TestVxlanHostSetup::helperLeftoverOfSameName()
     HelperContainer::Run run{QStringLiteral("img"),
                              QStringLiteral("cd-3f2c8a1e-nethelper"),
                              QStringLiteral("true"),
-                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}},
-                             {}};
+                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}}};
     QVERIFY(host.createContainer(HelperContainer::containerSpec(run)));
     const auto outcome = HelperContainer::run(host, run, {});
     QVERIFY2(outcome, qPrintable(outcome ? QString() : outcome.error().toString()));
@@ -744,8 +753,7 @@ void TestVxlanHostSetup::helperForeignNameLeftAlone()
     HelperContainer::Run run{QStringLiteral("img"),
                              QStringLiteral("cd-3f2c8a1e-nethelper"),
                              QStringLiteral("true"),
-                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}},
-                             {}};
+                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}}};
     Docker::ContainerSpec other;
     other.name = run.name;
     other.image = QStringLiteral("busybox");
