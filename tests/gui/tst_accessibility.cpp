@@ -22,6 +22,8 @@
 #include "sessions/runcommanddialog.h"
 #include "sessions/scaleroledialog.h"
 #include "store/sqlitestore.h"
+#include "template/templateloader.h"
+#include "templates/exportdialog.h"
 #include "templates/templateeditor.h"
 #include "terminal/terminaltabs.h"
 
@@ -272,6 +274,11 @@ void TestAccessibility::windows_data()
         auto *editor = templateEditor(env, QStringLiteral("lab-basic.yaml"));
         tabsWithPage(editor, QStringLiteral("YAML"))->setCurrentIndex(1);
         return editor;
+    });
+    QTest::newRow("Export dialog") << true << Factory([](Env &) -> QWidget * {
+        TemplateLoader loader;
+        auto t = loader.loadClusterFile(sampleTemplate(QStringLiteral("pytorch-ddp.yaml")));
+        return t ? new ExportDialog(*t) : nullptr;
     });
     QTest::newRow("Run Command dialog") << true << Factory([](Env &env) -> QWidget * {
         return new RunCommandDialog(env.controller->registry(), QStringLiteral("alpha"),

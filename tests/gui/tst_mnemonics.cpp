@@ -5,6 +5,7 @@
 #include "console/consolecontroller.h"
 #include "hosts/addhostdialog.h"
 #include "launch/launchdialog.h"
+#include "templates/exportdialog.h"
 #include "templates/templateeditor.h"
 
 #include <QLabel>
@@ -14,6 +15,7 @@
 #include <functional>
 #include <memory>
 
+using namespace ClusterDeck;
 using namespace ClusterDeck::Ui;
 
 using Factory = std::function<QWidget *(ConsoleController *)>;
@@ -37,6 +39,18 @@ void TestMnemonics::labelsWithAMnemonicHaveABuddy_data()
         << Factory([](ConsoleController *c) -> QWidget * { return new LaunchDialog(c); });
     QTest::newRow("template editor")
         << Factory([](ConsoleController *) -> QWidget * { return new TemplateEditor; });
+    QTest::newRow("Export dialog") << Factory([](ConsoleController *) -> QWidget * {
+        ClusterTemplate t;
+        t.name = QStringLiteral("two-roles");
+        RoleTemplate master;
+        master.name = QStringLiteral("master");
+        RoleTemplate worker;
+        worker.name = QStringLiteral("worker");
+        worker.max = 8;
+        worker.count = 2;
+        t.roles = {master, worker};
+        return new ExportDialog(t);
+    });
 }
 
 void TestMnemonics::labelsWithAMnemonicHaveABuddy()

@@ -1,5 +1,8 @@
 #include "screenshottour.h"
 
+#include "templates/exportdialog.h"
+#include "templates/templateeditor.h"
+
 #include "console/consolecontroller.h"
 #include "launch/launchdialog.h"
 #include "mainwindow.h"
@@ -109,6 +112,13 @@ void ScreenshotTour::run()
     tabs->setCurrentIndex(2);
     settle(300);
     save(m_window, QStringLiteral("template-editor.png"));
+    // Export… of the template the editor shows, as a JobSet.
+    if (ExportDialog *exported = m_window->templateEditor()->exportDialog()) {
+        exported->show();
+        settle(300);
+        save(exported, QStringLiteral("export-dialog.png"));
+        exported->close();
+    }
 
     tabs->setCurrentIndex(3);
     settle(300);

@@ -1,5 +1,7 @@
 #include "templateeditor.h"
 
+#include "exportdialog.h"
+
 #include "roletable.h"
 #include "roletaskeditor.h"
 
@@ -225,6 +227,9 @@ void TemplateEditor::buildUi()
     m_problems->setMaximumHeight(110);
     m_save = new QPushButton(tr("&Save"));
     m_save->setObjectName(QStringLiteral("saveTemplate"));
+    m_export = new QPushButton(tr("Exp&ort…"));
+    m_export->setObjectName(QStringLiteral("exportTemplate"));
+    m_export->setToolTip(tr("The template as a Kubernetes JobSet or a Compose file"));
     auto *right = new QWidget;
     auto *rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
@@ -232,6 +237,7 @@ void TemplateEditor::buildUi()
     rightLayout->addWidget(m_problems);
     auto *saveRow = new QHBoxLayout;
     saveRow->addStretch();
+    saveRow->addWidget(m_export);
     saveRow->addWidget(m_save);
     rightLayout->addLayout(saveRow);
 
@@ -275,6 +281,10 @@ void TemplateEditor::buildUi()
     });
     connect(m_task, &RoleTaskEditor::edited, this, &TemplateEditor::taskEdited);
     connect(m_yaml, &QPlainTextEdit::textChanged, this, &TemplateEditor::yamlEdited);
+    connect(m_export, &QPushButton::clicked, this, [this] {
+        if (ExportDialog *dialog = exportDialog())
+            dialog->open();
+    });
     connect(addRoleButton, &QPushButton::clicked, this, &TemplateEditor::addRole);
     connect(removeRoleButton, &QPushButton::clicked, this, &TemplateEditor::removeRole);
     connect(up, &QPushButton::clicked, this, [this] { moveRole(-1); });
@@ -377,6 +387,21 @@ void TemplateEditor::yamlEdited()
         return;
     setModified(true);
     m_validateTimer->start();
+}
+
+ExportDialog *TemplateEditor::exportDialog()
+{
+    // What the editor shows, unsaved edits included; a text that does not load is said so.
+    validateNow();
+    if (!m_template || !m_diagnostics.isEmpty()) {
+        QMessageBox::information(this, tr("Export"),
+                                 tr("The template has problems (listed below the editor): fix "
+                                    "them to export it."));
+        return nullptr;
+    }
+    auto *dialog = new ExportDialog(*m_template, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    return dialog;
 }
 
 void TemplateEditor::validateNow()

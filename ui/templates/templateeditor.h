@@ -21,6 +21,7 @@ class QTimer;
 
 namespace ClusterDeck::Ui {
 
+class ExportDialog;
 class RoleTable;
 class RoleTaskEditor;
 
@@ -70,6 +71,9 @@ public:
 
     // Runs the YAML validation now instead of after the typing pause.
     void validateNow();
+    // The Export dialog (Export… button) of what the editor shows, unsaved edits included, not
+    // yet shown; nullptr after telling the admin, when the text has problems.
+    ExportDialog *exportDialog();
 
     // The images the hosts have ("repo:tag"), offered by the task editor's image box.
     void setKnownImages(const QStringList &images);
@@ -140,6 +144,7 @@ private:
     QPlainTextEdit *m_yaml = nullptr;
     QListWidget *m_problems = nullptr;
     QPushButton *m_save = nullptr;
+    QPushButton *m_export = nullptr;
     QTimer *m_validateTimer = nullptr;
 };
 
