@@ -15,6 +15,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -239,6 +240,11 @@ void TestOwnership::rollbackLeavesASameNamedForeignContainer()
                 QStringLiteral("600")});
         QVERIFY2(made.exitCode == 0, made.err.constData());
     }
+    // Removed however the test ends: a failure must not leave them to the lab's next test.
+    auto removeForeign = qScopeGuard([&] {
+        for (const QString &h : m_lab.names())
+            m_lab.docker(h, {QStringLiteral("rm"), QStringLiteral("-f"), name});
+    });
 
     TemplateLoader loader;
     auto t = loader.loadClusterFromData(kTemplate.toUtf8(), QStringLiteral("owned.yaml"));
@@ -275,8 +281,6 @@ void TestOwnership::rollbackLeavesASameNamedForeignContainer()
                              "0 of the launch's objects left")
                              .arg(foreign)
                              .arg(name);
-    for (const QString &h : m_lab.names())
-        m_lab.docker(h, {QStringLiteral("rm"), QStringLiteral("-f"), name});
 }
 
 // Issue 24 D.5: an admin commits a kernel's container to an image and runs a container from it:
