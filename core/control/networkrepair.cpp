@@ -112,14 +112,10 @@ QStringList NetworkRepair::run(const QStringList &hosts, const Observed &observe
                         std::make_optional(std::make_pair(self.id, s.record.id)))
                     device = d;
             }
-            VxlanHostSetup::Request request;
-            request.segment = *segment;
-            request.localAddress = ContainerSpecBuilder::publicAddressOf(recordOf.value(h));
-            for (const QString &peer : std::as_const(s.spec.placement.hostsUsed)) {
-                if (peer != h)
-                    request.peers.append(
-                        ContainerSpecBuilder::publicAddressOf(recordOf.value(peer)));
-            }
+            const VxlanHostSetup::Request request = VxlanHostSetup::requestFor(
+                *segment, s.spec.placement.hostsUsed, h, [&](const QString &host) {
+                    return ContainerSpecBuilder::publicAddressOf(recordOf.value(host));
+                });
             if (const QStringList wrong = setup.needsRepair(device, request); !wrong.isEmpty())
                 broken.append(QStringLiteral("%1 (%2)").arg(h, wrong.join(QStringLiteral(", "))));
         }

@@ -92,6 +92,21 @@ std::optional<std::pair<QString, QString>> VxlanHostSetup::ownerOf(const QString
     return std::pair{m.captured(1), m.captured(2)};
 }
 
+VxlanHostSetup::Request
+VxlanHostSetup::requestFor(const VxlanSegment &segment, const QStringList &hosts,
+                           const QString &host,
+                           const std::function<QString(const QString &)> &addressOf)
+{
+    Request request;
+    request.segment = segment;
+    request.localAddress = addressOf(host);
+    for (const QString &peer : hosts) {
+        if (peer != host)
+            request.peers.append(addressOf(peer));
+    }
+    return request;
+}
+
 Result<void> VxlanHostSetup::validate(const Request &request)
 {
     if (auto ok = request.segment.validate(); !ok)

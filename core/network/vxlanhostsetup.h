@@ -11,6 +11,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -43,6 +44,8 @@ public:
         // address of the route to the first peer.
         QString localAddress;
         QStringList peers; // the other hosts' IPv4 addresses: exactly these entries remain
+
+        friend bool operator==(const Request &, const Request &) = default;
     };
     // A VXLAN device as the host reports it.
     struct DeviceState
@@ -90,6 +93,12 @@ public:
     // Removes this store's helper containers that killed runs left (see HelperContainer).
     Result<int> removeLeftoverHelpers(const Docker::DockerHost &host,
                                       const Docker::CallOptions &options = {}) const;
+
+    // What the device on `host`, one of the session's `hosts`, is asked to be: the segment,
+    // addressOf(host), and addressOf each other host (in `hosts` order) as its peers.
+    static Request requestFor(const VxlanSegment &segment, const QStringList &hosts,
+                              const QString &host,
+                              const std::function<QString(const QString &)> &addressOf);
 
     // Pure parts, for the driver and the tests.
     static QString ownerAlias(const QString &storeId, const QString &sessionId);

@@ -24,13 +24,6 @@ QString onHost(const QString &host)
     return QStringLiteral("host %1").arg(host);
 }
 
-bool sameRequest(const VxlanHostSetup::Request &a, const VxlanHostSetup::Request &b)
-{
-    return a.segment.sessionId == b.segment.sessionId && a.segment.vni == b.segment.vni &&
-           a.segment.subnet == b.segment.subnet && a.segment.port == b.segment.port &&
-           a.segment.mtu == b.segment.mtu && a.localAddress == b.localAddress && a.peers == b.peers;
-}
-
 } // namespace
 
 // The helpers prepare() starts ahead of connect(), in a thread of their own: each is created at
@@ -84,18 +77,6 @@ public:
         }
         m_changed.notify_all();
     }
-    // Every host not reported by now has no bridge (prepare() is over).
-    void abandon()
-    {
-        {
-            std::lock_guard lock(m_mutex);
-            for (auto it = m_requests.cbegin(); it != m_requests.cend(); ++it) {
-                if (!m_bridges.contains(it.key()))
-                    m_bridges.insert(it.key(), false);
-            }
-        }
-        m_changed.notify_all();
-    }
     void wait() const
     {
         if (m_results.valid())
@@ -111,7 +92,7 @@ public:
     std::optional<Result<VxlanHostSetup::DeviceState>>
     resultFor(const QString &host, const VxlanHostSetup::Request &request) const
     {
-        if (!m_results.valid() || !sameRequest(m_requests.value(host), request))
+        if (!m_results.valid() || m_requests.value(host) != request)
             return std::nullopt;
         const Results &results = m_results.get();
         const auto it = results.find(host);
@@ -188,14 +169,8 @@ VxlanHostSetup::Request VxlanNetwork::requestFor(const VxlanSegment &segment,
                                                  const QStringList &hosts, const Sites &sites,
                                                  const QString &host)
 {
-    VxlanHostSetup::Request request;
-    request.segment = segment;
-    request.localAddress = sites.value(host).address;
-    for (const QString &peer : hosts) {
-        if (peer != host)
-            request.peers.append(sites.value(peer).address);
-    }
-    return request;
+    return VxlanHostSetup::requestFor(segment, hosts, host,
+                                      [&](const QString &h) { return sites.value(h).address; });
 }
 
 std::shared_ptr<VxlanNetwork::EarlyConnect>
@@ -459,11 +434,9 @@ Result<SessionNetwork::Made> VxlanNetwork::prepare(const Scope &scope, const Pla
             else if (!error)
                 error = made.error();
         });
-        if (early) {
-            early->abandon();
-            if (error || subnetCollision)
-                early->wait(); // what they made is removed with the rest, or set right next
-        }
+        // Every host reported its bridge above, so no helper still waits for one.
+        if (early && (error || subnetCollision))
+            early->wait(); // what they made is removed with the rest, or set right next
         if (error)
             return fail(*error);
         if (subnetCollision) {

@@ -105,7 +105,7 @@ private:
                               const QString &gateway, const QString &hostName,
                               const Docker::DockerHost &host) const;
 
-    // What the device on `host` is asked to be: the segment, the host's address, the others'.
+    // VxlanHostSetup::requestFor with the sites' addresses.
     static VxlanHostSetup::Request requestFor(const VxlanSegment &segment, const QStringList &hosts,
                                               const Sites &sites, const QString &host);
     // prepare()'s head start on connect(): every host's helper container is created beside the

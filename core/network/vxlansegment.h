@@ -25,6 +25,8 @@ struct VxlanSegment
     int port = kDefaultPort;
     int mtu = kDefaultMtu;
 
+    friend bool operator==(const VxlanSegment &, const VxlanSegment &) = default;
+
     // Every field in range, the subnet an IPv4 network address with its prefix.
     Result<void> validate() const;
 

@@ -93,6 +93,8 @@ private Q_SLOTS:
 
     void applyScript_data();
     void applyScript();
+    void requestFor_data();
+    void requestFor();
     void requestValidation_data();
     void requestValidation();
     void teardownScript();
@@ -425,6 +427,42 @@ void TestVxlanHostSetup::applyScript()
     QVERIFY2(script, qPrintable(script ? QString() : script.error().toString()));
     for (const QString &part : std::as_const(contains))
         QVERIFY2(script->contains(part), qPrintable(part + QStringLiteral("\n---\n") + *script));
+}
+
+void TestVxlanHostSetup::requestFor_data()
+{
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<QString>("local");
+    QTest::addColumn<QStringList>("peers");
+    QTest::newRow("first host") << "h1"
+                                << "10.1.0.1" << QStringList{"10.1.0.2", "10.1.0.3"};
+    QTest::newRow("middle host") << "h2"
+                                 << "10.1.0.2" << QStringList{"10.1.0.1", "10.1.0.3"};
+    QTest::newRow("last host") << "h3"
+                               << "10.1.0.3" << QStringList{"10.1.0.1", "10.1.0.2"};
+}
+
+void TestVxlanHostSetup::requestFor()
+{
+    // The launch (from its sites) and the controller's repair (from the host records) ask a
+    // host's device for the same thing: the host's own address and every other host's.
+    QFETCH(QString, host);
+    QFETCH(QString, local);
+    QFETCH(QStringList, peers);
+    VxlanSegment segment;
+    segment.sessionId = QStringLiteral("3f2c8a1e-0000-4000-8000-000000000000");
+    segment.vni = 5005;
+    segment.subnet = QStringLiteral("10.200.5.0/24");
+    const QHash<QString, QString> addresses{
+        {"h1", "10.1.0.1"}, {"h2", "10.1.0.2"}, {"h3", "10.1.0.3"}};
+    const auto request = VxlanHostSetup::requestFor(
+        segment, {"h1", "h2", "h3"}, host, [&](const QString &h) { return addresses.value(h); });
+    QCOMPARE(request.segment, segment);
+    QCOMPARE(request.localAddress, local);
+    QCOMPARE(request.peers, peers);
+    VxlanHostSetup::Request other = request;
+    other.peers.removeLast();
+    QVERIFY(other != request); // what connect() compares an early helper's request by
 }
 
 void TestVxlanHostSetup::requestValidation_data()
