@@ -103,11 +103,7 @@ Result<ExportModel> ExportModel::fromPlan(const ClusterPlan &plan)
     t.allowHostPaths = plan.allowHostPaths;
     QStringList warnings;
     for (const RoleCount &rc : plan.roles) {
-        QList<const KernelSpec *> kernels;
-        for (const KernelSpec &k : plan.kernels) {
-            if (k.role == rc.role)
-                kernels.append(&k);
-        }
+        const QList<const KernelSpec *> kernels = plan.kernelsOf(rc.role);
         if (kernels.isEmpty())
             continue;
         const KernelSpec &k = *kernels.first();

@@ -115,6 +115,16 @@ struct ClusterPlan
         }
         return nullptr;
     }
+    // The kernels of `role`, in rank order.
+    QList<const KernelSpec *> kernelsOf(const QString &role) const
+    {
+        QList<const KernelSpec *> ofRole;
+        for (const KernelSpec &k : kernels) {
+            if (k.role == role)
+                ofRole.append(&k);
+        }
+        return ofRole;
+    }
     friend bool operator==(const ClusterPlan &, const ClusterPlan &) = default;
 };
 

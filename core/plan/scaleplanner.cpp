@@ -134,11 +134,7 @@ Result<ScalePlan> planScale(const ClusterPlan &current, const QMap<QString, int>
     for (RoleCount &rc : plan.roles) {
         if (!counts.contains(rc.role) || counts.value(rc.role) >= rc.count)
             continue;
-        QList<const KernelSpec *> ofRole;
-        for (const KernelSpec &k : std::as_const(plan.kernels)) {
-            if (k.role == rc.role)
-                ofRole.append(&k);
-        }
+        QList<const KernelSpec *> ofRole = plan.kernelsOf(rc.role);
         std::sort(ofRole.begin(), ofRole.end(),
                   [](const KernelSpec *a, const KernelSpec *b) { return a->roleIdx > b->roleIdx; });
         const int drop = rc.count - counts.value(rc.role);

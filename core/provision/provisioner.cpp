@@ -678,11 +678,7 @@ void Provisioner::createKernels(Run &run)
     const ClusterPlan &plan = run.spec.plan;
     QList<QList<const KernelSpec *>> waves;
     for (const RoleCount &rc : plan.roles) {
-        QList<const KernelSpec *> wave;
-        for (const KernelSpec &k : plan.kernels) {
-            if (k.role == rc.role)
-                wave.append(&k);
-        }
+        const QList<const KernelSpec *> wave = plan.kernelsOf(rc.role);
         if (plan.startupOrder == StartupOrder::InOrder || waves.isEmpty())
             waves.append(wave);
         else
