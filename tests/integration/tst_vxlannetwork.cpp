@@ -154,7 +154,7 @@ void TestVxlanNetwork::init()
     m_sessions.clear();
     const QString tag = QUuid::createUuid().toString(QUuid::Id128).left(12);
     m_storeUrl = QStringLiteral("sqlite://") + m_dir.filePath(tag + QStringLiteral(".db"));
-    m_devicesBefore.clear();
+    m_devicesBefore.clear(); // leftovers() leaves these out: empty, it lists every device
     m_devicesBefore = leftovers({}, true);
     if (!m_devicesBefore.isEmpty())
         qWarning().noquote() << "devices on the lab before this test function (not its own):"

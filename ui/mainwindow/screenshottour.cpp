@@ -1,16 +1,15 @@
 #include "screenshottour.h"
 
-#include "templates/exportdialog.h"
-#include "templates/templateeditor.h"
-
 #include "console/consolecontroller.h"
 #include "launch/launchdialog.h"
 #include "mainwindow.h"
-#include "sessions/logspanel.h"
 #include "models/sessionfilterproxymodel.h"
-#include "sessions/sessionsview.h"
 #include "models/sessiontreemodel.h"
+#include "sessions/logspanel.h"
+#include "sessions/sessionsview.h"
 #include "style/apptheme.h"
+#include "templates/exportdialog.h"
+#include "templates/templateeditor.h"
 
 #include <QApplication>
 #include <QDir>

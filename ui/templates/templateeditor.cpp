@@ -1,7 +1,6 @@
 #include "templateeditor.h"
 
 #include "exportdialog.h"
-
 #include "roletable.h"
 #include "roletaskeditor.h"
 
