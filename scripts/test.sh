@@ -138,11 +138,18 @@ t_ctest=$((SECONDS - t))
 # suite's violations and a timeout before any other line that merely says "error:" (a test's
 # debug output has many of those, and they must not crowd out the assertion that failed).
 failure_summary() {
-    awk '/^[0-9]+\/[0-9]+ Test: / { name = $3; n = 0; m = 0; main = ""; more = "" }
-         /FAIL!|Loc: \[|VIOLATION|Timeout/ {
-             if (n++ < 8) main = main "    " substr($0, 1, 300) "\n"; next }
-         /violation|leftover|error:/ { if (m++ < 3) more = more "    " substr($0, 1, 200) "\n" }
-         /^Test Failed/ { printf "  %s\n%s%s", name, more, main; main = ""; more = "" }' \
+    awk '/^[0-9]+\/[0-9]+ Test: / { name = $3; n = 0; m = 0; main = ""; more = ""; t = 0; next }
+         /^<end of output>|^Test time =|^-+$/ { next }
+         /^Test Failed/ {
+             printf "  %s\n%s%s", name, more, main
+             # Nothing recognised (a script or a crash): its last lines say why.
+             if (main == "" && more == "")
+                 for (i = (t > 6 ? t - 6 : 0); i < t; ++i) printf "    %s\n", tail[i % 6]
+             main = ""; more = ""; next }
+         { tail[t++ % 6] = substr($0, 1, 300) }
+         /FAIL!|Loc: \[|^ +(Actual|Expected) +\(|VIOLATION|Timeout|run-fuzz: FAIL|SUMMARY: / {
+             if (n++ < 10) main = main "    " substr($0, 1, 300) "\n"; next }
+         /violation|leftover|error:|ERROR:/ { if (m++ < 3) more = more "    " substr($0, 1, 200) "\n" }' \
         "$BUILD_DIR/Testing/Temporary/LastTest.log" 2>/dev/null || true
 }
 # What the lab's daemons complained of (before the lab goes down with their logs): a Docker-side

@@ -883,11 +883,16 @@ void TestProvisioner::failurePolicy()
                 QCOMPARE(startedAt(host, name), it.value());
         }
     } else {
-        QTRY_COMPARE_WITH_TIMEOUT(count(containersOf(id)), 0, 60000);
-        const Proc shown = cli({QStringLiteral("show"), id, QStringLiteral("--json")});
-        QCOMPARE(
-            QJsonDocument::fromJson(shown.out).object().value(QStringLiteral("status")).toString(),
-            QStringLiteral("TERMINATED"));
+        // TERMINATED is written after the whole teardown (the kernels, then the session's
+        // networks on every host), so the kernels are gone a moment before it: wait for the
+        // status, then nothing of the session may be left.
+        QTRY_COMPARE_WITH_TIMEOUT(
+            QJsonDocument::fromJson(cli({QStringLiteral("show"), id, QStringLiteral("--json")}).out)
+                .object()
+                .value(QStringLiteral("status"))
+                .toString(),
+            QStringLiteral("TERMINATED"), 60000);
+        QCOMPARE(count(containersOf(id)), 0);
     }
     ::kill(pid_t(controller.processId()), SIGTERM);
     QVERIFY(controller.waitForFinished(15000));
