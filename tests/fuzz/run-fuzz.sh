@@ -35,7 +35,8 @@ done
 echo "run-fuzz: fuzzing for ${SECONDS_BUDGET}s from $(ls "$OUT/corpus" | wc -l) inputs"
 rm -f "$OUT"/artifacts/*
 rc=0
-ASAN_OPTIONS=detect_leaks=1 "$bin" "$OUT/corpus" -max_total_time="$SECONDS_BUDGET" -timeout=10 \
+# The loader logs every template it reads; 10,000 lines a second would only slow the search.
+QT_LOGGING_RULES="clusterdeck.*=false" ASAN_OPTIONS=detect_leaks=1 "$bin" "$OUT/corpus" -max_total_time="$SECONDS_BUDGET" -timeout=10 \
     -rss_limit_mb=2048 -max_len=8192 -artifact_prefix="$OUT/artifacts/" -print_final_stats=1 \
     >"$OUT/fuzz.log" 2>&1 || rc=$?
 grep -E "^#[0-9]+[[:space:]]+(DONE|INITED)|stat::number_of_executed_units|ERROR|SUMMARY|Test unit written" \
