@@ -80,7 +80,8 @@ QList<CommandSpec> makeSpecs()
              "NAME --docker ENDPOINT|--context CTX [--tls-ca F --tls-cert F --tls-key F] "
              "[--address PUBLIC_ADDR] [--label K=V]... [--no-check]"),
          QStringLiteral("register a Docker host (ENDPOINT: unix:///path/docker.sock, "
-                        "tcp://host:2375, tcp+tls://host:2376; or a docker CLI context)"),
+                        "tcp://host:2375, tcp+tls://host:2376, ssh://[user@]host[:port]; or a "
+                        "docker CLI context)"),
          {valued(QStringLiteral("--docker"), QStringLiteral("ENDPOINT"),
                  QStringLiteral("the daemon's API endpoint")),
           valued(QStringLiteral("--context"), QStringLiteral("CTX"),
@@ -106,6 +107,13 @@ QList<CommandSpec> makeSpecs()
          {flag(QStringLiteral("--no-check"),
                QStringLiteral("register without asking the daemons first"))},
          {}},
+        {QStringLiteral("host trust"),
+         QStringLiteral("ssh://[USER@]HOST[:PORT] [--yes]"),
+         QStringLiteral("show the SSH host key(s) a host presents, with fingerprints; with --yes "
+                        "add them to the known_hosts file ssh uses for it"),
+         {flag(QStringLiteral("--yes"),
+               QStringLiteral("add the keys shown (compare the fingerprints first)"))},
+         {K::Text}},
         {QStringLiteral("host ls"),
          QStringLiteral("[--json] [--timeout SECONDS]"),
          QStringLiteral("the registered hosts: reachability, versions, swarm, capacity"),

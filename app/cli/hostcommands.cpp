@@ -4,11 +4,13 @@
 #include "columns.h"
 #include "commandspec.h"
 #include "commandsupport.h"
+#include "docker/dockerendpoint.h"
 #include "host/dockercontexts.h"
 #include "host/hostinspector.h"
 #include "host/hostregistry.h"
 #include "host/hoststatus.h"
 #include "host/hoststatusjson.h"
+#include "http/sshtunnel.h"
 #include "store/statestore.h"
 
 #include <algorithm>
@@ -355,19 +357,56 @@ int inspect(Context &context, const QStringList &args)
     return 0;
 }
 
+// The SSH host keys an ssh:// endpoint's host presents, with fingerprints; --yes adds them to the
+// known_hosts file ssh uses for it (what the Add Host dialog's "Trust" does).
+int trust(Context &context, const QStringList &args)
+{
+    Args options;
+    if (const auto stop = parseArgs(context, args, QStringLiteral("host trust"), &options))
+        return *stop;
+    if (options.positional.size() != 1)
+        return usage(context, QStringLiteral("host trust takes one ssh:// endpoint"));
+    auto endpoint = Docker::DockerEndpoint::parse(options.positional.constFirst());
+    if (!endpoint)
+        return context.fail(endpoint.error());
+    if (endpoint->kind() != Docker::DockerEndpoint::Kind::Ssh)
+        return usage(context, QStringLiteral("host trust is for ssh:// endpoints"));
+    const Http::SshTarget target{endpoint->user(), endpoint->host(), endpoint->port(),
+                                 endpoint->socketPath()};
+    auto keys = Http::SshTunnel::scanHostKeys(target);
+    if (!keys)
+        return context.fail(keys.error());
+    for (const Http::SshTunnel::HostKey &k : std::as_const(*keys))
+        context.out() << target.host << " presents " << k.type << ' ' << k.fingerprint << '\n';
+    if (!options.has(QStringLiteral("--yes"))) {
+        context.out() << "compare with the host's own (ssh-keygen -lf "
+                         "/etc/ssh/ssh_host_ed25519_key.pub there); to trust: clusterdeckctl "
+                         "host trust "
+                      << endpoint->url() << " --yes\n";
+        return 0;
+    }
+    auto file = Http::SshTunnel::trustHostKeys(target, *keys);
+    if (!file)
+        return context.fail(file.error());
+    context.out() << "added " << keys->size() << " key(s) to " << *file << '\n';
+    return 0;
+}
+
 } // namespace
 
 int runHostCommand(Context &context, const QStringList &args)
 {
     if (args.isEmpty())
-        return usage(context, QStringLiteral("host needs a subcommand: add, import-contexts, ls, "
-                                             "rm or inspect"));
+        return usage(context, QStringLiteral("host needs a subcommand: add, import-contexts, "
+                                             "trust, ls, rm or inspect"));
     const QString sub = args.first();
     const QStringList rest = args.mid(1);
     if (sub == QLatin1String("add"))
         return add(context, rest);
     if (sub == QLatin1String("import-contexts"))
         return importContexts(context, rest);
+    if (sub == QLatin1String("trust"))
+        return trust(context, rest);
     if (sub == QLatin1String("ls") || sub == QLatin1String("list"))
         return list(context, rest);
     if (sub == QLatin1String("rm") || sub == QLatin1String("remove"))

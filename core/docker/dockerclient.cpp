@@ -749,7 +749,9 @@ Result<int> DockerClient::waitExecExit(const QString &execId, const CallOptions 
         if (std::chrono::steady_clock::now() >= deadline)
             return fail(
                 Error::Kind::Timeout, displayName(),
-                QStringLiteral("exec %1 still runs after its output ended").arg(shortId(execId)));
+                QStringLiteral("exec %1 still runs 10 s after its output ended (the process closed "
+                               "its output, or the connection to the host dropped)")
+                    .arg(shortId(execId)));
         if (options.cancel.isCancelled())
             return fail(Error::Kind::Cancelled, displayName(), QStringLiteral("request cancelled"));
         std::this_thread::sleep_for(delay);

@@ -1,5 +1,7 @@
 #include "dockerendpoint.h"
 
+#include "http/sshtunnel.h"
+
 #include <QDir>
 #include <QUrl>
 
@@ -27,8 +29,8 @@ Result<DockerEndpoint> DockerEndpoint::parse(const QString &input, const TlsFile
     if (schemeEnd <= 0) {
         if (url.startsWith(QLatin1Char('/'))) // a bare socket path, as some tools print it
             return parse(QStringLiteral("unix://") + url, tls);
-        return invalid(url, QStringLiteral("expected unix:///path, tcp://host:port or "
-                                           "tcp+tls://host:port"));
+        return invalid(url, QStringLiteral("expected unix:///path, tcp://host:port, "
+                                           "tcp+tls://host:port or ssh://[user@]host[:port]"));
     }
     const QString scheme = url.left(schemeEnd).toLower();
     const QString rest = url.mid(schemeEnd + 3);
@@ -42,15 +44,39 @@ Result<DockerEndpoint> DockerEndpoint::parse(const QString &input, const TlsFile
         return endpoint;
     }
 
+    if (scheme == QLatin1String("ssh")) {
+        const QUrl parsed(url, QUrl::StrictMode);
+        if (!parsed.isValid() || parsed.host().isEmpty())
+            return invalid(url, QStringLiteral("cannot read [user@]host[:port]"));
+        if (!parsed.password().isEmpty())
+            return invalid(url, QStringLiteral("no password in the URL: ssh uses your keys, "
+                                               "agent and ~/.ssh/config"));
+        if (parsed.hasQuery() || parsed.hasFragment())
+            return invalid(url, QStringLiteral("unexpected query or fragment"));
+        const QString path = parsed.path();
+        if (!path.isEmpty() && path != QLatin1String("/") && !path.startsWith(u'/'))
+            return invalid(url, QStringLiteral("the socket path must be absolute"));
+        endpoint.m_kind = Kind::Ssh;
+        endpoint.m_host = parsed.host();
+        endpoint.m_user = parsed.userName();
+        endpoint.m_port = parsed.port(0);
+        if (endpoint.m_port < 0 || endpoint.m_port > 65535)
+            return invalid(url, QStringLiteral("invalid port"));
+        endpoint.m_socketPath = path.isEmpty() || path == QLatin1String("/")
+                                    ? QStringLiteral("/var/run/docker.sock")
+                                    : QDir::cleanPath(path);
+        return endpoint;
+    }
+
     bool wantsTls = false;
     if (scheme == QLatin1String("tcp") || scheme == QLatin1String("http")) {
         wantsTls = !tls.caFile.isEmpty() || !tls.certFile.isEmpty();
     } else if (scheme == QLatin1String("tcp+tls") || scheme == QLatin1String("https")) {
         wantsTls = true;
     } else {
-        return invalid(
-            url,
-            QStringLiteral("unsupported scheme \"%1\" (use unix, tcp or tcp+tls)").arg(scheme));
+        return invalid(url,
+                       QStringLiteral("unsupported scheme \"%1\" (use unix, tcp, tcp+tls or ssh)")
+                           .arg(scheme));
     }
 
     // QUrl handles bracketed IPv6 literals and ports for us.
@@ -110,6 +136,18 @@ QString DockerEndpoint::url() const
     switch (m_kind) {
     case Kind::Unix:
         return QStringLiteral("unix://") + m_socketPath;
+    case Kind::Ssh: {
+        const QString host = m_host.contains(QLatin1Char(':')) ? u'[' + m_host + u']' : m_host;
+        QString u = QStringLiteral("ssh://");
+        if (!m_user.isEmpty())
+            u += m_user + u'@';
+        u += host;
+        if (m_port > 0)
+            u += u':' + QString::number(m_port);
+        if (m_socketPath != QLatin1String("/var/run/docker.sock"))
+            u += m_socketPath;
+        return u;
+    }
     case Kind::Tcp:
     case Kind::TcpTls: {
         const QString host = m_host.contains(QLatin1Char(':')) ? u'[' + m_host + u']' : m_host;
@@ -136,6 +174,11 @@ Http::TransportConfig DockerEndpoint::transportConfig(const QString &hostName) c
     case Kind::Unix:
         config.baseUrl = QStringLiteral("http://localhost");
         config.unixSocketPath = m_socketPath;
+        break;
+    case Kind::Ssh:
+        config.baseUrl = QStringLiteral("http://localhost");
+        config.tunnel =
+            Http::SshTunnel::shared({m_user, m_host, m_port, m_socketPath}, config.displayName);
         break;
     case Kind::Tcp:
         config.baseUrl = QStringLiteral("http://%1:%2").arg(host).arg(m_port);

@@ -16,12 +16,15 @@ struct TlsFiles
     QString keyFile;
 };
 
-// Where a Docker daemon listens: `unix:///run/docker.sock`, `tcp://host:2375` or
-// `tcp+tls://host:2376` with CA, client certificate and key (peer verification always on).
+// Where a Docker daemon listens: `unix:///run/docker.sock`, `tcp://host:2375`,
+// `tcp+tls://host:2376` with CA, client certificate and key (peer verification always on), or
+// `ssh://[user@]host[:port]` — the daemon's socket on that host, reached over the admin's own
+// OpenSSH (config, agent, keys, known_hosts). An ssh:// URL may name the socket as its path
+// (`ssh://admin@gpu3/run/user/1000/docker.sock`, rootless Docker); /var/run/docker.sock otherwise.
 class DockerEndpoint
 {
 public:
-    enum class Kind { Unix, Tcp, TcpTls };
+    enum class Kind { Unix, Tcp, TcpTls, Ssh };
 
     DockerEndpoint() = default;
 
@@ -37,7 +40,9 @@ public:
     fromEnvironment(const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment());
 
     Kind kind() const { return m_kind; }
+    // Unix: the socket; Ssh: the daemon's socket on the remote host.
     QString socketPath() const { return m_socketPath; }
+    QString user() const { return m_user; } // Ssh: empty for ssh's own choice
     QString host() const { return m_host; }
     int port() const { return m_port; }
     TlsFiles tls() const { return m_tls; }
@@ -56,7 +61,8 @@ private:
     Kind m_kind = Kind::Unix;
     QString m_socketPath;
     QString m_host;
-    int m_port = 0;
+    int m_port = 0; // Ssh: 0 for ssh's own choice (config, else 22)
+    QString m_user;
     TlsFiles m_tls;
 };
 

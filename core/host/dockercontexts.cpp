@@ -127,19 +127,16 @@ Result<HostRecord> DockerContexts::hostRecord(const Context &context, const QStr
     const QString where = QStringLiteral("docker context %1").arg(context.name);
     HostRecord host;
     host.name = name;
-    if (context.host.startsWith(QLatin1String("unix://"))) {
+    // ssh://: the admin's own OpenSSH reaches it, as the docker CLI's context does.
+    if (context.host.startsWith(QLatin1String("unix://")) ||
+        context.host.startsWith(QLatin1String("ssh://"))) {
         host.endpoint = context.host;
         return host;
     }
-    if (context.host.startsWith(QLatin1String("ssh://")))
-        return fail(Error::Kind::Invalid, where,
-                    QStringLiteral("%1: ssh:// endpoints are not supported yet; reach the daemon "
-                                   "over tcp+tls:// or a local socket")
-                        .arg(context.host));
     if (!context.host.startsWith(QLatin1String("tcp://")))
         return fail(
             Error::Kind::Invalid, where,
-            QStringLiteral("%1: only unix:// and tcp:// endpoints can be registered")
+            QStringLiteral("%1: only unix://, ssh:// and tcp:// endpoints can be registered")
                 .arg(context.host.isEmpty() ? QStringLiteral("no docker endpoint") : context.host));
     if (context.skipTlsVerify)
         return fail(Error::Kind::Invalid, where,

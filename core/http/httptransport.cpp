@@ -1,7 +1,9 @@
 #include "httptransport.h"
+
 #include "common/bytesize.h"
 
 #include "common/logging.h"
+#include "sshtunnel.h"
 
 #include <QByteArray>
 #include <QFile>
@@ -13,6 +15,8 @@
 #include <sys/stat.h>
 
 namespace ClusterDeck::Http {
+
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -124,10 +128,18 @@ void HttpTransport::release(CurlHandle handle) const
         m_pool.push_back(std::move(handle));
 }
 
-void HttpTransport::applyEndpoint(CURL *curl) const
+Result<void> HttpTransport::applyEndpoint(CURL *curl, const CancelToken &cancel) const
 {
     // curl copies string options, so the temporaries may go once set.
-    const QByteArray socketPath = m_config.unixSocketPath.toLocal8Bit();
+    QByteArray socketPath = QFile::encodeName(m_config.unixSocketPath);
+    if (m_config.tunnel) {
+        // Connecting over SSH includes the handshake and authentication.
+        auto local = m_config.tunnel->socketPath(
+            std::max<std::chrono::milliseconds>(m_config.connectTimeout * 3, 15000ms), cancel);
+        if (!local)
+            return fail(local.error());
+        socketPath = QFile::encodeName(*local);
+    }
     if (!socketPath.isEmpty())
         curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, socketPath.constData());
 
@@ -142,6 +154,7 @@ void HttpTransport::applyEndpoint(CURL *curl) const
         curl_easy_setopt(curl, CURLOPT_SSLKEY, key.constData());
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, m_config.verifyPeer ? 1L : 0L);
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, m_config.verifyPeer ? 2L : 0L);
+    return {};
 }
 
 Error HttpTransport::transferError(int curlCode, const char *errorBuffer, const QByteArray &method,
@@ -185,6 +198,17 @@ Error HttpTransport::transferError(int curlCode, const char *errorBuffer, const 
     default:
         break;
     }
+    if (m_config.tunnel) {
+        // The local end of the tunnel is always there: a failure is the SSH connection's (it
+        // dropped) or the daemon's socket on the far side (missing, or refused to ssh's user).
+        const QString said = m_config.tunnel->lastMessage();
+        return Error::make(
+            Error::Kind::Transport, displayName(),
+            QStringLiteral("%1 failed: %2 (over SSH: the connection dropped, or "
+                           "the daemon's socket on the host cannot be reached%3)")
+                .arg(call, detail,
+                     said.isEmpty() ? QString() : QStringLiteral("; ssh said: ") + said));
+    }
     return Error::make(Error::Kind::Transport, displayName(),
                        QStringLiteral("%1 failed: %2").arg(call, detail));
 }
@@ -223,7 +247,8 @@ Result<HttpResponse> HttpTransport::perform(const HttpRequest &request) const
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, long(request.timeout.count()));
     curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
 
-    applyEndpoint(curl);
+    if (auto ok = applyEndpoint(curl, request.cancel); !ok)
+        return fail(ok.error());
 
     const QByteArray method = request.method.toUpper();
     if (method == "GET") {
@@ -280,7 +305,8 @@ Result<UpgradedResponse> HttpTransport::openRaw(const HttpRequest &request) cons
     curl_easy_setopt(curl, CURLOPT_CONNECT_ONLY, 1L);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, long(m_config.connectTimeout.count()));
     curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
-    applyEndpoint(curl);
+    if (auto ok = applyEndpoint(curl, request.cancel); !ok)
+        return fail(ok.error());
 
     const QByteArray method = request.method.toUpper();
     qCDebug(lcHttp).noquote() << method << request.path << "(upgrade) via" << displayName();
@@ -295,8 +321,9 @@ Result<UpgradedResponse> HttpTransport::openRaw(const HttpRequest &request) cons
     if (!request.query.isEmpty())
         target.setQuery(request.query);
     // Over a unix socket the daemon ignores Host; over tcp it is the endpoint's authority.
-    const QByteArray host =
-        m_config.unixSocketPath.isEmpty() ? base.authority().toLatin1() : QByteArray("localhost");
+    const QByteArray host = m_config.unixSocketPath.isEmpty() && !m_config.tunnel
+                                ? base.authority().toLatin1()
+                                : QByteArray("localhost");
     QByteArray head = method + ' ' + target.toEncoded() + " HTTP/1.1\r\nHost: " + host + "\r\n";
     head += "Connection: Upgrade\r\nUpgrade: tcp\r\n";
     if (!request.body.isEmpty() || method == "POST")

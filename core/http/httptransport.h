@@ -38,7 +38,8 @@ public:
     QString displayName() const;
 
 private:
-    void applyEndpoint(CURL *curl) const;
+    // Points `curl` at the endpoint; an ssh:// endpoint's tunnel is started here when needed.
+    Result<void> applyEndpoint(CURL *curl, const CancelToken &cancel) const;
     // The one place a failed transfer becomes an Error: cancelled, timed out, or a transport
     // failure that says what is wrong with the endpoint (a missing unix socket, say).
     Error transferError(int curlCode, const char *errorBuffer, const QByteArray &method,

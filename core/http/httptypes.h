@@ -16,6 +16,8 @@
 
 namespace ClusterDeck::Http {
 
+class SshTunnel;
+
 using Headers = QList<QPair<QByteArray, QByteArray>>;
 
 // Receives body bytes of a streaming request as they arrive; return false to stop the stream.
@@ -54,6 +56,8 @@ struct TransportConfig
 {
     QString baseUrl;        // "http://localhost", "https://192.168.213.11:2376"
     QString unixSocketPath; // non-empty: connect through this socket
+    // Set: connect through this SSH tunnel's local socket (ssh:// endpoints), started on demand.
+    std::shared_ptr<SshTunnel> tunnel;
     QString caFile;
     QString certFile;
     QString keyFile;

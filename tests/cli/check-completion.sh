@@ -24,7 +24,7 @@ touch "$work/files/cluster.yaml" "$work/files/other.txt"
 # candidates must be (sorted, space-separated).
 cases=(
     "clusterdeckctl ho|host"
-    "clusterdeckctl host ''|add import-contexts inspect ls rm"
+    "clusterdeckctl host ''|add import-contexts inspect ls rm trust"
     "clusterdeckctl host rm ''|h1 h2"
     "clusterdeckctl network ''|setup show"
     "clusterdeckctl network setup --driver ''|swarm vxlan"

@@ -331,7 +331,8 @@ void TestCliParser::completion_data()
     QTest::newRow("after --store")
         << QStringList{"--store", "sqlite:///x", "sc"} << QStringList{"scale"};
     QTest::newRow("a group's subcommands")
-        << QStringList{"host", ""} << QStringList{"add", "import-contexts", "ls", "rm", "inspect"};
+        << QStringList{"host", ""}
+        << QStringList{"add", "import-contexts", "trust", "ls", "rm", "inspect"};
     QTest::newRow("store key") << QStringList{"store", "key", ""}
                                << QStringList{"export", "import"};
     QTest::newRow("flags not used yet")

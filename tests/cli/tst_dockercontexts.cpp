@@ -140,8 +140,8 @@ void TestDockerContexts::hostRecord_data()
                                  << "tcp://192.168.213.13:2375"
                                  << "";
     QTest::newRow("ssh") << "gpu3"
-                         << ""
-                         << "ssh:// endpoints are not supported yet";
+                         << "ssh://admin@gpu3"
+                         << "";
     QTest::newRow("no verification") << "noverify"
                                      << ""
                                      << "docker context update noverify";
@@ -217,14 +217,14 @@ void TestDockerContexts::cliAddAndImport()
     QCOMPARE(p.exitCode, 2);
     QVERIFY2(p.err.contains("not both"), p.err.constData());
     p = cli({"host", "add", "h3", "--context", "gpu3", "--no-check"});
-    QCOMPARE(p.exitCode, 1);
-    QVERIFY2(p.err.contains("ssh:// endpoints are not supported yet"), p.err.constData());
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    QVERIFY2(p.out.contains("added host h3 (ssh://admin@gpu3)"), p.out.constData());
 
     p = cli({"host", "import-contexts", "--no-check"});
     QVERIFY2(p.exitCode == 0, QByteArray(p.out + p.err).constData());
     const QString out = QString::fromUtf8(p.out);
     for (const char *line :
-         {"skipped Bad_Name: ", "skipped gpu3: ssh://admin@gpu3: ssh:// endpoints",
+         {"skipped Bad_Name: ", "skipped gpu3: ssh://admin@gpu3 is registered already as h3",
           "skipped noverify: ", "added host plain (tcp://192.168.213.13:2375)",
           "skipped sock: ", "added host tlsbox (tcp+tls://192.168.213.12:2376)"})
         QVERIFY2(out.contains(QLatin1String(line)), qPrintable(out));

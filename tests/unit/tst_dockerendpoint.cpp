@@ -72,8 +72,30 @@ void TestDockerEndpoint::parse_data()
                            << "empty";
     QTest::newRow("no scheme") << "h1:2375" << false << false << 0 << ""
                                << "expected";
-    QTest::newRow("ssh unsupported") << "ssh://admin@h1" << false << false << 0 << ""
-                                     << "unsupported scheme";
+    const int ssh = int(DockerEndpoint::Kind::Ssh);
+    QTest::newRow("ssh") << "ssh://admin@gpu3" << false << true << ssh << "ssh://admin@gpu3"
+                         << "";
+    QTest::newRow("ssh port") << "ssh://admin@gpu3:2222" << false << true << ssh
+                              << "ssh://admin@gpu3:2222"
+                              << "";
+    QTest::newRow("ssh no user") << "ssh://gpu3" << false << true << ssh << "ssh://gpu3"
+                                 << "";
+    QTest::newRow("ssh default socket spelled out")
+        << "ssh://admin@gpu3/var/run/docker.sock" << false << true << ssh << "ssh://admin@gpu3"
+        << "";
+    QTest::newRow("ssh rootless socket")
+        << "ssh://admin@gpu3/run/user/1000/docker.sock" << false << true << ssh
+        << "ssh://admin@gpu3/run/user/1000/docker.sock"
+        << "";
+    QTest::newRow("ssh ipv6") << "ssh://root@[fd00::11]:22" << false << true << ssh
+                              << "ssh://root@[fd00::11]:22"
+                              << "";
+    QTest::newRow("ssh password") << "ssh://admin:secret@gpu3" << false << false << 0 << ""
+                                  << "no password";
+    QTest::newRow("ssh bad port") << "ssh://admin@gpu3:70000" << false << false << 0 << ""
+                                  << "";
+    QTest::newRow("ssh query") << "ssh://admin@gpu3?x=1" << false << false << 0 << ""
+                               << "query";
     QTest::newRow("npipe unsupported")
         << "npipe:////./pipe/docker_engine" << false << false << 0 << ""
         << "unsupported scheme";
