@@ -20,7 +20,8 @@
 #
 # Each host hN is a network namespace `cdlab-hN` with its own dockerd (data-root, exec-root, socket,
 # pidfile, bridge subnet), an address 192.168.213.1N on the bridge `cdlab0` reachable from the root
-# namespace, and a TLS listener on that address. All hosts form one swarm with h1 as manager
+# namespace, a TLS listener on that address, and an OpenSSH server on port 22 of it (key login as
+# root with the lab's client key; `ssh://root@<address><socket>` reaches the dockerd). All hosts form one swarm with h1 as manager
 # (unless `up --no-swarm`: then no host is in a swarm, e.g. to test `clusterdeckctl network setup`).
 # A Docker registry (Debian's docker-registry, TLS from the lab CA, htpasswd) listens on the bridge
 # address, port 5000; every lab dockerd trusts it through /etc/docker/certs.d/<address>:5000/ca.crt.
@@ -123,7 +124,7 @@ cmd_down() {
     local n ns i
     n=$(host_count)
     # Stop every daemon we have a pidfile for, even of more hosts than the last `up` recorded.
-    for pidfile in "$LAB_RUN"/h*/docker.pid; do
+    for pidfile in "$LAB_RUN"/h*/docker.pid "$LAB_RUN"/h*/sshd.pid; do
         [[ -e $pidfile ]] || continue
         stop_pidfile "$pidfile"
     done
@@ -231,6 +232,56 @@ start_dockerd() {
         --log-level warn \
         --userland-proxy=false \
         >"$dir/dockerd.log" 2>&1 &
+}
+
+# An OpenSSH server in each host's namespace, for ssh:// endpoints: key login only (a client key
+# made here), its host key in a known_hosts beside an ssh_config the tests and the demo use
+# (CLUSTERDECK_LAB_SSH_CONFIG), and Unix socket forwarding to the host's dockerd socket.
+make_ssh() {
+    local n=$1 i dir=$LAB_RUN/ssh addr
+    mkdir -p "$dir" /run/sshd
+    chmod 700 "$dir"
+    ssh-keygen -q -t ed25519 -N '' -C cdlab-client -f "$dir/client_key"
+    cp "$dir/client_key.pub" "$dir/authorized_keys"
+    : >"$dir/known_hosts"
+    for i in $(seq 1 "$n"); do
+        addr=$(host_addr "$i")
+        ssh-keygen -q -t ed25519 -N '' -C "cdlab-h$i" -f "$LAB_RUN/h$i/ssh_host_ed25519_key"
+        echo "$addr $(cut -d' ' -f1,2 "$LAB_RUN/h$i/ssh_host_ed25519_key.pub")" >>"$dir/known_hosts"
+        cat >"$LAB_RUN/h$i/sshd_config" <<EOF2
+ListenAddress $addr:22
+HostKey $LAB_RUN/h$i/ssh_host_ed25519_key
+PidFile $LAB_RUN/h$i/sshd.pid
+AuthorizedKeysFile $dir/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+AllowStreamLocalForwarding yes
+AllowTcpForwarding local
+X11Forwarding no
+MaxSessions 64
+MaxStartups 64:30:128
+LogLevel ERROR
+EOF2
+    done
+    cat >"$dir/config" <<EOF2
+Host ${SUBNET_PREFIX}.*
+    User root
+    IdentityFile $dir/client_key
+    IdentitiesOnly yes
+    UserKnownHostsFile $dir/known_hosts
+    GlobalKnownHostsFile /dev/null
+    StrictHostKeyChecking yes
+    ConnectTimeout 10
+EOF2
+}
+
+start_sshd() {
+    local i=$1 ns=${NS_PREFIX}h$1
+    setsid nsenter --net=/var/run/netns/"$ns" /usr/sbin/sshd -f "$LAB_RUN/h$i/sshd_config" \
+        -E "$LAB_RUN/h$i/sshd.log"
 }
 
 wait_for() {
@@ -631,7 +682,7 @@ cmd_up() {
     [[ $n =~ ^[1-9]$ ]] || die "--hosts must be between 1 and 9"
     [[ $members =~ ^[135]$ ]] || die "--etcd-members must be 1, 3 or 5"
     [[ $EUID -eq 0 ]] || die "the lab needs root (network namespaces, dockerd)"
-    for tool in dockerd docker etcd etcdctl nsenter ip iptables openssl busybox dropbear docker-registry htpasswd curl; do
+    for tool in dockerd docker etcd etcdctl nsenter ip iptables openssl busybox dropbear docker-registry htpasswd curl /usr/sbin/sshd ssh-keygen; do
         command -v "$tool" >/dev/null || die "$tool is missing: run scripts/setup.sh"
     done
     if [[ -d $LAB_RUN || -d $LAB_DATA ]] || ip link show "$BRIDGE" >/dev/null 2>&1; then
@@ -647,6 +698,8 @@ cmd_up() {
     log "starting $n dockerd, etcd ($members member(s)) and etcd with TLS+auth"
     for i in $(seq 1 "$n"); do start_dockerd "$i"; done
     start_etcd
+    make_ssh "$n"
+    for i in $(seq 1 "$n"); do start_sshd "$i" || die "sshd of h$i did not start (see $LAB_RUN/h$i/sshd.log)"; done
     for i in $(seq 1 "$n"); do
         wait_for "dockerd h$i" 300 hdocker "$i" version
     done
@@ -698,12 +751,14 @@ cmd_env() {
         echo "export CLUSTERDECK_LAB_H${i}_DOCKER='unix://$(host_sock "$i")'"
         echo "export CLUSTERDECK_LAB_H${i}_DOCKER_TLS='tcp+tls://$(host_addr "$i"):2376'"
         echo "export CLUSTERDECK_LAB_H${i}_ADDR='$(host_addr "$i")'"
+        echo "export CLUSTERDECK_LAB_H${i}_DOCKER_SSH='ssh://root@$(host_addr "$i")$(host_sock "$i")'"
     done
     echo "export CLUSTERDECK_LAB_TLS_CA='$LAB_RUN/pki/ca.pem'"
     echo "export CLUSTERDECK_LAB_TLS_CERT='$LAB_RUN/pki/cert.pem'"
     echo "export CLUSTERDECK_LAB_TLS_KEY='$LAB_RUN/pki/key.pem'"
     echo "export CLUSTERDECK_LAB_TLS_WRONG_CA='$LAB_RUN/pki/wrong-ca.pem'"
     echo "export CLUSTERDECK_LAB_CERT_PATH='$LAB_RUN/pki'"
+    echo "export CLUSTERDECK_LAB_SSH_CONFIG='$LAB_RUN/ssh/config'"
     echo "export CLUSTERDECK_LAB_ETCD='http://127.0.0.1:$ETCD_PORT'"
     echo "export CLUSTERDECK_LAB_ETCD_MEMBERS='$(etcd_endpoints)'"
     echo "export CLUSTERDECK_LAB_ETCD_AUTH='https://127.0.0.1:$ETCD_AUTH_PORT'"

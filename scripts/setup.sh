@@ -12,6 +12,7 @@ PACKAGES=(
     clang-format clang-16 libclang-rt-16-dev
     # the lab: Docker hosts in network namespaces, etcd, the lab image's contents
     docker.io etcd-server etcd-client busybox-static dropbear-bin openssh-client
+    openssh-server # an sshd per lab host for ssh:// endpoints (run by lab.sh, never as a service)
     openmpi-bin # mpirun and orted for the lab's Open MPI image (the mpi sample's tests)
     python3-torch # PyTorch 1.13 (CPU) for the lab's PyTorch image (the pytorch sample's test)
     iproute2 iptables openssl util-linux procps ca-certificates curl

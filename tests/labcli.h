@@ -95,6 +95,8 @@ public:
             lab.m_tls.insert(h,
                              qEnvironmentVariable(QByteArray(prefix + "_DOCKER_TLS").constData()));
             lab.m_addr.insert(h, qEnvironmentVariable(QByteArray(prefix + "_ADDR").constData()));
+            lab.m_ssh.insert(h,
+                             qEnvironmentVariable(QByteArray(prefix + "_DOCKER_SSH").constData()));
         }
         return lab;
     }
@@ -108,6 +110,9 @@ public:
     QString unixEndpoint(const QString &host) const { return m_unix.value(host); }
     QString tlsEndpoint(const QString &host) const { return m_tls.value(host); }
     QString address(const QString &host) const { return m_addr.value(host); }
+    // ssh://root@<address><socket>: the host's sshd (scripts/lab.sh), reached with the lab's
+    // ssh_config (CLUSTERDECK_LAB_SSH_CONFIG as CLUSTERDECK_SSH_CONFIG).
+    QString sshEndpoint(const QString &host) const { return m_ssh.value(host); }
 
     Proc docker(const QString &host, const QStringList &args, int timeoutMs = 60000) const
     {
@@ -212,7 +217,7 @@ private:
     }
 
     QStringList m_names;
-    QMap<QString, QString> m_unix, m_tls, m_addr;
+    QMap<QString, QString> m_unix, m_tls, m_addr, m_ssh;
 };
 
 inline bool writeTextFile(const QString &path, const QString &text)
