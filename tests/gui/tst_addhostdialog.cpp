@@ -63,12 +63,13 @@ void TestAddHostDialog::fillsFromAContext()
     writeContext(dir.path(), "gpu3", "ssh://admin@gpu3");
     writeContext(dir.path(), "lab-h1", "unix:///run/cdlab/h1/docker.sock", "the lab's first host");
     writeContext(dir.path(), "lab-h2", "tcp://192.168.213.12:2376", {}, true);
+    writeContext(dir.path(), "winbox", "npipe:////./pipe/docker_engine");
     ConsoleController controller;
     AddHostDialog dialog(&controller);
     dialog.loadContexts(dir.path());
     QComboBox *box = dialog.contextBox();
     QVERIFY(box->isEnabled());
-    QCOMPARE(box->count(), 4); // "none" and the three contexts, by name
+    QCOMPARE(box->count(), 5); // "none" and the four contexts, by name
     QCOMPARE(box->itemData(1).toString(), "gpu3");
     QCOMPARE(box->itemText(2), "lab-h1 — unix:///run/cdlab/h1/docker.sock (the lab's first host)");
     auto *name = dialog.findChild<QLineEdit *>("hostName");
@@ -93,12 +94,18 @@ void TestAddHostDialog::fillsFromAContext()
     QCOMPARE(endpoint->text(), "unix:///run/cdlab/h1/docker.sock");
     QVERIFY(dialog.host().tlsCa.isEmpty());
 
-    // Unsupported: said, nothing changed.
+    // ssh://: taken as it is (the admin's ssh reaches it).
     box->setCurrentIndex(1);
     Q_EMIT box->activated(1);
-    QVERIFY2(dialog.resultLabel()->text().contains("ssh:// endpoints are not supported yet"),
+    QCOMPARE(endpoint->text(), "ssh://admin@gpu3");
+    QCOMPARE(dialog.validationError(), QString());
+
+    // Unsupported: said, nothing changed.
+    box->setCurrentIndex(4);
+    Q_EMIT box->activated(4);
+    QVERIFY2(dialog.resultLabel()->text().contains("only unix://, ssh:// and tcp://"),
              qPrintable(dialog.resultLabel()->text()));
-    QCOMPARE(endpoint->text(), "unix:///run/cdlab/h1/docker.sock");
+    QCOMPARE(endpoint->text(), "ssh://admin@gpu3");
 }
 
 void TestAddHostDialog::noContexts()

@@ -2,9 +2,11 @@
 #include "common/bytesize.h"
 
 #include "console/consolecontroller.h"
+#include "docker/dockerendpoint.h"
 #include "host/dockercontexts.h"
 #include "host/hostinspector.h"
 #include "host/hostregistry.h"
+#include "http/sshtunnel.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -13,6 +15,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
 #include <QToolButton>
 
@@ -31,6 +35,7 @@ AddHostDialog::AddHostDialog(ConsoleController *controller, QWidget *parent)
     , m_labels(new QLineEdit)
     , m_result(new QLabel)
     , m_test(new QPushButton(tr("&Test Connection")))
+    , m_trust(new QPushButton(tr("Trust Host &Key…")))
     , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel))
 {
     setWindowTitle(tr("Add Docker Host"));
@@ -38,7 +43,7 @@ AddHostDialog::AddHostDialog(ConsoleController *controller, QWidget *parent)
     m_name->setObjectName(QStringLiteral("hostName"));
     m_endpoint->setObjectName(QStringLiteral("hostEndpoint"));
     m_endpoint->setPlaceholderText(
-        tr("unix:///run/docker.sock, tcp://host:2375 or tcp+tls://host:2376"));
+        tr("unix:///run/docker.sock, tcp+tls://host:2376 or ssh://user@host"));
     m_address->setPlaceholderText(tr("address browsers use for service ports (optional)"));
     m_labels->setPlaceholderText(tr("zone=a, gpu=true"));
     m_result->setWordWrap(true);
@@ -80,9 +85,15 @@ AddHostDialog::AddHostDialog(ConsoleController *controller, QWidget *parent)
     form->addRow(tr("Public &address:"), m_address);
     form->addRow(tr("&Labels:"), m_labels);
 
+    m_trust->setObjectName(QStringLiteral("trustHostKey"));
+    m_trust->setToolTip(tr("Show the SSH host key this host presents and, if it is the host's, "
+                           "add it to your known_hosts"));
+    m_trust->setAccessibleDescription(m_trust->toolTip());
+    m_trust->hide();
     auto *testRow = new QHBoxLayout;
     testRow->addWidget(m_test);
     testRow->addWidget(m_result, 1);
+    testRow->addWidget(m_trust);
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
@@ -91,6 +102,7 @@ AddHostDialog::AddHostDialog(ConsoleController *controller, QWidget *parent)
     loadContexts(DockerContexts::configDir());
     connect(m_context, &QComboBox::activated, this, &AddHostDialog::useContext);
     connect(m_test, &QPushButton::clicked, this, &AddHostDialog::testConnection);
+    connect(m_trust, &QPushButton::clicked, this, &AddHostDialog::trustHostKey);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &AddHostDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     resize(560, sizeHint().height());
@@ -166,8 +178,67 @@ QString AddHostDialog::validationError() const
     return {};
 }
 
+void AddHostDialog::showError(const QString &error)
+{
+    m_result->setText(
+        QStringLiteral("<span style='color:#cc3333'>%1</span>").arg(error.toHtmlEscaped()));
+    // Only a key never seen: a changed key is the admin's to investigate, not to click away.
+    m_trust->setVisible(error.contains(QLatin1String("host key is not known")));
+}
+
+void AddHostDialog::trustHostKey()
+{
+    auto endpoint = Docker::DockerEndpoint::parse(m_endpoint->text());
+    if (!endpoint || endpoint->kind() != Docker::DockerEndpoint::Kind::Ssh)
+        return;
+    const Http::SshTarget target{endpoint->user(), endpoint->host(), endpoint->port(),
+                                 endpoint->socketPath()};
+    setBusy(true, tr("Reading the host's key…"));
+    QPointer<AddHostDialog> self(this);
+    m_controller->runInBackground(
+        [target] { return Http::SshTunnel::scanHostKeys(target); },
+        [self, target](const Result<QList<Http::SshTunnel::HostKey>> &keys) {
+            if (!self)
+                return;
+            self->setBusy(false, {});
+            if (!keys) {
+                self->showError(keys.error().toString());
+                return;
+            }
+            QStringList lines;
+            for (const Http::SshTunnel::HostKey &k : *keys)
+                lines.append(k.type + u' ' + k.fingerprint);
+            QMessageBox ask(QMessageBox::Question, tr("Trust Host Key"),
+                            tr("%1 presents this SSH host key:\n\n%2\n\nCompare it with the "
+                               "host's own (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub on "
+                               "the host). Add it to your known_hosts?")
+                                .arg(target.display(), lines.join(u'\n')),
+                            QMessageBox::Yes | QMessageBox::Cancel, self);
+            ask.setObjectName(QStringLiteral("trustHostKeyQuestion"));
+            ask.setDefaultButton(QMessageBox::Cancel);
+            ask.setTextInteractionFlags(Qt::TextSelectableByMouse);
+            if (ask.exec() != QMessageBox::Yes)
+                return;
+            self->setBusy(true, tr("Adding the key…"));
+            self->m_controller->runInBackground(
+                [target, keys = *keys] { return Http::SshTunnel::trustHostKeys(target, keys); },
+                [self](const Result<QString> &file) {
+                    if (!self)
+                        return;
+                    self->setBusy(false, {});
+                    if (!file) {
+                        self->showError(file.error().toString());
+                        return;
+                    }
+                    self->m_trust->hide();
+                    self->testConnection();
+                });
+        });
+}
+
 void AddHostDialog::setBusy(bool busy, const QString &message)
 {
+    m_trust->setEnabled(!busy);
     m_test->setEnabled(!busy);
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(!busy);
     m_result->setText(message);
@@ -207,8 +278,7 @@ void AddHostDialog::testConnection()
                         .arg(formatBytes(status.memTotal))
                         .arg(status.swarmState));
             else
-                self->m_result->setText(QStringLiteral("<span style='color:#cc3333'>%1</span>")
-                                            .arg(status.error.toHtmlEscaped()));
+                self->showError(status.error);
         });
 }
 
@@ -234,8 +304,7 @@ void AddHostDialog::accept()
                 return;
             self->setBusy(false, {});
             if (!result) {
-                self->m_result->setText(QStringLiteral("<span style='color:#cc3333'>%1</span>")
-                                            .arg(result.error().toString().toHtmlEscaped()));
+                self->showError(result.error().toString());
                 return;
             }
             self->QDialog::accept();
