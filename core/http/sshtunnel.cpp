@@ -218,6 +218,7 @@ bool SshTunnel::runningLocked()
 
 void SshTunnel::stopLocked()
 {
+    m_ready = false;
     if (m_guardPipe >= 0) {
         ::close(m_guardPipe); // the guard ends ssh and exits
         m_guardPipe = -1;
@@ -299,16 +300,21 @@ Result<void> SshTunnel::startLocked()
 Result<QString> SshTunnel::socketPath(std::chrono::milliseconds timeout, const CancelToken &cancel)
 {
     std::lock_guard lock(m_mutex);
-    if (runningLocked() && accepts(m_socket))
+    // A running ssh that accepted once keeps listening until it ends: one waitpid, no probe
+    // (a probe connection would open a channel to the host's socket per request).
+    if (runningLocked() && m_ready)
         return m_socket;
     if (m_guard > 0)
-        stopLocked(); // running but not accepting: stuck, start again
+        stopLocked(); // running but never accepted: stuck, start again
+    m_ready = false;
     if (auto started = startLocked(); !started)
         return fail(started.error());
     const auto until = Clock::now() + timeout;
     for (;;) {
-        if (accepts(m_socket))
+        if (accepts(m_socket)) {
+            m_ready = true;
             return m_socket;
+        }
         if (!runningLocked()) {
             const QString said = lastLines(m_errFile, 3);
             return fail(Error::Kind::Transport, m_displayName, failureLocked(said));

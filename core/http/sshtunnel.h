@@ -91,6 +91,7 @@ private:
     QString m_errFile; // ssh's stderr
     mutable std::mutex m_mutex;
     pid_t m_guard = 0;
+    bool m_ready = false; // the local socket accepted a connection since ssh started
     int m_guardPipe = -1; // write end: closing it ends the guard and its ssh
 };
 

@@ -1,19 +1,28 @@
 // Docker client throughput against the lab: GET /containers/json through DockerClient, next to the
 // same requests made by the curl tool in the same run (one curl process, one kept-alive
-// connection), over the unix socket and over tcp+tls. Prints calls per second and the ratio.
+// connection), over the unix socket, over tcp+tls and over ssh:// (the curl tool through the same
+// SSH tunnel's socket). Prints calls per second and the ratio. Then a 1+N multi-node launch and
+// teardown (`clusterdeckctl launch --settle 0`, `rm`) with every lab host registered as ssh://,
+// and with every host as unix://, rounds alternating, the medians side by side
+// (BENCH_DOCKER_LAUNCH_ROUNDS, default 3; BENCH_DOCKER_WORKERS, default 12).
 
 #include "common/logging.h"
 #include "docker/dockerclient.h"
 #include "docker/dockerendpoint.h"
+#include "http/sshtunnel.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLoggingCategory>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTemporaryFile>
 #include <QTextStream>
 #include <QUrl>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <thread>
@@ -119,6 +128,16 @@ bool runEndpoint(const QString &label, const QString &url, const TlsFiles &tls, 
     if (endpoint->kind() == DockerEndpoint::Kind::Unix) {
         curlUrl = QStringLiteral("http://localhost/v%1/containers/json").arg(*version);
         extra = {QStringLiteral("--unix-socket"), QUrl(url).path()};
+    } else if (endpoint->kind() == DockerEndpoint::Kind::Ssh) {
+        // The curl tool through the local socket of the same SSH connection.
+        auto socket =
+            endpoint->transportConfig(label).tunnel->socketPath(std::chrono::milliseconds(15000));
+        if (!socket) {
+            std::fprintf(stderr, "error: %s\n", qPrintable(socket.error().toString()));
+            return false;
+        }
+        curlUrl = QStringLiteral("http://localhost/v%1/containers/json").arg(*version);
+        extra = {QStringLiteral("--unix-socket"), *socket};
     } else {
         curlUrl = QStringLiteral("https://%1/v%2/containers/json").arg(QUrl(url).authority(), *version);
         extra = {QStringLiteral("--cacert"), tls.caFile, QStringLiteral("--cert"), tls.certFile,
@@ -131,6 +150,110 @@ bool runEndpoint(const QString &label, const QString &url, const TlsFiles &tls, 
     }
     rows.append({label + QStringLiteral(" sequential"), perSecond(kCalls, sequential), perSecond(kCalls, curl)});
     rows.append({label + QStringLiteral(" 8 threads"), perSecond(kCalls, parallel), 0});
+    return true;
+}
+
+double median(QList<double> values)
+{
+    if (values.isEmpty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    return values.at(values.size() / 2);
+}
+
+struct Cli
+{
+    QString store;
+    QString run(const QStringList &args, bool *ok) const
+    {
+        QProcess p;
+        p.start(QStringLiteral(CLUSTERDECKCTL),
+                QStringList{QStringLiteral("--store"), store} + args);
+        *ok = p.waitForFinished(300000) && p.exitStatus() == QProcess::NormalExit &&
+              p.exitCode() == 0;
+        if (!*ok)
+            std::fprintf(stderr, "error: clusterdeckctl %s: %s\n", qPrintable(args.join(u' ')),
+                         p.readAllStandardError().constData());
+        return QString::fromUtf8(p.readAllStandardOutput());
+    }
+};
+
+// The same lab hosts registered in two stores, as ssh:// and as unix://; rounds alternate which
+// goes first. Returns false when a step fails.
+bool compareLaunches(const QTemporaryDir &dir)
+{
+    const QStringList hosts =
+        qEnvironmentVariable("CLUSTERDECK_LAB_HOSTS").split(u' ', Qt::SkipEmptyParts);
+    const int rounds = qEnvironmentVariableIntValue("BENCH_DOCKER_LAUNCH_ROUNDS") > 0
+                           ? qEnvironmentVariableIntValue("BENCH_DOCKER_LAUNCH_ROUNDS")
+                           : 3;
+    const int workers = qEnvironmentVariableIntValue("BENCH_DOCKER_WORKERS") > 0
+                            ? qEnvironmentVariableIntValue("BENCH_DOCKER_WORKERS")
+                            : 12;
+    struct Variant
+    {
+        QString name;
+        Cli cli;
+        QList<double> launch, teardown;
+    };
+    Variant variants[2]{
+        {QStringLiteral("ssh://"), {dir.filePath(QStringLiteral("ssh.db"))}, {}, {}},
+        {QStringLiteral("unix://"), {dir.filePath(QStringLiteral("unix.db"))}, {}, {}}};
+    for (Variant &v : variants) {
+        v.cli.store = QStringLiteral("sqlite://") + v.cli.store;
+        for (const QString &h : hosts) {
+            const QByteArray prefix = "CLUSTERDECK_LAB_" + h.toUpper().toLatin1();
+            const QString endpoint = qEnvironmentVariable(
+                QByteArray(prefix + (v.name == u"ssh://" ? "_DOCKER_SSH" : "_DOCKER")).constData());
+            bool ok = false;
+            v.cli.run({QStringLiteral("host"), QStringLiteral("add"), h, QStringLiteral("--docker"),
+                       endpoint, QStringLiteral("--address"),
+                       qEnvironmentVariable(QByteArray(prefix + "_ADDR").constData())},
+                      &ok);
+            if (!ok)
+                return false;
+        }
+    }
+    const QString yaml =
+        QStringLiteral(CLUSTERDECK_SOURCE_DIR) + QStringLiteral("/templates/lab-basic.yaml");
+    for (int r = 0; r < rounds; ++r) {
+        for (int i = 0; i < 2; ++i) {
+            Variant &v = variants[(r + i) % 2];
+            bool ok = false;
+            QElapsedTimer t;
+            t.start();
+            const QString out =
+                v.cli.run({QStringLiteral("launch"), yaml, QStringLiteral("--name"),
+                           QStringLiteral("bench-ssh"), QStringLiteral("--count"),
+                           QStringLiteral("worker=%1").arg(workers), QStringLiteral("--mode"),
+                           QStringLiteral("multi-node"), QStringLiteral("--settle"),
+                           QStringLiteral("0"), QStringLiteral("--json")},
+                          &ok);
+            v.launch.append(t.nsecsElapsed() / 1e9);
+            if (!ok)
+                return false;
+            const QString id = QJsonDocument::fromJson(out.toUtf8())
+                                   .object()
+                                   .value(QStringLiteral("id"))
+                                   .toString();
+            t.restart();
+            v.cli.run({QStringLiteral("rm"), id}, &ok);
+            v.teardown.append(t.nsecsElapsed() / 1e9);
+            if (!ok)
+                return false;
+        }
+    }
+    const double ul = median(variants[1].launch), ud = median(variants[1].teardown);
+    std::printf("\n1 + %d kernels, multi-node over %lld hosts, clusterdeckctl launch --settle 0 "
+                "and rm, median of %d rounds\n",
+                workers, qsizetype(hosts.size()), rounds);
+    std::printf("%-10s %10s %10s %12s %12s\n", "hosts as", "launch s", "rm s", "launch ratio",
+                "rm ratio");
+    for (const Variant &v : variants) {
+        const double l = median(v.launch), d = median(v.teardown);
+        std::printf("%-10s %10.2f %10.2f %12.2f %12.2f\n", qPrintable(v.name), l, d,
+                    ul > 0 ? l / ul : 0.0, ud > 0 ? d / ud : 0.0);
+    }
     return true;
 }
 
@@ -150,8 +273,12 @@ int main(int argc, char **argv)
                        qEnvironmentVariable("CLUSTERDECK_LAB_TLS_CERT"),
                        qEnvironmentVariable("CLUSTERDECK_LAB_TLS_KEY")};
     QList<Row> rows;
-    if (!runEndpoint(QStringLiteral("unix"), unixUrl, {}, rows)
-        || !runEndpoint(QStringLiteral("tcp+tls"), tlsUrl, tls, rows)) {
+    // ssh:// through the lab's sshd and ssh_config (scripts/lab.sh).
+    const QString sshUrl = qEnvironmentVariable("CLUSTERDECK_LAB_H1_DOCKER_SSH");
+    qputenv("CLUSTERDECK_SSH_CONFIG", qgetenv("CLUSTERDECK_LAB_SSH_CONFIG"));
+    if (!runEndpoint(QStringLiteral("unix"), unixUrl, {}, rows) ||
+        !runEndpoint(QStringLiteral("tcp+tls"), tlsUrl, tls, rows) ||
+        (!sshUrl.isEmpty() && !runEndpoint(QStringLiteral("ssh"), sshUrl, {}, rows))) {
         return 1;
     }
     std::printf("GET /containers/json on lab host h1, %d calls each\n", kCalls);
@@ -164,5 +291,12 @@ int main(int argc, char **argv)
             std::printf("%-22s %14.0f %14s %8s\n", qPrintable(r.what), r.clientRate, "-", "-");
         }
     }
+    if (sshUrl.isEmpty()) {
+        std::fprintf(stderr, "error: the lab has no sshd (CLUSTERDECK_LAB_H1_DOCKER_SSH)\n");
+        return 1;
+    }
+    QTemporaryDir dir;
+    if (!dir.isValid() || !compareLaunches(dir))
+        return 1;
     return 0;
 }
