@@ -46,6 +46,10 @@ private:
         return storeCli(QStringLiteral(CLUSTERDECKCTL), m_storeUrl, args, timeoutMs);
     }
     QJsonObject launch(const QString &name, int workers, const QString &policy);
+    // The hostname of a kernel of `session` on `host` (empty: none there).
+    static QString kernelOn(const QJsonObject &session, const QString &host);
+    // `exec … -- sleep 30` in `kernel`: a call that holds its connection.
+    void startSleepingExec(QProcess &exec, const QString &sessionId, const QString &kernel) const;
     // ssh client processes using the lab's config: ClusterDeck's tunnels.
     static QStringList sshClients();
     // pids of the sshd processes serving connections on the host (not its listener).
@@ -129,6 +133,26 @@ QJsonObject TestSshHosts::launch(const QString &name, int workers, const QString
     QJsonObject o = QJsonDocument::fromJson(launched.out).object();
     m_sessions.append(o.value(QStringLiteral("id")).toString());
     return o;
+}
+
+QString TestSshHosts::kernelOn(const QJsonObject &session, const QString &host)
+{
+    for (const QJsonValue &v : session.value(QStringLiteral("kernels")).toArray()) {
+        const QJsonObject k = v.toObject();
+        if (k.value(QStringLiteral("host")).toString() == host)
+            return k.value(QStringLiteral("hostname")).toString();
+    }
+    return {};
+}
+
+void TestSshHosts::startSleepingExec(QProcess &exec, const QString &sessionId,
+                                     const QString &kernel) const
+{
+    exec.start(QStringLiteral(CLUSTERDECKCTL),
+               {QStringLiteral("--store"), m_storeUrl, QStringLiteral("exec"), sessionId,
+                QStringLiteral("--kernel"), kernel, QStringLiteral("--"), QStringLiteral("sleep"),
+                QStringLiteral("30")});
+    QVERIFY(exec.waitForStarted());
 }
 
 QStringList TestSshHosts::sshClients()
@@ -249,20 +273,11 @@ void TestSshHosts::droppedConnectionNamesTheHost()
     const QJsonObject session = launch(QStringLiteral("sshdrop"), 2, QStringLiteral("ignore"));
     QVERIFY(!session.isEmpty());
     const QString id = session.value(QStringLiteral("id")).toString();
-    QString onSsh;
-    for (const QJsonValue &v : session.value(QStringLiteral("kernels")).toArray()) {
-        const QJsonObject k = v.toObject();
-        if (k.value(QStringLiteral("host")).toString() == m_sshHost)
-            onSsh = k.value(QStringLiteral("hostname")).toString();
-    }
+    const QString onSsh = kernelOn(session, m_sshHost);
     QVERIFY(!onSsh.isEmpty());
     const QStringList before = sshdConnections(m_sshHost);
     QProcess exec;
-    exec.start(QStringLiteral(CLUSTERDECKCTL),
-               {QStringLiteral("--store"), m_storeUrl, QStringLiteral("exec"), id,
-                QStringLiteral("--kernel"), onSsh, QStringLiteral("--"), QStringLiteral("sleep"),
-                QStringLiteral("30")});
-    QVERIFY(exec.waitForStarted());
+    startSleepingExec(exec, id, onSsh);
     // The connection of this exec: the sshd process that appears for it on the host.
     QStringList ours;
     QVERIFY(waitUntil(
@@ -351,19 +366,10 @@ void TestSshHosts::killedCliLeavesNoSsh()
     const QJsonObject session = launch(QStringLiteral("sshkill"), 2, QStringLiteral("ignore"));
     QVERIFY(!session.isEmpty());
     const QString id = session.value(QStringLiteral("id")).toString();
-    QString onSsh;
-    for (const QJsonValue &v : session.value(QStringLiteral("kernels")).toArray()) {
-        const QJsonObject k = v.toObject();
-        if (k.value(QStringLiteral("host")).toString() == m_sshHost)
-            onSsh = k.value(QStringLiteral("hostname")).toString();
-    }
+    const QString onSsh = kernelOn(session, m_sshHost);
     QVERIFY(!onSsh.isEmpty());
     QProcess exec;
-    exec.start(QStringLiteral(CLUSTERDECKCTL),
-               {QStringLiteral("--store"), m_storeUrl, QStringLiteral("exec"), id,
-                QStringLiteral("--kernel"), onSsh, QStringLiteral("--"), QStringLiteral("sleep"),
-                QStringLiteral("30")});
-    QVERIFY(exec.waitForStarted());
+    startSleepingExec(exec, id, onSsh);
     QVERIFY2(waitUntil([] { return !sshClients().isEmpty(); }, 15000), "no ssh was started");
     QThread::msleep(500);
     ::kill(pid_t(exec.processId()), SIGKILL);
