@@ -207,6 +207,8 @@ bool SshTunnel::runningLocked()
     const pid_t r = ::waitpid(m_guard, &status, WNOHANG);
     if (r == 0)
         return true;
+    // The guard exits with ssh's status (128 + the signal when ssh was killed).
+    m_lastStatus = r == m_guard && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     // Ended (or reaped elsewhere): what is left is closed.
     m_guard = 0;
     if (m_guardPipe >= 0) {
@@ -262,6 +264,9 @@ Result<void> SshTunnel::startLocked()
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fds[0], STDIN_FILENO);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    // The guard's own stderr too: sh reports a killed ssh ("Killed") on it, which would land in
+    // the admin's terminal; ssh's stderr goes to the message file.
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     // Its own process group: a Ctrl-C in the admin's terminal reaches ClusterDeck, which then
@@ -432,8 +437,13 @@ Result<QString> SshTunnel::trustHostKeys(const SshTarget &target, const QList<Ho
 
 QString SshTunnel::failureLocked(const QString &sshSaid) const
 {
-    const QString said =
-        sshSaid.isEmpty() ? QStringLiteral("ssh ended without a message") : sshSaid;
+    QString said = sshSaid;
+    if (said.isEmpty())
+        said = m_lastStatus > 128
+                   ? QStringLiteral("ssh was killed (signal %1)").arg(m_lastStatus - 128)
+               : m_lastStatus >= 0
+                   ? QStringLiteral("ssh ended with status %1 without a message").arg(m_lastStatus)
+                   : QStringLiteral("ssh ended without a message");
     const bool changed = said.contains(QLatin1String("IDENTIFICATION HAS CHANGED")) ||
                          said.contains(QLatin1String("Host key for"));
     if (!changed && !said.contains(QLatin1String("Host key verification failed")) &&

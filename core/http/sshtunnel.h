@@ -92,6 +92,7 @@ private:
     mutable std::mutex m_mutex;
     pid_t m_guard = 0;
     bool m_ready = false; // the local socket accepted a connection since ssh started
+    int m_lastStatus = -1; // the ended ssh's exit status (128 + signal when killed)
     int m_guardPipe = -1; // write end: closing it ends the guard and its ssh
 };
 
