@@ -1,8 +1,8 @@
-// The console's terminal against a real kernel container in the lab: a Docker exec TTY feeds the
-// libvterm screen; typed keys reach the shell; a resize of the widget resizes the exec's TTY;
-// `top` draws its table (busybox's without the alternate screen); `exit` marks the tab. The screen
-// is read back from the libvterm model. With CLUSTERDECK_SCREENSHOT_DIR set, the terminal running
-// top is saved there.
+// The console's terminal against a real kernel container in the lab, through h1's TLS port and
+// through its sshd (ssh://, issue 27): a Docker exec TTY feeds the libvterm screen; typed keys
+// reach the shell; a resize of the widget resizes the exec's TTY; `top` draws its table (busybox's
+// without the alternate screen); `exit` marks the tab. The screen is read back from the libvterm
+// model. With CLUSTERDECK_SCREENSHOT_DIR set, the terminal running top is saved there.
 
 #include "docker/dockerclient.h"
 #include "terminal/terminalscreen.h"
@@ -25,6 +25,7 @@ class TestTerminalLab : public QObject
 private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
+    void shellThroughTheScreen_data();
     void shellThroughTheScreen();
 
 private:
@@ -38,6 +39,7 @@ void TestTerminalLab::initTestCase()
     if (url.isEmpty())
         QFAIL(
             "the lab environment is missing: run `eval \"$(scripts/lab.sh env)\"` with the lab up");
+    qputenv("CLUSTERDECK_SSH_CONFIG", qgetenv("CLUSTERDECK_LAB_SSH_CONFIG"));
     auto endpoint = DockerEndpoint::parse(url, {qEnvironmentVariable("CLUSTERDECK_LAB_TLS_CA"),
                                                 qEnvironmentVariable("CLUSTERDECK_LAB_TLS_CERT"),
                                                 qEnvironmentVariable("CLUSTERDECK_LAB_TLS_KEY")});
@@ -63,14 +65,29 @@ void TestTerminalLab::cleanupTestCase()
         (void)m_client->removeContainer(m_container, {true, true});
 }
 
+void TestTerminalLab::shellThroughTheScreen_data()
+{
+    QTest::addColumn<QString>("endpoint"); // empty: h1's TLS client of initTestCase
+    QTest::newRow("tcp+tls") << QString();
+    QTest::newRow("ssh") << qEnvironmentVariable("CLUSTERDECK_LAB_H1_DOCKER_SSH");
+}
+
 void TestTerminalLab::shellThroughTheScreen()
 {
+    QFETCH(QString, endpoint);
+    std::shared_ptr<DockerClient> client = m_client;
+    if (!endpoint.isEmpty()) {
+        // The same container, reached over SSH (the lab's sshd, scripts/lab.sh).
+        auto ssh = DockerEndpoint::parse(endpoint);
+        QVERIFY(ssh);
+        client = std::make_shared<DockerClient>(*ssh, QStringLiteral("h1"));
+    }
     TerminalTabs tabs;
     tabs.resize(800, 480);
     tabs.show();
     QVERIFY(QTest::qWaitForWindowExposed(&tabs));
     TerminalWidget *terminal =
-        tabs.openTerminal(m_client, m_container, QStringLiteral("lab-session/worker3"));
+        tabs.openTerminal(client, m_container, QStringLiteral("lab-session/worker3"));
     QCOMPARE(tabs.count(), 1);
     QCOMPARE(tabs.tabText(0), QStringLiteral("lab-session/worker3"));
     TerminalScreen *screen = terminal->screen();
@@ -101,7 +118,8 @@ void TestTerminalLab::shellThroughTheScreen()
     QTest::keyClick(terminal, Qt::Key_Return);
     QTRY_VERIFY_WITH_TIMEOUT(screen->screenText().contains(QLatin1String("PID")), 10000);
     QTRY_VERIFY_WITH_TIMEOUT(screen->screenText().contains(QLatin1String("sleep 3600")), 10000);
-    if (const QString dir = qEnvironmentVariable("CLUSTERDECK_SCREENSHOT_DIR"); !dir.isEmpty()) {
+    if (const QString dir = qEnvironmentVariable("CLUSTERDECK_SCREENSHOT_DIR");
+        !dir.isEmpty() && endpoint.isEmpty()) {
         QTest::qWait(1200);
         QDir().mkpath(dir);
         QVERIFY(tabs.grab().save(dir + QStringLiteral("/terminal-top.png")));

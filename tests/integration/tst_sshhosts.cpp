@@ -1,6 +1,7 @@
 // ssh:// endpoints (issue 27, item 1) against the lab's real sshd and dockerd: h1 registered as
 // ssh://, h2 as tcp+tls://, h3 as unix://. A 1+12 multi-node session over the three; exec, logs,
-// top and rm through the SSH host; the controller's event intake over it (a `docker kill` there
+// logs -f, top and rm through the SSH host (the console's terminal over ssh:// is in
+// tst_terminal_lab); the controller's event intake over it (a `docker kill` there
 // is handled by the policy); a connection dropped mid-exec fails naming the host and the next
 // call connects again; an unknown host key is refused with its fingerprint and `host trust`
 // accepts it; a kill -9'd clusterdeckctl leaves no ssh process. Endpoints come from
@@ -8,6 +9,7 @@
 
 #include "labcli.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -37,6 +39,7 @@ private Q_SLOTS:
     void mixedMultiNodeSession();
     void controllerHandlesAKillOnTheSshHost();
     void droppedConnectionNamesTheHost();
+    void connectionKilledMidLaunch();
     void unknownHostKeyIsRefusedWithItsFingerprint();
     void killedCliLeavesNoSsh();
 
@@ -214,6 +217,30 @@ void TestSshHosts::mixedMultiNodeSession()
     const Proc logs = cli({QStringLiteral("logs"), id, QStringLiteral("--kernel"), onSsh});
     QVERIFY2(logs.exitCode == 0, logs.err.constData());
     QVERIFY2(logs.out.contains(" up"), logs.out.constData());
+    // logs -f: a line the kernel prints later arrives through the open stream.
+    QProcess follow;
+    follow.start(QStringLiteral(CLUSTERDECKCTL),
+                 {QStringLiteral("--store"), m_storeUrl, QStringLiteral("logs"), id,
+                  QStringLiteral("--kernel"), onSsh, QStringLiteral("--follow")});
+    QVERIFY(follow.waitForStarted());
+    QByteArray followed;
+    auto followedContains = [&](const QByteArray &text) {
+        return waitUntil(
+            [&] {
+                follow.waitForReadyRead(200);
+                followed += follow.readAllStandardOutput();
+                return followed.contains(text);
+            },
+            15000);
+    };
+    QVERIFY2(followedContains(" up"), followed.constData());
+    const Proc said = cli({QStringLiteral("exec"), id, QStringLiteral("--kernel"), onSsh,
+                           QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                           QStringLiteral("echo later-line >/proc/1/fd/1")});
+    QVERIFY2(said.exitCode == 0, said.err.constData());
+    QVERIFY2(followedContains("later-line"), followed.constData());
+    follow.terminate();
+    QVERIFY(follow.waitForFinished(10000));
     const Proc top =
         cli({QStringLiteral("top"), id, QStringLiteral("--no-stream"), QStringLiteral("--json")});
     QVERIFY2(top.exitCode == 0, top.err.constData());
@@ -308,6 +335,75 @@ void TestSshHosts::droppedConnectionNamesTheHost()
     QCOMPARE(QString::fromUtf8(again.out).trimmed(), onSsh + QStringLiteral(" | back"));
     QCOMPARE(cli({QStringLiteral("rm"), id}).exitCode, 0);
     m_sessions.removeAll(id);
+}
+
+void TestSshHosts::connectionKilledMidLaunch()
+{
+    // A name of its own: the compose project label finds this session's kernels on every host.
+    const QString name = QStringLiteral("midlaunch-%1").arg(QDateTime::currentMSecsSinceEpoch());
+    const QString file = m_dir.filePath(QStringLiteral("midlaunch.yaml"));
+    QVERIFY(writeTextFile(
+        file, QStringLiteral("apiVersion: clusterdeck/v1\nkind: Cluster\nname: midlaunch\n"
+                             "mode: multi-node\nroles:\n"
+                             "  - name: master\n    count: 1\n    task:\n"
+                             "      image: clusterdeck/lab:latest\n"
+                             "      command: [sleep, '100000']\n"
+                             "  - name: worker\n    count: 12\n    task:\n"
+                             "      image: clusterdeck/lab:latest\n"
+                             "      command: [sleep, '100000']\n")));
+    QProcess launch;
+    launch.start(QStringLiteral(CLUSTERDECKCTL),
+                 {QStringLiteral("--store"), m_storeUrl, QStringLiteral("launch"), file,
+                  QStringLiteral("--name"), name, QStringLiteral("--settle"), QStringLiteral("0")});
+    QVERIFY(launch.waitForStarted());
+    // Its SSH connection to h1, and every one it makes again, killed every 50 ms from the moment
+    // the first kernel container exists on h1 (its starts are still to come) until the launch
+    // ends; a new connection needs ~0.15 s to log in, so the launch cannot finish on h1, nor can
+    // its rollback reach h1.
+    QElapsedTimer sinceStart;
+    sinceStart.start();
+    QVERIFY2(
+        waitUntil(
+            [&] {
+                return launch.state() == QProcess::NotRunning ||
+                       LabHosts::count(m_lab.containersWith(
+                           QStringLiteral("com.docker.compose.project=") + name, {m_sshHost})) > 0;
+            },
+            60000),
+        "no kernel container appeared on the SSH host");
+    const qint64 firstKillAt = sinceStart.elapsed();
+    int kills = 0;
+    while (launch.state() != QProcess::NotRunning && sinceStart.elapsed() < 120000) {
+        for (const QString &line : sshClients()) {
+            ::kill(pid_t(line.section(u' ', 0, 0).toInt()), SIGKILL);
+            ++kills;
+        }
+        launch.waitForFinished(50);
+    }
+    // (waitForFinished() is false for a process that ended already.)
+    QVERIFY2(launch.state() == QProcess::NotRunning || launch.waitForFinished(10000),
+             "the launch did not end");
+    const QByteArray err = launch.readAllStandardError();
+    qInfo().noquote() << kills << "ssh connection(s) killed from" << firstKillAt
+                      << "ms; the launch ended after" << sinceStart.elapsed()
+                      << "ms:" << err.right(600);
+    QVERIFY(kills > 0);
+    QVERIFY2(launch.exitCode() != 0, "the launch succeeded with its SSH host cut off");
+    QVERIFY2(err.contains(QByteArray(QByteArray("host ") + m_sshHost.toUtf8())), err.constData());
+    // Whatever the rollback could not reach while the connection was down, rm removes now.
+    const Proc shown = cli({QStringLiteral("show"), name, QStringLiteral("--json")});
+    const QString id =
+        QJsonDocument::fromJson(shown.out).object().value(QStringLiteral("id")).toString();
+    if (!id.isEmpty()) {
+        const Proc rm = cli({QStringLiteral("rm"), id});
+        QVERIFY2(rm.exitCode == 0, rm.err.constData());
+        QCOMPARE(LabHosts::count(m_lab.containersOf(id)), 0);
+        QCOMPARE(LabHosts::count(m_lab.networksOf(id)), 0);
+    }
+    // Kernels carry the session's name as their compose project: none is left on any host.
+    QCOMPARE(
+        LabHosts::count(m_lab.containersWith(QStringLiteral("com.docker.compose.project=") + name)),
+        0);
 }
 
 void TestSshHosts::unknownHostKeyIsRefusedWithItsFingerprint()
