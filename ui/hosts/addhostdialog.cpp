@@ -90,14 +90,17 @@ AddHostDialog::AddHostDialog(ConsoleController *controller, QWidget *parent)
                            "add it to your known_hosts"));
     m_trust->setAccessibleDescription(m_trust->toolTip());
     m_trust->hide();
+    // The result under the buttons, the dialog's full width: a long error (an SSH host key's
+    // fingerprint and what to do) grows the dialog instead of squeezing the form.
     auto *testRow = new QHBoxLayout;
     testRow->addWidget(m_test);
-    testRow->addWidget(m_result, 1);
+    testRow->addStretch(1);
     testRow->addWidget(m_trust);
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addLayout(testRow);
+    layout->addWidget(m_result);
     layout->addWidget(m_buttons);
     loadContexts(DockerContexts::configDir());
     connect(m_context, &QComboBox::activated, this, &AddHostDialog::useContext);
@@ -180,10 +183,17 @@ QString AddHostDialog::validationError() const
 
 void AddHostDialog::showError(const QString &error)
 {
-    m_result->setText(
-        QStringLiteral("<span style='color:#cc3333'>%1</span>").arg(error.toHtmlEscaped()));
     // Only a key never seen: a changed key is the admin's to investigate, not to click away.
-    m_trust->setVisible(error.contains(QLatin1String("host key is not known")));
+    const bool unknownKey = error.contains(QLatin1String("host key is not known"));
+    QString text = error;
+    if (unknownKey && text.contains(QLatin1String(" Compare it")))
+        text = text.section(QLatin1String(" Compare it"), 0, 0) +
+               tr(" Trust Host Key… shows it again to compare with the host's own.");
+    m_result->setText(
+        QStringLiteral("<span style='color:#cc3333'>%1</span>").arg(text.toHtmlEscaped()));
+    m_trust->setVisible(unknownKey);
+    if (sizeHint().height() > height())
+        resize(width(), sizeHint().height());
 }
 
 void AddHostDialog::trustHostKey()
