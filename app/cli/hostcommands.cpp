@@ -10,7 +10,6 @@
 #include "host/hostregistry.h"
 #include "host/hoststatus.h"
 #include "host/hoststatusjson.h"
-#include "http/sshtunnel.h"
 #include "store/statestore.h"
 
 #include <algorithm>
@@ -371,8 +370,7 @@ int trust(Context &context, const QStringList &args)
         return context.fail(endpoint.error());
     if (endpoint->kind() != Docker::DockerEndpoint::Kind::Ssh)
         return usage(context, QStringLiteral("host trust is for ssh:// endpoints"));
-    const Http::SshTarget target{endpoint->user(), endpoint->host(), endpoint->port(),
-                                 endpoint->socketPath()};
+    const Http::SshTarget target = endpoint->sshTarget();
     auto keys = Http::SshTunnel::scanHostKeys(target);
     if (!keys)
         return context.fail(keys.error());

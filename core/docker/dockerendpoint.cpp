@@ -1,7 +1,5 @@
 #include "dockerendpoint.h"
 
-#include "http/sshtunnel.h"
-
 #include <QDir>
 #include <QUrl>
 
@@ -11,6 +9,14 @@ namespace {
 
 constexpr int kDefaultTcpPort = 2375;
 constexpr int kDefaultTlsPort = 2376;
+// The daemon's socket where Docker puts it, locally and on an ssh:// host.
+const QLatin1String kDefaultSocket("/var/run/docker.sock");
+
+// A host as a URL writes it: an IPv6 literal in brackets.
+QString urlHost(const QString &host)
+{
+    return host.contains(QLatin1Char(':')) ? u'[' + host + u']' : host;
+}
 
 std::unexpected<Error> invalid(const QString &url, const QString &message)
 {
@@ -63,7 +69,7 @@ Result<DockerEndpoint> DockerEndpoint::parse(const QString &input, const TlsFile
         if (endpoint.m_port < 0 || endpoint.m_port > 65535)
             return invalid(url, QStringLiteral("invalid port"));
         endpoint.m_socketPath = path.isEmpty() || path == QLatin1String("/")
-                                    ? QStringLiteral("/var/run/docker.sock")
+                                    ? QString(kDefaultSocket)
                                     : QDir::cleanPath(path);
         return endpoint;
     }
@@ -107,7 +113,7 @@ Result<DockerEndpoint> DockerEndpoint::fromEnvironment(const QProcessEnvironment
 {
     QString host = env.value(QStringLiteral("DOCKER_HOST"));
     if (host.isEmpty())
-        host = QStringLiteral("unix:///var/run/docker.sock");
+        host = QStringLiteral("unix://") + kDefaultSocket;
 
     TlsFiles tls;
     const bool verify = !env.value(QStringLiteral("DOCKER_TLS_VERIFY")).isEmpty();
@@ -137,25 +143,27 @@ QString DockerEndpoint::url() const
     case Kind::Unix:
         return QStringLiteral("unix://") + m_socketPath;
     case Kind::Ssh: {
-        const QString host = m_host.contains(QLatin1Char(':')) ? u'[' + m_host + u']' : m_host;
         QString u = QStringLiteral("ssh://");
         if (!m_user.isEmpty())
             u += m_user + u'@';
-        u += host;
+        u += urlHost(m_host);
         if (m_port > 0)
             u += u':' + QString::number(m_port);
-        if (m_socketPath != QLatin1String("/var/run/docker.sock"))
+        if (m_socketPath != kDefaultSocket)
             u += m_socketPath;
         return u;
     }
     case Kind::Tcp:
-    case Kind::TcpTls: {
-        const QString host = m_host.contains(QLatin1Char(':')) ? u'[' + m_host + u']' : m_host;
+    case Kind::TcpTls:
         return (m_kind == Kind::Tcp ? QStringLiteral("tcp://") : QStringLiteral("tcp+tls://")) +
-               host + u':' + QString::number(m_port);
-    }
+               urlHost(m_host) + u':' + QString::number(m_port);
     }
     return {};
+}
+
+Http::SshTarget DockerEndpoint::sshTarget() const
+{
+    return {m_user, m_host, m_port, m_socketPath};
 }
 
 QString DockerEndpoint::displayName(const QString &hostName) const
@@ -169,7 +177,7 @@ Http::TransportConfig DockerEndpoint::transportConfig(const QString &hostName) c
 {
     Http::TransportConfig config;
     config.displayName = displayName(hostName);
-    const QString host = m_host.contains(QLatin1Char(':')) ? u'[' + m_host + u']' : m_host;
+    const QString host = urlHost(m_host);
     switch (m_kind) {
     case Kind::Unix:
         config.baseUrl = QStringLiteral("http://localhost");
@@ -177,8 +185,7 @@ Http::TransportConfig DockerEndpoint::transportConfig(const QString &hostName) c
         break;
     case Kind::Ssh:
         config.baseUrl = QStringLiteral("http://localhost");
-        config.tunnel =
-            Http::SshTunnel::shared({m_user, m_host, m_port, m_socketPath}, config.displayName);
+        config.tunnel = Http::SshTunnel::shared(sshTarget(), config.displayName);
         break;
     case Kind::Tcp:
         config.baseUrl = QStringLiteral("http://%1:%2").arg(host).arg(m_port);

@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "http/httptypes.h"
+#include "http/sshtunnel.h"
 
 #include <QProcessEnvironment>
 #include <QString>
@@ -43,6 +44,8 @@ public:
     // Unix: the socket; Ssh: the daemon's socket on the remote host.
     QString socketPath() const { return m_socketPath; }
     QString user() const { return m_user; } // Ssh: empty for ssh's own choice
+    // Ssh: where the tunnel leads (the host, its SSH user and port, the daemon's socket there).
+    Http::SshTarget sshTarget() const;
     QString host() const { return m_host; }
     int port() const { return m_port; }
     TlsFiles tls() const { return m_tls; }

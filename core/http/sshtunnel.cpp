@@ -110,6 +110,21 @@ QString lastLines(const QString &file, int count)
 
 std::atomic_int g_counter{0};
 
+// Extra ssh options from the environment: CLUSTERDECK_SSH_CONFIG names a config file used
+// instead of ~/.ssh/config (`ssh -F`); the lab and tests use it.
+QStringList environmentOptions()
+{
+    const QString config = qEnvironmentVariable("CLUSTERDECK_SSH_CONFIG");
+    if (config.isEmpty())
+        return {};
+    return {QStringLiteral("-F"), config};
+}
+
+// The refusal of a host key never trusted, and where its advice for the command line begins
+// (failureLocked() writes them; isUnknownHostKey() and withoutCommandLineAdvice() read them).
+const QLatin1String kUnknownHostKey("its host key is not known");
+const QLatin1String kCommandLineAdvice(" Compare it");
+
 } // namespace
 
 QString SshTarget::display() const
@@ -146,14 +161,6 @@ std::shared_ptr<SshTunnel> SshTunnel::shared(const SshTarget &target, const QStr
     return tunnel;
 }
 
-QStringList SshTunnel::environmentOptions()
-{
-    const QString config = qEnvironmentVariable("CLUSTERDECK_SSH_CONFIG");
-    if (config.isEmpty())
-        return {};
-    return {QStringLiteral("-F"), config};
-}
-
 QStringList SshTunnel::sshArguments() const
 {
     QStringList args{QStringLiteral("ssh")};
@@ -185,18 +192,6 @@ QString SshTunnel::lastMessage() const
 {
     std::lock_guard lock(m_mutex);
     return m_errFile.isEmpty() ? QString() : lastLines(m_errFile, 1);
-}
-
-pid_t SshTunnel::guardPid() const
-{
-    std::lock_guard lock(m_mutex);
-    return m_guard;
-}
-
-void SshTunnel::close()
-{
-    std::lock_guard lock(m_mutex);
-    stopLocked();
 }
 
 bool SshTunnel::runningLocked()
@@ -347,7 +342,7 @@ namespace {
 // `ssh -G`: the options ssh would use for the target (HostName, Port, UserKnownHostsFile …).
 Result<QHash<QString, QString>> effectiveOptions(const SshTarget &target)
 {
-    QStringList args = SshTunnel::environmentOptions();
+    QStringList args = environmentOptions();
     args += QStringLiteral("-G");
     if (target.port > 0)
         args += {QStringLiteral("-p"), QString::number(target.port)};
@@ -463,12 +458,22 @@ QString SshTunnel::failureLocked(const QString &sshSaid) const
                                     "(`clusterdeckctl host trust ssh://%1`); otherwise someone "
                                     "may be in the middle.")
                          .arg(m_target.display(), presented)
-                   : QStringLiteral("ssh to %1 refused: its host key is not known "
-                                    "(known_hosts).%2 Compare it with the host's own "
+                   : QStringLiteral("ssh to %1 refused: %3 "
+                                    "(known_hosts).%2%4 with the host's own "
                                     "(ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub on the "
                                     "host), then trust it: `clusterdeckctl host trust ssh://%1`, "
                                     "or the Add Host dialog.")
-                         .arg(m_target.display(), presented);
+                         .arg(m_target.display(), presented, kUnknownHostKey, kCommandLineAdvice);
+}
+
+bool SshTunnel::isUnknownHostKey(const QString &message)
+{
+    return message.contains(kUnknownHostKey);
+}
+
+QString SshTunnel::withoutCommandLineAdvice(const QString &message)
+{
+    return isUnknownHostKey(message) ? message.section(kCommandLineAdvice, 0, 0) : message;
 }
 
 } // namespace ClusterDeck::Http

@@ -53,14 +53,8 @@ public:
     // said; an unknown or changed host key is refused with its fingerprint and what to do.
     Result<QString> socketPath(std::chrono::milliseconds timeout, const CancelToken &cancel = {});
 
-    // The ssh command line (without the guard), for errors and docs.
-    QStringList sshArguments() const;
     // ssh's last message (e.g. "channel 2: open failed: connect failed: …"), for errors.
     QString lastMessage() const;
-    // pid of the running ssh's guard, 0 when none (tests).
-    pid_t guardPid() const;
-    // Ends the connection (the next socketPath() starts another).
-    void close();
 
     // A host's public keys as the SSH server presents them now (ssh-keyscan at the address and
     // port ssh's config resolves the target to), with their SHA256 fingerprints: for the admin to
@@ -75,11 +69,15 @@ public:
     // Appends `keys` to the known_hosts file ssh uses for `target` (UserKnownHostsFile).
     static Result<QString> trustHostKeys(const SshTarget &target, const QList<HostKey> &keys);
 
-    // Extra ssh options from the environment: CLUSTERDECK_SSH_CONFIG names a config file used
-    // instead of ~/.ssh/config (`ssh -F`); the lab and tests use it.
-    static QStringList environmentOptions();
+    // Whether `message` (an error of socketPath()) is the refusal of a host key never trusted,
+    // which the admin may accept (a changed key is not); and that refusal without the advice
+    // for the command line (the key's fingerprint stays), for a UI that offers its own way.
+    static bool isUnknownHostKey(const QString &message);
+    static QString withoutCommandLineAdvice(const QString &message);
 
 private:
+    // The ssh command line (without the guard).
+    QStringList sshArguments() const;
     bool runningLocked();
     void stopLocked();
     Result<void> startLocked();
@@ -90,7 +88,7 @@ private:
     QString m_socket;
     QString m_errFile; // ssh's stderr
     mutable std::mutex m_mutex;
-    pid_t m_guard = 0;
+    pid_t m_guard = 0;    // the guard's pid, 0 when none runs
     bool m_ready = false; // the local socket accepted a connection since ssh started
     int m_lastStatus = -1; // the ended ssh's exit status (128 + signal when killed)
     int m_guardPipe = -1; // write end: closing it ends the guard and its ssh

@@ -6,7 +6,6 @@
 #include "host/dockercontexts.h"
 #include "host/hostinspector.h"
 #include "host/hostregistry.h"
-#include "http/sshtunnel.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -184,11 +183,11 @@ QString AddHostDialog::validationError() const
 void AddHostDialog::showError(const QString &error)
 {
     // Only a key never seen: a changed key is the admin's to investigate, not to click away.
-    const bool unknownKey = error.contains(QLatin1String("host key is not known"));
-    QString text = error;
-    if (unknownKey && text.contains(QLatin1String(" Compare it")))
-        text = text.section(QLatin1String(" Compare it"), 0, 0) +
-               tr(" Trust Host Key… shows it again to compare with the host's own.");
+    const bool unknownKey = Http::SshTunnel::isUnknownHostKey(error);
+    const QString text =
+        unknownKey ? Http::SshTunnel::withoutCommandLineAdvice(error) +
+                         tr(" Trust Host Key… shows it again to compare with the host's own.")
+                   : error;
     m_result->setText(
         QStringLiteral("<span style='color:#cc3333'>%1</span>").arg(text.toHtmlEscaped()));
     m_trust->setVisible(unknownKey);
@@ -201,8 +200,7 @@ void AddHostDialog::trustHostKey()
     auto endpoint = Docker::DockerEndpoint::parse(m_endpoint->text());
     if (!endpoint || endpoint->kind() != Docker::DockerEndpoint::Kind::Ssh)
         return;
-    const Http::SshTarget target{endpoint->user(), endpoint->host(), endpoint->port(),
-                                 endpoint->socketPath()};
+    const Http::SshTarget target = endpoint->sshTarget();
     setBusy(true, tr("Reading the host's key…"));
     QPointer<AddHostDialog> self(this);
     m_controller->runInBackground(
