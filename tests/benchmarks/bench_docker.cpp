@@ -6,10 +6,12 @@
 // and with every host as unix://, rounds alternating, the medians side by side
 // (BENCH_DOCKER_LAUNCH_ROUNDS, default 3; BENCH_DOCKER_WORKERS, default 12).
 
+#include "benchmedian.h"
 #include "common/logging.h"
 #include "docker/dockerclient.h"
 #include "docker/dockerendpoint.h"
 #include "http/sshtunnel.h"
+#include "labcli.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -22,7 +24,6 @@
 #include <QTextStream>
 #include <QUrl>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <thread>
@@ -153,30 +154,16 @@ bool runEndpoint(const QString &label, const QString &url, const TlsFiles &tls, 
     return true;
 }
 
-double median(QList<double> values)
+// clusterdeckctl on `store`; a failure is printed and leaves `ok` false.
+Proc run(const QString &store, const QStringList &args, bool *ok)
 {
-    if (values.isEmpty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    return values.at(values.size() / 2);
+    const Proc p = storeCli(QStringLiteral(CLUSTERDECKCTL), store, args, 300000);
+    *ok = p.exitCode == 0;
+    if (!*ok)
+        std::fprintf(stderr, "error: clusterdeckctl %s: %s\n", qPrintable(args.join(u' ')),
+                     p.err.constData());
+    return p;
 }
-
-struct Cli
-{
-    QString store;
-    QString run(const QStringList &args, bool *ok) const
-    {
-        QProcess p;
-        p.start(QStringLiteral(CLUSTERDECKCTL),
-                QStringList{QStringLiteral("--store"), store} + args);
-        *ok = p.waitForFinished(300000) && p.exitStatus() == QProcess::NormalExit &&
-              p.exitCode() == 0;
-        if (!*ok)
-            std::fprintf(stderr, "error: clusterdeckctl %s: %s\n", qPrintable(args.join(u' ')),
-                         p.readAllStandardError().constData());
-        return QString::fromUtf8(p.readAllStandardOutput());
-    }
-};
 
 // The same lab hosts registered in two stores, as ssh:// and as unix://; rounds alternate which
 // goes first. Returns false when a step fails.
@@ -193,23 +180,28 @@ bool compareLaunches(const QTemporaryDir &dir)
     struct Variant
     {
         QString name;
-        Cli cli;
+        QString store;
         QList<double> launch, teardown;
     };
-    Variant variants[2]{
-        {QStringLiteral("ssh://"), {dir.filePath(QStringLiteral("ssh.db"))}, {}, {}},
-        {QStringLiteral("unix://"), {dir.filePath(QStringLiteral("unix.db"))}, {}, {}}};
+    Variant variants[2]{{QStringLiteral("ssh://"),
+                         QStringLiteral("sqlite://") + dir.filePath(QStringLiteral("ssh.db")),
+                         {},
+                         {}},
+                        {QStringLiteral("unix://"),
+                         QStringLiteral("sqlite://") + dir.filePath(QStringLiteral("unix.db")),
+                         {},
+                         {}}};
     for (Variant &v : variants) {
-        v.cli.store = QStringLiteral("sqlite://") + v.cli.store;
         for (const QString &h : hosts) {
             const QByteArray prefix = "CLUSTERDECK_LAB_" + h.toUpper().toLatin1();
             const QString endpoint = qEnvironmentVariable(
                 QByteArray(prefix + (v.name == u"ssh://" ? "_DOCKER_SSH" : "_DOCKER")).constData());
             bool ok = false;
-            v.cli.run({QStringLiteral("host"), QStringLiteral("add"), h, QStringLiteral("--docker"),
-                       endpoint, QStringLiteral("--address"),
-                       qEnvironmentVariable(QByteArray(prefix + "_ADDR").constData())},
-                      &ok);
+            run(v.store,
+                {QStringLiteral("host"), QStringLiteral("add"), h, QStringLiteral("--docker"),
+                 endpoint, QStringLiteral("--address"),
+                 qEnvironmentVariable(QByteArray(prefix + "_ADDR").constData())},
+                &ok);
             if (!ok)
                 return false;
         }
@@ -222,22 +214,23 @@ bool compareLaunches(const QTemporaryDir &dir)
             bool ok = false;
             QElapsedTimer t;
             t.start();
-            const QString out =
-                v.cli.run({QStringLiteral("launch"), yaml, QStringLiteral("--name"),
-                           QStringLiteral("bench-ssh"), QStringLiteral("--count"),
-                           QStringLiteral("worker=%1").arg(workers), QStringLiteral("--mode"),
-                           QStringLiteral("multi-node"), QStringLiteral("--settle"),
-                           QStringLiteral("0"), QStringLiteral("--json")},
-                          &ok);
+            const Proc launched =
+                run(v.store,
+                    {QStringLiteral("launch"), yaml, QStringLiteral("--name"),
+                     QStringLiteral("bench-ssh"), QStringLiteral("--count"),
+                     QStringLiteral("worker=%1").arg(workers), QStringLiteral("--mode"),
+                     QStringLiteral("multi-node"), QStringLiteral("--settle"), QStringLiteral("0"),
+                     QStringLiteral("--json")},
+                    &ok);
             v.launch.append(t.nsecsElapsed() / 1e9);
             if (!ok)
                 return false;
-            const QString id = QJsonDocument::fromJson(out.toUtf8())
+            const QString id = QJsonDocument::fromJson(launched.out)
                                    .object()
                                    .value(QStringLiteral("id"))
                                    .toString();
             t.restart();
-            v.cli.run({QStringLiteral("rm"), id}, &ok);
+            run(v.store, {QStringLiteral("rm"), id}, &ok);
             v.teardown.append(t.nsecsElapsed() / 1e9);
             if (!ok)
                 return false;

@@ -15,6 +15,7 @@
 // ratios to the floor; fails only when a run did not end as it should (something not running,
 // something left behind), never on the timing itself.
 
+#include "benchmedian.h"
 #include "common/concurrent.h"
 #include "common/labels.h"
 #include "common/logging.h"
@@ -99,13 +100,6 @@ Lab openLab(const QString &dir)
 double seconds(qint64 nanos)
 {
     return double(nanos) / 1e9;
-}
-
-double median(QList<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const qsizetype n = values.size();
-    return n == 0 ? 0.0 : n % 2 ? values.at(n / 2) : (values.at(n / 2 - 1) + values.at(n / 2)) / 2;
 }
 
 Docker::CallOptions call()

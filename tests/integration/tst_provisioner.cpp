@@ -838,6 +838,12 @@ void TestProvisioner::failurePolicy()
     // The worker's main process dies (SIGKILL from the host: PID 1 ignores it from inside).
     QCOMPARE(docker(victimHost, {QStringLiteral("kill"), victim}).exitCode, 0);
 
+    // The session's status as `show --json` reports it.
+    auto statusOf = [&] {
+        return showSession(QStringLiteral(CLUSTERDECKCTL), m_storeUrl, id, 240000)
+            .value(QStringLiteral("status"))
+            .toString();
+    };
     if (policy == QLatin1String("restart-session")) {
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {
@@ -848,24 +854,14 @@ void TestProvisioner::failurePolicy()
                     if (now == it.value() || now.isEmpty())
                         return false;
                 }
-                const Proc shown = cli({QStringLiteral("show"), id, QStringLiteral("--json")});
-                return QJsonDocument::fromJson(shown.out)
-                           .object()
-                           .value(QStringLiteral("status"))
-                           .toString() == QLatin1String("RUNNING");
+                return statusOf() == QLatin1String("RUNNING");
             }(),
             60000);
     } else if (policy == QLatin1String("ignore")) {
         // The session goes on without the worker: DEGRADED, the victim down, the others untouched.
-        QTRY_COMPARE_WITH_TIMEOUT(
-            QJsonDocument::fromJson(cli({QStringLiteral("show"), id, QStringLiteral("--json")}).out)
-                .object()
-                .value(QStringLiteral("status"))
-                .toString(),
-            QStringLiteral("DEGRADED"), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(statusOf(), QStringLiteral("DEGRADED"), 60000);
         const QJsonObject shown =
-            QJsonDocument::fromJson(cli({QStringLiteral("show"), id, QStringLiteral("--json")}).out)
-                .object();
+            showSession(QStringLiteral(CLUSTERDECKCTL), m_storeUrl, id, 240000);
         int running = 0;
         for (const QJsonValue &v : shown.value(QStringLiteral("kernels")).toArray()) {
             const QJsonObject k = v.toObject();
@@ -886,12 +882,7 @@ void TestProvisioner::failurePolicy()
         // TERMINATED is written after the whole teardown (the kernels, then the session's
         // networks on every host), so the kernels are gone a moment before it: wait for the
         // status, then nothing of the session may be left.
-        QTRY_COMPARE_WITH_TIMEOUT(
-            QJsonDocument::fromJson(cli({QStringLiteral("show"), id, QStringLiteral("--json")}).out)
-                .object()
-                .value(QStringLiteral("status"))
-                .toString(),
-            QStringLiteral("TERMINATED"), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(statusOf(), QStringLiteral("TERMINATED"), 60000);
         QCOMPARE(count(containersOf(id)), 0);
     }
     ::kill(pid_t(controller.processId()), SIGTERM);
