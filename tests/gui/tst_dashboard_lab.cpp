@@ -1,5 +1,7 @@
 // The session dashboard against kernels in the lab: streams open while it is visible and close
 // when it is hidden, samples fill its table and its Qt Charts (CPU per kernel, memory per role).
+// h1 is reached over ssh:// (the lab's sshd, issue 27), the other hosts over tcp+tls://, so the
+// busy master's stats stream through an SSH tunnel.
 // With CLUSTERDECK_SCREENSHOT_DIR set, a picture of it is saved there.
 
 #include "docker/dockerclient.h"
@@ -42,11 +44,12 @@ void TestDashboardLab::initTestCase()
     const TlsFiles tls{qEnvironmentVariable("CLUSTERDECK_LAB_TLS_CA"),
                        qEnvironmentVariable("CLUSTERDECK_LAB_TLS_CERT"),
                        qEnvironmentVariable("CLUSTERDECK_LAB_TLS_KEY")};
+    qputenv("CLUSTERDECK_SSH_CONFIG", qgetenv("CLUSTERDECK_LAB_SSH_CONFIG"));
     for (const QString &h : hosts) {
+        const QByteArray kind = h == QLatin1String("h1") ? "_DOCKER_SSH" : "_DOCKER_TLS";
         auto endpoint = DockerEndpoint::parse(
             qEnvironmentVariable(
-                QByteArray("CLUSTERDECK_LAB_" + h.toUpper().toLatin1() + "_DOCKER_TLS")
-                    .constData()),
+                QByteArray("CLUSTERDECK_LAB_" + h.toUpper().toLatin1() + kind).constData()),
             tls);
         QVERIFY(endpoint);
         m_clients.insert(h, std::make_shared<DockerClient>(*endpoint, h));
@@ -114,6 +117,8 @@ void TestDashboardLab::streamsWhileVisible()
     for (const QPointF &p : master->points())
         busiest = std::max(busiest, p.y());
     QVERIFY2(busiest > 20, qPrintable(QString::number(busiest))); // the busy loop shows
+    QCOMPARE(m_kernels.first().host, QStringLiteral("h1"));       // ... through the SSH tunnel
+    QCOMPARE(m_clients.value(QStringLiteral("h1"))->endpoint().kind(), DockerEndpoint::Kind::Ssh);
     auto *workers = static_cast<QLineSeries *>(dashboard.memoryChart()->series().at(1));
     QCOMPARE(workers->name(), QStringLiteral("worker"));
     QVERIFY2(workers->points().last().y() > 8 + 16 + 24 - 2,

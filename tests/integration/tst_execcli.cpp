@@ -4,6 +4,7 @@
 // Endpoints come from `eval "$(scripts/lab.sh env)"`; without them the test FAILS.
 
 #include "labcli.h"
+#include "ptychild.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -17,112 +18,12 @@
 #include <QTest>
 
 #include <csignal>
-#include <fcntl.h>
-#include <poll.h>
-#include <pty.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
-#include <termios.h>
 #include <unistd.h>
-#include <utmp.h>
 
 #ifndef CLUSTERDECKCTL
 #error "CLUSTERDECKCTL must name the clusterdeckctl binary"
 #endif
-
-namespace {
-
-// A child process on a pseudo-terminal; the test keeps the slave side open to look at its modes.
-struct PtyChild
-{
-    pid_t pid = -1;
-    int master = -1;
-    int slave = -1;
-    QByteArray seen;
-
-    bool start(const QStringList &args, int rows, int cols)
-    {
-        struct winsize ws = {};
-        ws.ws_row = (unsigned short)rows;
-        ws.ws_col = (unsigned short)cols;
-        if (openpty(&master, &slave, nullptr, nullptr, &ws) != 0)
-            return false;
-        QList<QByteArray> bytes;
-        bytes.append(QByteArray(CLUSTERDECKCTL));
-        for (const QString &a : args)
-            bytes.append(a.toLocal8Bit());
-        pid = fork();
-        if (pid == 0) {
-            ::close(master);
-            const int s = ::dup(slave);
-            ::close(slave);
-            login_tty(s);
-            std::vector<char *> argv;
-            for (QByteArray &b : bytes)
-                argv.push_back(b.data());
-            argv.push_back(nullptr);
-            execv(argv[0], argv.data());
-            _exit(127);
-        }
-        return pid > 0;
-    }
-    bool waitFor(const QByteArray &needle, int timeoutMs = 15000)
-    {
-        QElapsedTimer t;
-        t.start();
-        while (!seen.contains(needle) && t.elapsed() < timeoutMs) {
-            pollfd p{master, POLLIN, 0};
-            if (::poll(&p, 1, 100) > 0) {
-                char buf[4096];
-                const ssize_t n = ::read(master, buf, sizeof buf);
-                if (n <= 0)
-                    break;
-                seen.append(buf, n);
-            }
-        }
-        return seen.contains(needle);
-    }
-    void send(const QByteArray &bytes)
-    {
-        [[maybe_unused]] auto n = ::write(master, bytes.constData(), size_t(bytes.size()));
-    }
-    // The exit status, or -(signal) when a signal ended it.
-    int wait(int timeoutMs = 15000)
-    {
-        QElapsedTimer t;
-        t.start();
-        int status = 0;
-        while (t.elapsed() < timeoutMs) {
-            char buf[4096];
-            pollfd p{master, POLLIN, 0};
-            if (::poll(&p, 1, 50) > 0 && ::read(master, buf, sizeof buf) > 0)
-                continue; // keep the pty drained
-            if (waitpid(pid, &status, WNOHANG) == pid) {
-                pid = -1;
-                return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-            }
-        }
-        return -1000;
-    }
-    bool slaveIsCooked() const
-    {
-        struct termios t = {};
-        return tcgetattr(slave, &t) == 0 && (t.c_lflag & ICANON) && (t.c_lflag & ECHO);
-    }
-    ~PtyChild()
-    {
-        if (pid > 0) {
-            ::kill(pid, SIGKILL);
-            waitpid(pid, nullptr, 0);
-        }
-        if (master >= 0)
-            ::close(master);
-        if (slave >= 0)
-            ::close(slave);
-    }
-};
-
-} // namespace
 
 class TestExecCli : public QObject
 {
@@ -357,7 +258,8 @@ void TestExecCli::execFanOutTwelve()
 void TestExecCli::shellUnderPty()
 {
     PtyChild child;
-    QVERIFY(child.start({QStringLiteral("--store"), m_storeUrl, QStringLiteral("shell"), m_small,
+    QVERIFY(child.start(CLUSTERDECKCTL,
+                        {QStringLiteral("--store"), m_storeUrl, QStringLiteral("shell"), m_small,
                          QStringLiteral("--kernel"), QStringLiteral("worker3")},
                         24, 80));
     QVERIFY2(child.waitFor("# "), child.seen.constData()); // the prompt
@@ -385,7 +287,8 @@ void TestExecCli::shellUnderPty()
 void TestExecCli::shellRestoresOnSigterm()
 {
     PtyChild child;
-    QVERIFY(child.start({QStringLiteral("--store"), m_storeUrl, QStringLiteral("shell"), m_small,
+    QVERIFY(child.start(CLUSTERDECKCTL,
+                        {QStringLiteral("--store"), m_storeUrl, QStringLiteral("shell"), m_small,
                          QStringLiteral("--kernel"), QStringLiteral("master1"),
                          QStringLiteral("--"), QStringLiteral("sh")},
                         24, 80));

@@ -1,13 +1,14 @@
 // ssh:// endpoints (issue 27, item 1) against the lab's real sshd and dockerd: h1 registered as
 // ssh://, h2 as tcp+tls://, h3 as unix://. A 1+12 multi-node session over the three; exec, logs,
-// logs -f, top and rm through the SSH host (the console's terminal over ssh:// is in
-// tst_terminal_lab); the controller's event intake over it (a `docker kill` there
+// logs -f, top, shell (on a pseudo-terminal) and rm through the SSH host (the console's terminal
+// over ssh:// is in tst_terminal_lab); the controller's event intake over it (a `docker kill` there
 // is handled by the policy); a connection dropped mid-exec fails naming the host and the next
 // call connects again; an unknown host key is refused with its fingerprint and `host trust`
 // accepts it; a kill -9'd clusterdeckctl leaves no ssh process. Endpoints come from
 // `eval "$(scripts/lab.sh env)"`; without them the test FAILS.
 
 #include "labcli.h"
+#include "ptychild.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -245,6 +246,22 @@ void TestSshHosts::mixedMultiNodeSession()
         cli({QStringLiteral("top"), id, QStringLiteral("--no-stream"), QStringLiteral("--json")});
     QVERIFY2(top.exitCode == 0, top.err.constData());
     QVERIFY2(top.out.contains(onSsh.toUtf8()), top.out.constData());
+    // shell: an interactive TTY exec through the tunnel, its window size and exit code.
+    {
+        PtyChild shell;
+        QVERIFY(shell.start(CLUSTERDECKCTL,
+                            {QStringLiteral("--store"), m_storeUrl, QStringLiteral("shell"), id,
+                             QStringLiteral("--kernel"), onSsh},
+                            30, 100));
+        QVERIFY2(shell.waitFor("# "), shell.seen.constData());
+        QTest::qWait(300); // ash's cursor query
+        shell.send("echo on-$BACKEND_CLUSTER_HOST; stty size\r");
+        QVERIFY2(shell.waitFor("30 100"), shell.seen.constData());
+        QVERIFY2(shell.seen.contains(QByteArray(QByteArray("on-") + onSsh.toUtf8())),
+                 shell.seen.constData());
+        shell.send("exit 4\r");
+        QCOMPARE(shell.wait(), 4);
+    }
 
     // Each CLI call above ended its tunnel with itself.
     QVERIFY2(sshClients().isEmpty(), qPrintable(sshClients().join(u'\n')));
