@@ -68,15 +68,15 @@ fi
 
 mkdir -p "$out"
 # The first-run view: a store with no host and no session (first-run.png only).
-xvfb-run -a -s "-screen 0 1600x1000x24" \
+xvfb-run -a -s "-screen 0 2100x1000x24" \
     "$gui" --store "sqlite://$work/empty.db" --no-reconcile --screenshot-dir "$out"
 # Every view of the lab's store, and the sessions view in the dark palette (sessions-dark.png).
-CLUSTERDECK_SCREENSHOT_PULL_TEMPLATE="$pull_template" xvfb-run -a -s "-screen 0 1600x1000x24" \
+CLUSTERDECK_SCREENSHOT_PULL_TEMPLATE="$pull_template" xvfb-run -a -s "-screen 0 2100x1000x24" \
     "$gui" --store "$store" --no-reconcile --screenshot-dir "$out"
 # The Add Host dialog refusing an ssh:// host's unknown key and offering to trust it
 # (add-host-ssh.png), from its lab test against h1's sshd.
 if [[ -x "$build/tests/gui/tst_addhost_lab" ]]; then
-    CLUSTERDECK_SCREENSHOT_DIR="$out" xvfb-run -a -s "-screen 0 1600x1000x24" \
+    CLUSTERDECK_SCREENSHOT_DIR="$out" xvfb-run -a -s "-screen 0 2100x1000x24" \
         "$build/tests/gui/tst_addhost_lab" >/dev/null
 fi
 ls -l "$out"/*.png

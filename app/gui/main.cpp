@@ -4,6 +4,7 @@
 #include "hosts/localdockeroffer.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/screenshottour.h"
+#include "mainwindow/windowmanager.h"
 #include "style/apptheme.h"
 #include "style/themeicon.h"
 
@@ -65,13 +66,16 @@ int main(int argc, char *argv[])
     }
     AppTheme::apply(choice);
 
-    ClusterDeck::Ui::ConsoleController controller;
-    ClusterDeck::Ui::MainWindow window(&controller);
-    controller.setEmbeddedControllerEnabled(!parser.isSet(noController));
-    if (!parser.isSet(screenshots))
-        new ClusterDeck::Ui::LocalDockerOffer(&controller, &window); // owned by the controller
-    controller.openStore(parser.value(storeOption)); // in the background; the window shows now
-    window.show();
+    // The windows of the last run on their stores, or one on --store; File > New Window adds more.
+    ClusterDeck::Ui::WindowManager windows;
+    windows.setEmbeddedControllerEnabled(!parser.isSet(noController));
+    const QList<ClusterDeck::Ui::MainWindow *> opened =
+        windows.restoreWindows(parser.value(storeOption));
+    ClusterDeck::Ui::MainWindow &window = *opened.first();
+    if (!parser.isSet(screenshots)) // owned by the controller
+        new ClusterDeck::Ui::LocalDockerOffer(window.controller(), &window);
+    for (ClusterDeck::Ui::MainWindow *w : opened)
+        w->show();
     ClusterDeck::Ui::ScreenshotTour tour(&window, parser.value(screenshots));
     if (parser.isSet(screenshots))
         tour.start();

@@ -26,6 +26,7 @@
 #include "templates/exportdialog.h"
 #include "templates/templateeditor.h"
 #include "terminal/terminaltabs.h"
+#include "widgets/detachedwindow.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemView>
@@ -248,6 +249,20 @@ void TestAccessibility::windows_data()
             QStringLiteral("0000"), QStringLiteral("alpha/master1"));
         window->tabs()->setCurrentWidget(window->terminals());
         return window;
+    });
+    // A terminal in a window of its own: its Dock Back button and the terminal, one chain.
+    QTest::newRow("terminal in its own window") << true << Factory([](Env &) -> QWidget * {
+        auto *tabs = new TerminalTabs;
+        tabs->openTerminal(
+            []() -> Result<std::shared_ptr<const Docker::DockerClient>> {
+                return fail(Error::Kind::Transport, QStringLiteral("test"),
+                            QStringLiteral("no daemon"));
+            },
+            QStringLiteral("0000"), QStringLiteral("alpha/worker1"));
+        DetachedWindow *away = tabs->detachTerminal(0);
+        // The test deletes the window it is given; the tabs it came from go after it.
+        QObject::connect(away, &QObject::destroyed, tabs, &QObject::deleteLater);
+        return away;
     });
     QTest::newRow("main window, first run (no session, no host)")
         << false << Factory([](Env &env) -> QWidget * { return new MainWindow(env.controller); });

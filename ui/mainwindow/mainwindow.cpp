@@ -2,6 +2,7 @@
 
 #include "common/version.h"
 #include "console/consolecontroller.h"
+#include "dashboard/sessiondashboard.h"
 #include "docker/dockerclient.h"
 #include "events/eventsview.h"
 #include "host/hostregistry.h"
@@ -10,12 +11,12 @@
 #include "images/imagesview.h"
 #include "launch/launchdialog.h"
 #include "sessions/sessionsview.h"
-#include "dashboard/sessiondashboard.h"
 #include "style/apptheme.h"
 #include "style/themeicon.h"
 #include "templates/templateeditor.h"
 #include "terminal/terminaltabs.h"
 #include "traynotifier.h"
+#include "widgets/detachedwindow.h"
 
 #include "common/datapaths.h"
 #include "common/logging.h"
@@ -26,10 +27,12 @@
 #include <QCloseEvent>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolBar>
@@ -109,9 +112,31 @@ MainWindow::MainWindow(ConsoleController *controller, QWidget *parent)
     connect(m_sessionsView, &SessionsView::dashboardRequested, this,
             [this](const QString &title, const QList<KernelRecord> &kernels) {
                 m_dashboard->showSession(title, kernels);
-                m_tabs->setCurrentWidget(m_dashboard);
+                if (DetachedWindow *away = DetachedWindow::of(m_dashboard)) {
+                    away->raise();
+                    away->activateWindow();
+                } else {
+                    m_tabs->setCurrentWidget(m_dashboard);
+                }
             });
     setCentralWidget(m_tabs);
+
+    // Its tab's context menu shows the dashboard in a window of its own.
+    m_tabs->tabBar()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_tabs->tabBar(), &QWidget::customContextMenuRequested, this,
+            [this](const QPoint &position) {
+                if (m_tabs->widget(m_tabs->tabBar()->tabAt(position)) != m_dashboard)
+                    return;
+                QMenu menu(this);
+                menu.addAction(tr("Open in &Own Window"), this, &MainWindow::detachDashboard);
+                menu.exec(m_tabs->tabBar()->mapToGlobal(position));
+            });
+    connect(m_controller, &ConsoleController::storeOpened, this, [this](const QString &store) {
+        // Two windows on two stores side by side: the title says which is which.
+        setWindowTitle(tr("ClusterDeck — %1").arg(store));
+    });
+    if (m_controller->hasStore())
+        setWindowTitle(tr("ClusterDeck — %1").arg(m_controller->storeDescription()));
 
     setupToolBar();
     setupMenus();
@@ -125,6 +150,24 @@ MainWindow::~MainWindow() = default;
 QAction *MainWindow::terminateAction() const
 {
     return m_sessionsView->terminateAction();
+}
+
+DetachedWindow *MainWindow::detachDashboard()
+{
+    if (DetachedWindow *away = DetachedWindow::of(m_dashboard))
+        return away;
+    const int index = m_tabs->indexOf(m_dashboard);
+    const QString title = m_tabs->tabText(index);
+    m_tabs->removeTab(index);
+    auto *window = new DetachedWindow(
+        m_dashboard, tr("Dashboard — ClusterDeck"), QStringLiteral("dashboard"),
+        [this, index, title](QWidget *content) {
+            m_tabs->insertTab(std::min(index, int(m_tabs->count())), content, title);
+            m_tabs->setCurrentWidget(content);
+        },
+        this);
+    window->show();
+    return window;
 }
 
 void MainWindow::setView(int index, QWidget *view)
@@ -179,9 +222,19 @@ void MainWindow::setupMenus()
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_launch);
     file->addSeparator();
-    QAction *quit = file->addAction(themeIcon(QStringLiteral("application-exit")), tr("&Quit"),
-                                    QKeySequence::Quit, this, &QWidget::close);
-    quit->setObjectName(QStringLiteral("quit"));
+    m_newWindow = file->addAction(themeIcon(QStringLiteral("window-new")), tr("New &Window"));
+    m_newWindow->setObjectName(QStringLiteral("newWindow"));
+    m_newWindow->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N));
+    m_newWindow->setToolTip(tr("Another window on this store, to see two views side by side"));
+    m_newWindowOnStore = file->addAction(tr("New Window on &Store…"));
+    m_newWindowOnStore->setObjectName(QStringLiteral("newWindowOnStore"));
+    m_newWindowOnStore->setToolTip(tr("A window on another store (sqlite://FILE or etcd://…)"));
+    m_newWindow->setVisible(false);
+    m_newWindowOnStore->setVisible(false);
+    file->addSeparator();
+    m_quit = file->addAction(themeIcon(QStringLiteral("application-exit")), tr("&Quit"),
+                             QKeySequence::Quit, this, &QWidget::close);
+    m_quit->setObjectName(QStringLiteral("quit"));
 
     QMenu *session = menuBar()->addMenu(tr("&Session"));
     session->addAction(m_sessionsView->restartAction());
@@ -195,6 +248,10 @@ void MainWindow::setupMenus()
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_refresh);
+    QAction *detach = view->addAction(tr("Dashboard in Own &Window"));
+    detach->setObjectName(QStringLiteral("detachDashboard"));
+    detach->setToolTip(tr("Show the dashboard in a window of its own, beside this one"));
+    connect(detach, &QAction::triggered, this, &MainWindow::detachDashboard);
     QAction *reconcile = view->addAction(tr("Reconcile Now"));
     reconcile->setObjectName(QStringLiteral("reconcile"));
     connect(reconcile, &QAction::triggered, m_controller, &ConsoleController::reconcile);
@@ -354,7 +411,7 @@ QList<QTableView *> MainWindow::rememberedTables() const
 void MainWindow::saveSettings() const
 {
     QSettings settings;
-    settings.beginGroup(QStringLiteral("MainWindow"));
+    settings.beginGroup(m_settingsGroup);
     settings.setValue(QStringLiteral("geometry"), saveGeometry());
     settings.setValue(QStringLiteral("state"), saveState());
     settings.setValue(QStringLiteral("lastView"), m_tabs->currentIndex());
@@ -366,10 +423,10 @@ void MainWindow::saveSettings() const
     settings.endGroup();
 }
 
-void MainWindow::restoreSettings()
+bool MainWindow::restoreSettings()
 {
     QSettings settings;
-    settings.beginGroup(QStringLiteral("MainWindow"));
+    settings.beginGroup(m_settingsGroup);
     const QByteArray geometry = settings.value(QStringLiteral("geometry")).toByteArray();
     if (!geometry.isEmpty())
         restoreGeometry(geometry);
@@ -383,6 +440,7 @@ void MainWindow::restoreSettings()
             table->horizontalHeader()->restoreState(state);
     }
     settings.endGroup();
+    return !geometry.isEmpty();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)
@@ -391,8 +449,13 @@ void MainWindow::closeEvent(QCloseEvent *event)
         event->ignore(); // unsaved template changes are never dropped silently
         return;
     }
+    // What is in windows of its own comes back first: it goes with this window, and the
+    // splitter's state is saved whole.
+    for (DetachedWindow *away : findChildren<DetachedWindow *>())
+        away->close();
     saveSettings();
     QMainWindow::closeEvent(event);
+    Q_EMIT closed();
 }
 
 } // namespace ClusterDeck::Ui

@@ -11,6 +11,7 @@ class QTableView;
 namespace ClusterDeck::Ui {
 
 class ConsoleController;
+class DetachedWindow;
 class SessionsView;
 class TemplateEditor;
 class TerminalTabs;
@@ -19,8 +20,10 @@ class TrayNotifier;
 
 // The console: Sessions, Hosts, Templates and Events views as tabs, a toolbar (Launch, Restart,
 // Terminate, Refresh) and a status bar with the store and the reachable hosts. Remembers its
-// geometry, toolbar, splitter, column widths and last view (QSettings, group "MainWindow");
-// View ▸ Theme picks the palette (System / Light / Dark).
+// geometry, toolbar, splitter, column widths and last view (QSettings, its settings group);
+// View ▸ Theme picks the palette (System / Light / Dark). The dashboard, the logs and each
+// terminal can be shown in windows of their own; File ▸ New Window opens another main window
+// when a WindowManager runs the windows.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -45,11 +48,27 @@ public:
     // Registers a view as a tab (the Hosts, Templates and Events views add themselves here).
     void setView(int index, QWidget *view);
 
+    // The Dashboard tab in a window of its own; closing that window docks it back.
+    DetachedWindow *detachDashboard();
+
+    // Where saveSettings() and restoreSettings() keep this window's state ("MainWindow" unless
+    // a WindowManager gives each window its own group).
+    void setSettingsGroup(const QString &group) { m_settingsGroup = group; }
+    QString settingsGroup() const { return m_settingsGroup; }
     void saveSettings() const;
-    void restoreSettings();
+    // False when the group holds no geometry (a window that never closed there).
+    bool restoreSettings();
+
+    // File ▸ New Window (this store), New Window on Store… and Quit: hidden / closing this
+    // window until a WindowManager takes them over.
+    QAction *newWindowAction() const { return m_newWindow; }
+    QAction *newWindowOnStoreAction() const { return m_newWindowOnStore; }
+    QAction *quitAction() const { return m_quit; }
 
 Q_SIGNALS:
     void launchRequested();
+    // The close was accepted (unsaved template changes kept or dropped by the admin).
+    void closed();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -71,6 +90,10 @@ private:
     SessionDashboard *m_dashboard = nullptr;
     QAction *m_launch = nullptr;
     QAction *m_refresh = nullptr;
+    QAction *m_newWindow = nullptr;
+    QAction *m_newWindowOnStore = nullptr;
+    QAction *m_quit = nullptr;
+    QString m_settingsGroup = QStringLiteral("MainWindow");
     TrayNotifier *m_tray = nullptr;
     QLabel *m_storeLabel = nullptr;
     QLabel *m_hostsLabel = nullptr;

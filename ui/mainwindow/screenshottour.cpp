@@ -10,12 +10,14 @@
 #include "style/apptheme.h"
 #include "templates/exportdialog.h"
 #include "templates/templateeditor.h"
+#include "widgets/detachedwindow.h"
 
 #include <QApplication>
 #include <QDir>
 #include <QLoggingCategory>
 #include <QPixmap>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTimer>
@@ -137,6 +139,30 @@ void ScreenshotTour::run()
     settle(2500);
     save(m_window, QStringLiteral("images.png"));
     tabs->setCurrentIndex(0);
+
+    // Side by side: the session tree, and the session's dashboard in a window of its own
+    // (View ▸ Dashboard in Own Window). The picture is of the screen, both windows on it.
+    if (model->rowCount() > 0) {
+        const QRect screen = m_window->screen()->geometry();
+        const QRect before = m_window->geometry();
+        sessions->selectSession(model->index(0, 0).data(SessionTreeModel::IdRole).toString());
+        sessions->dashboardAction()->trigger();
+        DetachedWindow *dashboard = m_window->detachDashboard();
+        m_window->setGeometry(0, 0, std::max(m_window->minimumSizeHint().width(), 1180),
+                              screen.height() - 80);
+        dashboard->setGeometry(m_window->geometry().right() + 12, 0,
+                               screen.width() - m_window->geometry().right() - 12,
+                               screen.height() - 80);
+        settle(6000); // a few samples on the charts
+        const bool ok = m_window->screen()
+                            ->grabWindow(0, 0, 0, screen.width(), screen.height() - 80)
+                            .save(QDir(m_directory).filePath(QStringLiteral("two-windows.png")));
+        qCInfo(lcScreenshots) << (ok ? "saved" : "could not save") << "two-windows.png";
+        dashboard->dockBack();
+        m_window->setGeometry(before);
+        tabs->setCurrentIndex(0);
+        settle(300);
+    }
 
     // The same sessions view in the dark palette (View ▸ Theme ▸ Dark, or a dark desktop).
     const AppTheme::Choice theme = AppTheme::current();

@@ -1,6 +1,7 @@
 #include "logspanel.h"
 
 #include "logfollower.h"
+#include "widgets/detachedwindow.h"
 
 #include <QCheckBox>
 #include <QFontDatabase>
@@ -19,6 +20,7 @@ LogsPanel::LogsPanel(QWidget *parent)
     , m_follow(new QCheckBox(tr("Follow")))
     , m_stop(new QToolButton)
     , m_clear(new QToolButton)
+    , m_detach(new QToolButton)
     , m_text(new QPlainTextEdit)
 {
     setObjectName(QStringLiteral("logsPanel"));
@@ -26,6 +28,10 @@ LogsPanel::LogsPanel(QWidget *parent)
     m_stop->setText(tr("Stop"));
     m_stop->setEnabled(false);
     m_clear->setText(tr("Clear"));
+    m_detach->setObjectName(QStringLiteral("detachLogs"));
+    m_detach->setText(tr("Own Window"));
+    m_detach->setToolTip(tr("Show the logs in a window of their own, beside the others"));
+    m_detach->setAccessibleName(tr("Logs in their own window"));
     m_text->setReadOnly(true);
     m_text->setObjectName(QStringLiteral("logsText"));
     m_text->setAccessibleName(tr("Logs"));
@@ -39,6 +45,7 @@ LogsPanel::LogsPanel(QWidget *parent)
     bar->addWidget(m_follow);
     bar->addWidget(m_stop);
     bar->addWidget(m_clear);
+    bar->addWidget(m_detach);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
     layout->addLayout(bar);
@@ -46,6 +53,7 @@ LogsPanel::LogsPanel(QWidget *parent)
 
     connect(m_stop, &QToolButton::clicked, this, &LogsPanel::stop);
     connect(m_clear, &QToolButton::clicked, m_text, &QPlainTextEdit::clear);
+    connect(m_detach, &QToolButton::clicked, this, &LogsPanel::detachRequested);
     connect(m_follow, &QCheckBox::toggled, this, [this] {
         if (!m_sessionId.isEmpty())
             restart();
@@ -56,6 +64,11 @@ LogsPanel::~LogsPanel() = default;
 
 void LogsPanel::showLogs(const QString &sessionId, const QString &hostname, const QString &title)
 {
+    // In a window of its own, the panel comes to the front when asked for other logs.
+    if (DetachedWindow *away = DetachedWindow::of(this)) {
+        away->raise();
+        away->activateWindow();
+    }
     m_sessionId = sessionId;
     m_hostname = hostname;
     m_title->setText(title);

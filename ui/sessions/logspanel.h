@@ -32,6 +32,11 @@ public:
     void stop();
     QString text() const;
     bool isFollowing() const;
+    // "Own Window": asks the view to show the panel in a window of its own.
+    QToolButton *detachButton() const { return m_detach; }
+
+Q_SIGNALS:
+    void detachRequested();
 
 private:
     void restart();
@@ -42,6 +47,7 @@ private:
     QCheckBox *m_follow = nullptr;
     QToolButton *m_stop = nullptr;
     QToolButton *m_clear = nullptr;
+    QToolButton *m_detach = nullptr;
     QPlainTextEdit *m_text = nullptr;
     QPointer<LogFollower> m_follower;
     QString m_sessionId;

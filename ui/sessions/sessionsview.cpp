@@ -12,12 +12,13 @@
 
 #include "console/consolecontroller.h"
 #include "logspanel.h"
-#include "portlinkdelegate.h"
-#include "portprober.h"
 #include "models/sessionfilterproxymodel.h"
 #include "models/sessiontreemodel.h"
+#include "portlinkdelegate.h"
+#include "portprober.h"
 #include "store/status.h"
 #include "style/themeicon.h"
+#include "widgets/detachedwindow.h"
 
 #include <QAction>
 #include <QApplication>
@@ -43,6 +44,7 @@
 #include <QTextDocument>
 #include <QThreadPool>
 #include <QTimer>
+#include <QToolButton>
 #include <QTreeView>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -161,6 +163,7 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     topLayout->addWidget(m_stack);
     m_splitter->addWidget(top);
     m_splitter->addWidget(m_logs);
+    connect(m_logs, &LogsPanel::detachRequested, this, &SessionsView::detachLogs);
     m_splitter->setStretchFactor(0, 3);
     m_splitter->setStretchFactor(1, 1);
     m_splitter->setSizes({500, 160});
@@ -410,6 +413,24 @@ void SessionsView::removeCurrentFromHistory()
                      .arg(t.sessionName, toString(record->status))))
         return;
     m_controller->removeFromHistory(t.sessionId);
+}
+
+DetachedWindow *SessionsView::detachLogs()
+{
+    if (DetachedWindow *away = DetachedWindow::of(m_logs))
+        return away;
+    const QList<int> sizes = m_splitter->sizes();
+    m_logs->detachButton()->hide();
+    auto *window = new DetachedWindow(
+        m_logs, tr("Logs — ClusterDeck"), QStringLiteral("logs"),
+        [this, sizes](QWidget *content) {
+            m_splitter->insertWidget(1, content);
+            m_logs->detachButton()->show();
+            m_splitter->setSizes(sizes);
+        },
+        this);
+    window->show();
+    return window;
 }
 
 void SessionsView::showLogsOfCurrent()

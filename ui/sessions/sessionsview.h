@@ -31,6 +31,7 @@ class SessionFilterProxyModel;
 class KernelStatsFeed;
 
 class ConsoleController;
+class DetachedWindow;
 class LogsPanel;
 class PortLinkDelegate;
 class PortProber;
@@ -68,6 +69,8 @@ public:
     SessionFilterProxyModel *proxy() const { return m_proxy; }
     QLineEdit *filterEdit() const { return m_filter; }
     LogsPanel *logsPanel() const { return m_logs; }
+    // The logs panel in a window of its own (closing it puts the panel back below the tree).
+    DetachedWindow *detachLogs();
     PortProber *portProber() const { return m_prober; }
     QAction *restartAction() const { return m_restart; }
     QAction *terminateAction() const { return m_terminate; }

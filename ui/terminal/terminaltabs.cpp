@@ -3,7 +3,9 @@
 #include "terminalscreen.h"
 #include "terminalsession.h"
 #include "terminalwidget.h"
+#include "widgets/detachedwindow.h"
 
+#include <QMenu>
 #include <QTabBar>
 
 namespace ClusterDeck::Ui {
@@ -16,7 +18,56 @@ TerminalTabs::TerminalTabs(QWidget *parent)
     setMovable(true);
     setDocumentMode(true);
     connect(this, &QTabWidget::tabCloseRequested, this, &TerminalTabs::closeTerminal);
+    tabBar()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(tabBar(), &QWidget::customContextMenuRequested, this, &TerminalTabs::showTabMenu);
     updateTabBarFocus();
+}
+
+namespace {
+constexpr char kTitleProperty[] = "clusterdeck_terminalTitle";
+} // namespace
+
+void TerminalTabs::showTabMenu(const QPoint &position)
+{
+    const int index = tabBar()->tabAt(position);
+    if (index < 0)
+        return;
+    QMenu menu(this);
+    menu.addAction(tr("Open in &Own Window"), this, [this, index] { detachTerminal(index); });
+    menu.addAction(tr("&Close"), this, [this, index] { closeTerminal(index); });
+    menu.exec(tabBar()->mapToGlobal(position));
+}
+
+void TerminalTabs::setTitle(TerminalWidget *terminal, const QString &title)
+{
+    terminal->setProperty(kTitleProperty, title);
+    if (const int i = indexOf(terminal); i >= 0)
+        setTabText(i, title);
+    else if (DetachedWindow *away = DetachedWindow::of(terminal))
+        away->setWindowTitle(tr("%1 — ClusterDeck").arg(title));
+}
+
+DetachedWindow *TerminalTabs::detachTerminal(int index)
+{
+    TerminalWidget *terminal = terminalAt(index);
+    if (!terminal)
+        return nullptr;
+    const QString tip = tabToolTip(index);
+    removeTab(index);
+    auto *window = new DetachedWindow(
+        terminal, tr("%1 — ClusterDeck").arg(terminal->property(kTitleProperty).toString()),
+        QStringLiteral("terminal"),
+        [this, tip](QWidget *content) {
+            auto *back = static_cast<TerminalWidget *>(content);
+            const int i = addTab(back, back->property(kTitleProperty).toString());
+            setTabToolTip(i, tip);
+            setCurrentIndex(i);
+            back->setFocus();
+        },
+        this);
+    window->show();
+    terminal->setFocus();
+    return window;
 }
 
 void TerminalTabs::tabInserted(int index)
@@ -76,12 +127,11 @@ TerminalWidget *TerminalTabs::openTerminal(
     connect(session, &TerminalSession::received, screen, &TerminalScreen::feed);
     connect(screen, &TerminalScreen::output, session, &TerminalSession::send);
     connect(terminal, &TerminalWidget::sizeChanged, session, &TerminalSession::resize);
+    terminal->setProperty(kTitleProperty, title);
     const int index = addTab(terminal, title);
     setTabToolTip(index, tr("Terminal in %1 (container %2)").arg(title, containerId.left(12)));
     auto markTab = [this, terminal, title](const QString &suffix) {
-        const int i = indexOf(terminal);
-        if (i >= 0)
-            setTabText(i, title + suffix);
+        setTitle(terminal, title + suffix);
     };
     connect(session, &TerminalSession::finished, this, [this, terminal, markTab](int code) {
         markTab(tr(" (exited %1)").arg(code));

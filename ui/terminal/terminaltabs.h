@@ -13,11 +13,13 @@ class DockerClient;
 
 namespace ClusterDeck::Ui {
 
+class DetachedWindow;
 class TerminalSession;
 class TerminalWidget;
 
 // Several terminals at once, one tab each, titled `session/kernel`; a tab says when its process
-// exits (and with which code) and closes with its close button.
+// exits (and with which code) and closes with its close button. A tab's context menu opens it in a
+// window of its own.
 class TerminalTabs : public QTabWidget
 {
     Q_OBJECT
@@ -37,6 +39,9 @@ public:
     TerminalSession *sessionOf(TerminalWidget *widget) const;
     TerminalWidget *terminalAt(int index) const;
     void closeTerminal(int index);
+    // The terminal at `index` in a window of its own, beside the console; closing that window
+    // brings it back as a tab. The shell goes on throughout.
+    DetachedWindow *detachTerminal(int index);
 
 Q_SIGNALS:
     void terminalFinished(ClusterDeck::Ui::TerminalWidget *widget, int exitCode);
@@ -47,6 +52,9 @@ protected:
 
 private:
     void updateTabBarFocus();
+    void showTabMenu(const QPoint &position);
+    // A terminal's title as its tab shows it, kept while it is in a window of its own.
+    void setTitle(TerminalWidget *terminal, const QString &title);
 };
 
 } // namespace ClusterDeck::Ui
