@@ -8,11 +8,18 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
+#include <QSaveFile>
 #include <QSet>
+
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 
 namespace ClusterDeck {
 
@@ -71,6 +78,81 @@ Result<QStringList> librariesOf(const QString &binary, const QString &ldd)
                         .arg(process.exitCode()));
     return NetHelperImage::parseLdd(out, binary);
 }
+
+// Size, modification time (ns) and inode: changes when a package upgrade replaces the file.
+QString stampOf(const QString &path)
+{
+    struct stat st
+    {
+    };
+    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
+        return {};
+    return QStringLiteral("%1:%2.%3:%4")
+        .arg(st.st_size)
+        .arg(st.st_mtim.tv_sec)
+        .arg(st.st_mtim.tv_nsec)
+        .arg(st.st_ino);
+}
+
+// ldd's answers of earlier runs, per binary; an unreadable file is an empty cache.
+class LibraryCache
+{
+public:
+    LibraryCache(const QString &file, const QString &ldsoCache)
+        : m_file(file)
+        , m_ldso(stampOf(ldsoCache))
+    {
+        if (m_file.isEmpty())
+            return;
+        QFile in(m_file);
+        if (!in.open(QIODevice::ReadOnly))
+            return;
+        const QJsonObject root = QJsonDocument::fromJson(in.readAll()).object();
+        if (root.value(QStringLiteral("ldso_cache")).toString() == m_ldso)
+            m_binaries = root.value(QStringLiteral("binaries")).toObject();
+    }
+    std::optional<QStringList> find(const QString &binary) const
+    {
+        const QJsonObject entry = m_binaries.value(binary).toObject();
+        if (entry.isEmpty() || entry.value(QStringLiteral("stamp")).toString() != stampOf(binary))
+            return std::nullopt;
+        QStringList libraries;
+        for (const QJsonValue &v : entry.value(QStringLiteral("libraries")).toArray()) {
+            if (!QFileInfo::exists(v.toString()))
+                return std::nullopt; // a library went away: ask ldd again
+            libraries.append(v.toString());
+        }
+        return libraries;
+    }
+    void insert(const QString &binary, const QStringList &libraries)
+    {
+        m_binaries.insert(binary, QJsonObject{{QStringLiteral("stamp"), stampOf(binary)},
+                                              {QStringLiteral("libraries"),
+                                               QJsonArray::fromStringList(libraries)}});
+        m_changed = true;
+    }
+    // Best effort: a cache that cannot be written costs the next run its ldd calls, nothing else.
+    void save() const
+    {
+        if (m_file.isEmpty() || !m_changed)
+            return;
+        QDir().mkpath(QFileInfo(m_file).absolutePath());
+        QSaveFile out(m_file);
+        if (!out.open(QIODevice::WriteOnly) ||
+            out.write(QJsonDocument(QJsonObject{{QStringLiteral("ldso_cache"), m_ldso},
+                                                {QStringLiteral("binaries"), m_binaries}})
+                          .toJson(QJsonDocument::Compact)) < 0 ||
+            !out.commit())
+            qCDebug(lcNetwork) << "cannot keep ldd's answers in" << m_file << ":"
+                               << out.errorString();
+    }
+
+private:
+    QString m_file;
+    QString m_ldso;
+    QJsonObject m_binaries;
+    bool m_changed = false;
+};
 
 } // namespace
 
@@ -135,6 +217,7 @@ Result<NetHelperImage> NetHelperImage::fromLocalFiles(const Sources &sources)
     };
     QList<File> files;
     QSet<QString> libraries;
+    LibraryCache cache(sources.libraryCache, sources.ldsoCache);
     for (const Wanted &w : wanted) {
         const QString binary = findBinary(w.names, sources.binaryDirs);
         if (binary.isEmpty())
@@ -148,9 +231,15 @@ Result<NetHelperImage> NetHelperImage::fromLocalFiles(const Sources &sources)
         if (!content)
             return fail(content.error());
         files.append(File{w.target, *content, 0755});
-        auto libs = librariesOf(binary, sources.ldd);
-        if (!libs)
-            return fail(libs.error());
+        Result<QStringList> libs = QStringList();
+        if (auto known = cache.find(binary)) {
+            libs = *known;
+        } else {
+            libs = librariesOf(binary, sources.ldd);
+            if (!libs)
+                return fail(libs.error());
+            cache.insert(binary, *libs);
+        }
         for (const QString &lib : std::as_const(*libs)) {
             if (libraries.contains(lib))
                 continue;
@@ -161,7 +250,16 @@ Result<NetHelperImage> NetHelperImage::fromLocalFiles(const Sources &sources)
             files.append(File{lib, *bytes, 0755});
         }
     }
+    cache.save();
     return fromFiles(std::move(files));
+}
+
+QString NetHelperImage::defaultLibraryCache()
+{
+    QString base = qEnvironmentVariable("XDG_CACHE_HOME");
+    if (base.isEmpty())
+        base = QDir::homePath() + QStringLiteral("/.cache");
+    return base + QStringLiteral("/clusterdeck/nethelper-libraries.json");
 }
 
 Result<NetHelperImage> NetHelperImage::fromLocalFiles()
@@ -175,7 +273,9 @@ Result<std::shared_ptr<const NetHelperImage>> NetHelperImage::local()
     static std::shared_ptr<const NetHelperImage> made;
     std::lock_guard lock(mutex);
     if (!made) {
-        auto image = fromLocalFiles();
+        Sources sources;
+        sources.libraryCache = defaultLibraryCache();
+        auto image = fromLocalFiles(sources);
         if (!image)
             return fail(image.error());
         made = std::make_shared<const NetHelperImage>(std::move(*image));

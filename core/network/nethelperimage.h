@@ -34,6 +34,11 @@ public:
         QStringList binaryDirs{QStringLiteral("/usr/sbin"), QStringLiteral("/sbin"),
                                QStringLiteral("/usr/bin"), QStringLiteral("/bin")};
         QString ldd = QStringLiteral("ldd");
+        // Where ldd's answers are kept between runs (empty: not kept). Each binary's entry holds
+        // while the binary, the dynamic loader's cache (`ldsoCache`) and every library it names
+        // are unchanged: three ldd runs cost a launch tens of milliseconds.
+        QString libraryCache;
+        QString ldsoCache = QStringLiteral("/etc/ld.so.cache");
     };
 
     // The image of exactly these files (pure: the tag is a hash of their paths, modes and
@@ -43,8 +48,11 @@ public:
     // an error says what to install when one is missing.
     static Result<NetHelperImage> fromLocalFiles(const Sources &sources);
     static Result<NetHelperImage> fromLocalFiles();
-    // fromLocalFiles() made once per process (a failure is not kept: install, then try again).
+    // fromLocalFiles() made once per process (a failure is not kept: install, then try again),
+    // with ldd's answers kept in defaultLibraryCache().
     static Result<std::shared_ptr<const NetHelperImage>> local();
+    // $XDG_CACHE_HOME/clusterdeck/nethelper-libraries.json (~/.cache when unset).
+    static QString defaultLibraryCache();
 
     // The shared libraries in `ldd` output ("libc.so.6 => /lib/…/libc.so.6 (0x…)", "/lib64/
     // ld-linux-x86-64.so.2 (0x…)"); an error names a library ldd did not find.

@@ -12,6 +12,9 @@
 
 #include <QDateTime>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
@@ -87,6 +90,7 @@ private Q_SLOTS:
     void helperImageArchive();
     void helperImageLocal();
     void helperImageMissingBinary();
+    void helperImageLibraryCache();
     void parseLdd_data();
     void parseLdd();
     void helperImageImport();
@@ -309,6 +313,92 @@ void TestVxlanHostSetup::helperImageLocal()
     QCOMPARE(paths.size(), QSet<QString>(paths.cbegin(), paths.cend()).size()); // no duplicates
     // The same machine, the same image.
     QCOMPARE(NetHelperImage::fromLocalFiles()->tag(), image->tag());
+}
+
+void TestVxlanHostSetup::helperImageLibraryCache()
+{
+    // An ldd that counts its runs, then asks the real one.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString counter = dir.filePath(QStringLiteral("runs"));
+    const QString ldd = dir.filePath(QStringLiteral("ldd"));
+    {
+        QFile script(ldd);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write(
+            QStringLiteral("#!/bin/sh\necho x >> '%1'\nexec ldd \"$@\"\n").arg(counter).toUtf8());
+        script.close();
+        QVERIFY(script.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    }
+    auto runs = [&] {
+        QFile f(counter);
+        return f.open(QIODevice::ReadOnly) ? int(f.readAll().count('\n')) : 0;
+    };
+    const QString ldsoCache = dir.filePath(QStringLiteral("ld.so.cache"));
+    auto touchLdso = [&](const QByteArray &content) {
+        QFile f(ldsoCache);
+        return f.open(QIODevice::WriteOnly) && f.write(content) == content.size();
+    };
+    QVERIFY(touchLdso("one"));
+    NetHelperImage::Sources sources;
+    sources.ldd = ldd;
+    sources.libraryCache = dir.filePath(QStringLiteral("cache/nethelper-libraries.json"));
+    sources.ldsoCache = ldsoCache;
+
+    const auto first = NetHelperImage::fromLocalFiles(sources);
+    QVERIFY2(first, qPrintable(first ? QString() : first.error().toString()));
+    QCOMPARE(runs(), 3); // ip, bridge, the shell
+    QVERIFY(QFile::exists(sources.libraryCache));
+    const auto second = NetHelperImage::fromLocalFiles(sources);
+    QVERIFY(second);
+    QCOMPARE(runs(), 3); // all three answered by the cache
+    QCOMPARE(second->tag(), first->tag());
+    QCOMPARE(second->files().size(), first->files().size());
+
+    // The loader's cache changed (libraries installed or upgraded): ldd is asked again.
+    QVERIFY(touchLdso("two, longer"));
+    QVERIFY(NetHelperImage::fromLocalFiles(sources));
+    QCOMPARE(runs(), 6);
+    QVERIFY(NetHelperImage::fromLocalFiles(sources));
+    QCOMPARE(runs(), 6);
+
+    // An entry naming a library that is gone is asked again; the others stay.
+    QFile cacheFile(sources.libraryCache);
+    QVERIFY(cacheFile.open(QIODevice::ReadOnly));
+    QJsonObject root = QJsonDocument::fromJson(cacheFile.readAll()).object();
+    cacheFile.close();
+    QJsonObject binaries = root.value(QStringLiteral("binaries")).toObject();
+    QCOMPARE(binaries.size(), 3);
+    const QString someBinary = binaries.keys().first();
+    QJsonObject entry = binaries.value(someBinary).toObject();
+    entry.insert(QStringLiteral("libraries"),
+                 QJsonArray{dir.filePath(QStringLiteral("libgone.so.1"))});
+    binaries.insert(someBinary, entry);
+    root.insert(QStringLiteral("binaries"), binaries);
+    QVERIFY(cacheFile.open(QIODevice::WriteOnly));
+    cacheFile.write(QJsonDocument(root).toJson());
+    cacheFile.close();
+    const auto repaired = NetHelperImage::fromLocalFiles(sources);
+    QVERIFY(repaired);
+    QCOMPARE(runs(), 7);
+    QCOMPARE(repaired->tag(), first->tag());
+
+    // A cache that is not JSON is no cache: ldd answers, nothing fails, the file is rewritten.
+    QVERIFY(cacheFile.open(QIODevice::WriteOnly));
+    cacheFile.write("{not json");
+    cacheFile.close();
+    QVERIFY(NetHelperImage::fromLocalFiles(sources));
+    QCOMPARE(runs(), 10);
+    QVERIFY(NetHelperImage::fromLocalFiles(sources));
+    QCOMPARE(runs(), 10);
+
+    // A cache that cannot be written costs only the ldd runs.
+    NetHelperImage::Sources unwritable = sources;
+    unwritable.libraryCache = QStringLiteral("/proc/clusterdeck-no/cache.json");
+    const auto anyway = NetHelperImage::fromLocalFiles(unwritable);
+    QVERIFY(anyway);
+    QCOMPARE(anyway->tag(), first->tag());
+    QCOMPARE(runs(), 13);
 }
 
 void TestVxlanHostSetup::helperImageMissingBinary()
