@@ -217,10 +217,12 @@ void TestWindows::dashboardDetachesAndDocksBack()
     QVERIFY(index >= 0);
     const QString title = tabs->tabText(index);
 
+    tabs->setCurrentWidget(window.dashboard()); // as "Show Dashboard" leaves it
     DetachedWindow *away = window.detachDashboard();
     QVERIFY(away);
     QVERIFY(QTest::qWaitForWindowExposed(away));
     QCOMPARE(tabs->count(), tabsBefore - 1);
+    QCOMPARE(tabs->currentWidget(), window.sessionsView());
     QCOMPARE(tabs->indexOf(window.dashboard()), -1);
     QCOMPARE(away->content(), window.dashboard());
     QCOMPARE(window.dashboard()->window(), away);

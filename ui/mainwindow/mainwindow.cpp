@@ -158,7 +158,10 @@ DetachedWindow *MainWindow::detachDashboard()
         return away;
     const int index = m_tabs->indexOf(m_dashboard);
     const QString title = m_tabs->tabText(index);
+    const bool wasCurrent = m_tabs->currentIndex() == index;
     m_tabs->removeTab(index);
+    if (wasCurrent) // the sessions it was opened from, not the tab that happens to be next
+        m_tabs->setCurrentWidget(m_sessionsView);
     auto *window = new DetachedWindow(
         m_dashboard, tr("Dashboard — ClusterDeck"), QStringLiteral("dashboard"),
         [this, index, title](QWidget *content) {
