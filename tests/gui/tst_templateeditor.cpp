@@ -283,6 +283,34 @@ void TestTemplateEditor::taskEditShowsInYaml_data()
     QTest::newRow("mount") << 1 << "mount"
                            << "/data"
                            << "/srv/data:/data:ro";
+    // The More page (issue 29, item 2: every field the loader knows).
+    QTest::newRow("pull policy") << 0 << "pull policy"
+                                 << "always"
+                                 << "always";
+    QTest::newRow("gpus") << 1 << "gpus"
+                          << "2"
+                          << "2";
+    QTest::newRow("user") << 0 << "user"
+                          << "1000:1000"
+                          << "1000:1000";
+    QTest::newRow("working dir") << 1 << "working dir"
+                                 << "/work"
+                                 << "/work";
+    QTest::newRow("entrypoint") << 0 << "entrypoint"
+                                << "tini\n--"
+                                << "tini|--";
+    QTest::newRow("on scale") << 1 << "on scale"
+                              << "/opt/rescale.sh"
+                              << "/opt/rescale.sh";
+    QTest::newRow("bind address") << 0 << "bind address"
+                                  << "127.0.0.1"
+                                  << "127.0.0.1";
+    QTest::newRow("label") << 1 << "label"
+                           << "team"
+                           << "team=ml";
+    QTest::newRow("host label") << 0 << "host label"
+                                << "zone"
+                                << "zone=ml";
 }
 
 void TestTemplateEditor::taskEditShowsInYaml()
@@ -350,6 +378,40 @@ void TestTemplateEditor::taskEditShowsInYaml()
         type->setCurrentIndex(type->findText(QStringLiteral("bind")));
         Q_EMIT type->activated(type->currentIndex()); // what picking it does
         task->mountsTable()->item(0, RoleTaskEditor::MountReadOnly)->setCheckState(Qt::Checked);
+    } else if (field == u"pull policy") {
+        task->sections()->setCurrentIndex(4);
+        QComboBox *policy = task->pullPolicyCombo();
+        policy->setCurrentIndex(policy->findText(input));
+        Q_EMIT policy->activated(policy->currentIndex()); // what picking it does
+    } else if (field == u"gpus") {
+        task->sections()->setCurrentIndex(4);
+        retype(task->gpusSpin(), input);
+    } else if (field == u"entrypoint") {
+        task->sections()->setCurrentIndex(4);
+        QPlainTextEdit *entry = task->entrypointEdit();
+        entry->setFocus();
+        const QStringList lines = input.split(u'\n');
+        for (qsizetype i = 0; i < lines.size(); ++i) {
+            if (i > 0)
+                QTest::keyClick(entry, Qt::Key_Return);
+            QTest::keyClicks(entry, lines.at(i));
+        }
+    } else if (field == u"label" || field == u"host label") {
+        task->sections()->setCurrentIndex(4);
+        const bool host = field == u"host label";
+        QTableWidget *table = host ? task->hostLabelsTable() : task->labelsTable();
+        QTest::mouseClick(
+            button(task, host ? QStringLiteral("Add Host Label") : QStringLiteral("Add Label")),
+            Qt::LeftButton);
+        typeIntoOpenEditor(table, input);
+        editCell(table, table->rowCount() - 1, 1, QStringLiteral("ml"));
+    } else if (QLineEdit *line = field == u"user"           ? task->userEdit()
+                                 : field == u"working dir"  ? task->workingDirEdit()
+                                 : field == u"on scale"     ? task->onScaleEdit()
+                                 : field == u"bind address" ? task->bindAddressEdit()
+                                                            : nullptr) {
+        task->sections()->setCurrentIndex(4);
+        retype(line, input);
     }
 
     QVERIFY(m_editor->isModified());
@@ -380,6 +442,24 @@ void TestTemplateEditor::taskEditShowsInYaml()
     else if (field == u"mount" && edited.mounts.size() == 1)
         actual = edited.mounts.first().source + u':' + edited.mounts.first().target +
                  (edited.mounts.first().readOnly ? QStringLiteral(":ro") : QString());
+    else if (field == u"pull policy" && edited.pullPolicy)
+        actual = TemplateValues::pullPolicyName(*edited.pullPolicy);
+    else if (field == u"gpus")
+        actual = QString::number(edited.resources.gpus.value_or(-1));
+    else if (field == u"user")
+        actual = edited.user;
+    else if (field == u"working dir")
+        actual = edited.workingDir;
+    else if (field == u"entrypoint")
+        actual = edited.entrypoint.join(u'|');
+    else if (field == u"on scale")
+        actual = edited.onScale;
+    else if (field == u"bind address")
+        actual = edited.bindAddress;
+    else if (field == u"label")
+        actual = input + u'=' + edited.labels.value(input);
+    else if (field == u"host label")
+        actual = input + u'=' + t.roles.at(role).hostLabels.value(input);
     QCOMPARE(actual, expected);
     // Only that role changed: the other one is as loaded.
     const ClusterTemplate before = loadYaml(QString::fromUtf8([] {
@@ -473,6 +553,16 @@ void TestTemplateEditor::invalidTaskValueIsListedAndMarked_data()
                                    << "roles[0].task.mounts[0]"
                                    << ""
                                    << "taskMounts" << 0;
+    QTest::newRow("relative working dir") << 1 << "working dir"
+                                          << "work"
+                                          << "roles[1].task.workingDir"
+                                          << "workingDir: work"
+                                          << "taskWorkingDir" << -1;
+    QTest::newRow("bind address no IP") << 0 << "bind address"
+                                        << "localhost"
+                                        << "roles[0].task.bindAddress"
+                                        << "bindAddress: localhost"
+                                        << "taskBindAddress" << -1;
 }
 
 void TestTemplateEditor::invalidTaskValueIsListedAndMarked()
@@ -504,6 +594,9 @@ void TestTemplateEditor::invalidTaskValueIsListedAndMarked()
         QTest::mouseClick(button(task, QStringLiteral("Add Mount")), Qt::LeftButton);
         typeIntoOpenEditor(task->mountsTable(), QStringLiteral("/srv"));
         editCell(task->mountsTable(), 0, RoleTaskEditor::MountTarget, input); // not absolute
+    } else if (field == u"working dir" || field == u"bind address") {
+        task->sections()->setCurrentIndex(4); // More
+        retype(field == u"working dir" ? task->workingDirEdit() : task->bindAddressEdit(), input);
     }
 
     const TemplateDiagnostics diagnostics = m_editor->diagnostics();
@@ -997,6 +1090,8 @@ void TestTemplateEditor::formEditKeepsTheFile_data()
             if (t->roles.at(r).taskFile.isEmpty()) {
                 row(QStringLiteral("image cell"), r, QStringLiteral("image"));
                 row(QStringLiteral("task memory"), r, QStringLiteral("memory"));
+                if (!t->roles.at(r).task.workingDir.isEmpty())
+                    row(QStringLiteral("task working dir"), r, QStringLiteral("workingDir"));
             }
         }
     }
@@ -1028,6 +1123,10 @@ void TestTemplateEditor::formEditKeepsTheFile()
         edit = m_editor->ttlEdit();
     else if (field == u"task memory")
         edit = m_editor->taskEditor()->memoryEdit();
+    else if (field == u"task working dir") {
+        m_editor->taskEditor()->sections()->setCurrentIndex(4); // More
+        edit = m_editor->taskEditor()->workingDirEdit();
+    }
     auto type = [&](auto keys) {
         if (edit) {
             edit->setFocus();

@@ -9,6 +9,7 @@
 #include "sessions/sessionsview.h"
 #include "style/apptheme.h"
 #include "templates/exportdialog.h"
+#include "templates/roletaskeditor.h"
 #include "templates/templateeditor.h"
 #include "widgets/detachedwindow.h"
 
@@ -113,6 +114,14 @@ void ScreenshotTour::run()
     tabs->setCurrentIndex(2);
     settle(300);
     save(m_window, QStringLiteral("template-editor.png"));
+    // The role's less common fields and its host labels (the task editor's More page).
+    if (QTabWidget *sections = m_window->templateEditor()->taskEditor()->sections()) {
+        const int shown = sections->currentIndex();
+        sections->setCurrentIndex(sections->count() - 1);
+        settle(300);
+        save(m_window, QStringLiteral("template-editor-more.png"));
+        sections->setCurrentIndex(shown);
+    }
     // Export… of the template the editor shows, as a JobSet.
     if (ExportDialog *exported = m_window->templateEditor()->exportDialog()) {
         exported->show();

@@ -23,6 +23,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScopedValueRollback>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QTabBar>
@@ -81,6 +82,39 @@ QMap<QString, QString> splitOptions(const QString &text)
             options.insert(part.left(eq).trimmed(), part.mid(eq + 1).trimmed());
     }
     return options;
+}
+
+// key → value rows; a blank row is not an entry yet, values keep their spaces.
+void setPairs(QTableWidget *table, const QMap<QString, QString> &pairs)
+{
+    table->setRowCount(0);
+    for (auto it = pairs.cbegin(); it != pairs.cend(); ++it) {
+        const int row = table->rowCount();
+        table->insertRow(row);
+        table->setItem(row, 0, new QTableWidgetItem(it.key()));
+        table->setItem(row, 1, new QTableWidgetItem(it.value()));
+    }
+}
+
+QMap<QString, QString> pairsOf(const QTableWidget *table)
+{
+    QMap<QString, QString> pairs;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const QString key = cellText(table, row, 0);
+        const QTableWidgetItem *value = table->item(row, 1);
+        if (key.isEmpty() && (!value || value->text().isEmpty()))
+            continue;
+        pairs.insert(key, value ? value->text() : QString());
+    }
+    return pairs;
+}
+
+QStringList linesOf(const QPlainTextEdit *edit)
+{
+    QStringList lines = edit->toPlainText().split(QLatin1Char('\n'));
+    while (!lines.isEmpty() && lines.last().isEmpty())
+        lines.removeLast();
+    return lines;
 }
 
 // A table with Add / Remove buttons under it.
@@ -228,6 +262,7 @@ void RoleTaskEditor::buildUi()
     m_sections->addTab(withButtons(m_mounts, addMount, removeMount), tr("Mounts"));
     m_sections->addTab(withButtons(m_ports, addPort, removePort), tr("Ports"));
     m_sections->addTab(m_bootstrap, tr("Bootstrap"));
+    m_sections->addTab(buildMorePage(), tr("More"));
 
     m_box = new QGroupBox;
     auto *note = new QHBoxLayout;
@@ -333,9 +368,14 @@ void RoleTaskEditor::clear()
     showCommand({});
     m_memory->clear();
     m_cpus->setValue(0);
-    for (QTableWidget *t : {m_env, m_mounts, m_ports})
+    for (QTableWidget *t : {m_env, m_mounts, m_ports, m_labels, m_hostLabels})
         t->setRowCount(0);
     m_bootstrap->clear();
+    m_pullPolicy->setCurrentIndex(0);
+    m_gpus->setValue(-1);
+    for (QLineEdit *e : {m_user, m_workingDir, m_onScale, m_bindAddress})
+        e->clear();
+    m_entrypoint->clear();
     m_box->setEnabled(false);
     updateTaskFileState();
 }
@@ -371,6 +411,20 @@ void RoleTaskEditor::setRole(const RoleTemplate &role, const QString &memoryText
         setPorts(task.ports);
     if (m_bootstrap->toPlainText() != task.bootstrap)
         m_bootstrap->setPlainText(task.bootstrap);
+    m_pullPolicy->setCurrentIndex(task.pullPolicy ? m_pullPolicy->findData(int(*task.pullPolicy))
+                                                  : 0);
+    m_gpus->setValue(task.resources.gpus.value_or(-1));
+    for (auto [edit, value] :
+         {std::pair{m_user, &task.user}, std::pair{m_workingDir, &task.workingDir},
+          std::pair{m_onScale, &task.onScale}, std::pair{m_bindAddress, &task.bindAddress}})
+        if (edit->text() != *value)
+            edit->setText(*value);
+    if (otherRole || linesOf(m_entrypoint) != task.entrypoint)
+        m_entrypoint->setPlainText(task.entrypoint.join(QLatin1Char('\n')));
+    if (otherRole || pairsOf(m_labels) != task.labels)
+        setPairs(m_labels, task.labels);
+    if (otherRole || pairsOf(m_hostLabels) != role.hostLabels)
+        setPairs(m_hostLabels, role.hostLabels);
     updateTaskFileState();
 }
 
@@ -385,8 +439,11 @@ void RoleTaskEditor::updateTaskFileState()
                "file, or copy its content into this role.")
                 .arg(m_base.taskFile.toHtmlEscaped()));
     for (QWidget *w : std::initializer_list<QWidget *>{m_image, m_commandKind, m_commandPages,
-                                                       m_cpus, m_memory, m_sections})
+                                                       m_cpus, m_memory, m_taskMore})
         w->setEnabled(!fromFile);
+    // The task's pages; the More page's host labels are the role's own, editable either way.
+    for (int i = 0; i + 1 < m_sections->count(); ++i)
+        m_sections->widget(i)->setEnabled(!fromFile);
 }
 
 RoleTemplate RoleTaskEditor::role() const
@@ -395,6 +452,7 @@ RoleTemplate RoleTaskEditor::role() const
     r.min = m_min->value();
     r.max = m_max->value();
     r.count = m_count->value();
+    r.hostLabels = pairsOf(m_hostLabels);
     if (!r.taskFile.isEmpty())
         return r; // the writer keeps the reference; the file's task is not edited here
     TaskTemplate &task = r.task;
@@ -410,6 +468,16 @@ RoleTemplate RoleTaskEditor::role() const
     task.mounts = mounts();
     task.ports = ports();
     task.bootstrap = m_bootstrap->toPlainText();
+    const QVariant policy = m_pullPolicy->currentData();
+    task.pullPolicy =
+        policy.isValid() ? std::optional<PullPolicy>(PullPolicy(policy.toInt())) : std::nullopt;
+    task.resources.gpus = m_gpus->value() >= 0 ? std::optional<int>(m_gpus->value()) : std::nullopt;
+    task.user = m_user->text().trimmed();
+    task.workingDir = m_workingDir->text().trimmed();
+    task.onScale = m_onScale->text().trimmed();
+    task.bindAddress = m_bindAddress->text().trimmed();
+    task.entrypoint = linesOf(m_entrypoint);
+    task.labels = pairsOf(m_labels);
     return r;
 }
 
@@ -561,27 +629,127 @@ QStringList RoleTaskEditor::splitCommand(const QString &line)
 
 void RoleTaskEditor::setEnv(const QMap<QString, QString> &env)
 {
-    m_env->setRowCount(0);
-    for (auto it = env.cbegin(); it != env.cend(); ++it) {
-        const int row = m_env->rowCount();
-        m_env->insertRow(row);
-        m_env->setItem(row, EnvKey, new QTableWidgetItem(it.key()));
-        m_env->setItem(row, EnvValue, new QTableWidgetItem(it.value()));
-    }
+    setPairs(m_env, env);
 }
 
 QMap<QString, QString> RoleTaskEditor::env() const
 {
-    QMap<QString, QString> env;
-    for (int row = 0; row < m_env->rowCount(); ++row) {
-        const QString key = cellText(m_env, row, EnvKey);
-        const QTableWidgetItem *value = m_env->item(row, EnvValue);
-        // Values keep their spaces; a blank row is not an entry yet.
-        if (key.isEmpty() && (!value || value->text().isEmpty()))
-            continue;
-        env.insert(key, value ? value->text() : QString());
-    }
-    return env;
+    return pairsOf(m_env);
+}
+
+QWidget *RoleTaskEditor::buildMorePage()
+{
+    m_pullPolicy = new QComboBox;
+    m_pullPolicy->setObjectName(QStringLiteral("taskPullPolicy"));
+    m_pullPolicy->addItem(tr("unset (if not present)"));
+    for (PullPolicy p : {PullPolicy::IfNotPresent, PullPolicy::Always, PullPolicy::Never})
+        m_pullPolicy->addItem(TemplateValues::pullPolicyName(p), int(p));
+    m_pullPolicy->setToolTip(tr("When a host pulls the image: only when it lacks it, before "
+                                "every launch, or never"));
+    m_gpus = new QSpinBox;
+    m_gpus->setObjectName(QStringLiteral("taskGpus"));
+    m_gpus->setRange(-1, 64);
+    m_gpus->setSpecialValueText(tr("unset"));
+    m_gpus->setToolTip(tr("GPUs per kernel, passed to Docker as a device request"));
+    auto line = [](const QString &name, const QString &placeholder) {
+        auto *e = new QLineEdit;
+        e->setObjectName(name);
+        e->setPlaceholderText(placeholder);
+        return e;
+    };
+    m_user = line(QStringLiteral("taskUser"), tr("the image's user (e.g. 1000:1000, app)"));
+    m_workingDir = line(QStringLiteral("taskWorkingDir"), tr("the image's (an absolute path)"));
+    m_onScale = line(QStringLiteral("taskOnScale"),
+                     tr("run in every kernel after a scale (an absolute path)"));
+    m_bindAddress = line(QStringLiteral("taskBindAddress"),
+                         tr("the host's registered address; 0.0.0.0: every interface"));
+    m_entrypoint = new QPlainTextEdit;
+    m_entrypoint->setObjectName(QStringLiteral("taskEntrypoint"));
+    m_entrypoint->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_entrypoint->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_entrypoint->setTabChangesFocus(true);
+    m_entrypoint->setPlaceholderText(tr("the image's entrypoint (one argument per line)"));
+    m_entrypoint->setFixedHeight(3 * m_entrypoint->fontMetrics().lineSpacing() + 12);
+    m_labels = makeTable(2, {tr("Label"), tr("Value")}, QStringLiteral("taskLabels"));
+    m_labels->setAccessibleName(tr("Container labels of the role"));
+    m_hostLabels = makeTable(2, {tr("Host label"), tr("Value")}, QStringLiteral("roleHostLabels"));
+    m_hostLabels->setAccessibleName(tr("Host labels the role is placed by"));
+    m_hostLabels->setToolTip(tr("Kernels of this role go only to hosts carrying every label"));
+    for (QTableWidget *t : {m_labels, m_hostLabels})
+        t->setMinimumHeight(4 * t->fontMetrics().lineSpacing());
+
+    auto *task = new QFormLayout;
+    auto row = [task](const QString &text, QWidget *field) {
+        auto *label = new QLabel(text);
+        label->setBuddy(field);
+        task->addRow(label, field);
+    };
+    row(tr("&Pull policy:"), m_pullPolicy);
+    row(tr("&GPUs:"), m_gpus);
+    row(tr("&User:"), m_user);
+    row(tr("&Working directory:"), m_workingDir);
+    row(tr("&Entrypoint:"), m_entrypoint);
+    row(tr("On &scale:"), m_onScale);
+    row(tr("&Bind address:"), m_bindAddress);
+    auto *addLabel = new QPushButton(tr("Add Label"));
+    auto *removeLabel = new QPushButton(tr("Remove"));
+    removeLabel->setToolTip(tr("Remove the selected label"));
+    auto *labelsLabel = new QLabel(tr("&Labels:"));
+    labelsLabel->setBuddy(m_labels);
+    task->addRow(labelsLabel, withButtons(m_labels, addLabel, removeLabel));
+    m_taskMore = new QWidget;
+    m_taskMore->setLayout(task);
+
+    auto *addHostLabel = new QPushButton(tr("Add Host Label"));
+    auto *removeHostLabel = new QPushButton(tr("Remove"));
+    removeHostLabel->setToolTip(tr("Remove the selected host label"));
+    auto *placement = new QFormLayout;
+    auto *hostLabelsLabel = new QLabel(tr("&Host labels:"));
+    hostLabelsLabel->setBuddy(m_hostLabels);
+    placement->addRow(hostLabelsLabel, withButtons(m_hostLabels, addHostLabel, removeHostLabel));
+
+    auto *page = new QWidget;
+    auto *layout = new QVBoxLayout(page);
+    layout->addWidget(m_taskMore);
+    layout->addLayout(placement);
+    layout->addStretch();
+    auto *scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setFocusPolicy(Qt::NoFocus); // the fields are the stops; it scrolls to them
+    scroll->setAccessibleName(tr("More fields of the role"));
+    scroll->setWidget(page);
+
+    connect(m_pullPolicy, &QComboBox::activated, this, &RoleTaskEditor::changed);
+    connect(m_gpus, &QSpinBox::valueChanged, this, &RoleTaskEditor::changed);
+    for (QLineEdit *e : {m_user, m_workingDir, m_onScale, m_bindAddress})
+        connect(e, &QLineEdit::textEdited, this, &RoleTaskEditor::changed);
+    connect(m_entrypoint, &QPlainTextEdit::textChanged, this, &RoleTaskEditor::changed);
+    for (QTableWidget *t : {m_labels, m_hostLabels})
+        connect(t, &QTableWidget::itemChanged, this, &RoleTaskEditor::changed);
+    auto addPair = [this](QTableWidget *table) {
+        const int r = table->rowCount();
+        {
+            const QScopedValueRollback updating(m_updating, true);
+            table->insertRow(r);
+            table->setItem(r, 0, new QTableWidgetItem);
+            table->setItem(r, 1, new QTableWidgetItem);
+        }
+        table->setCurrentCell(r, 0);
+        table->editItem(table->item(r, 0));
+    };
+    auto removePair = [this](QTableWidget *table) {
+        if (table->currentRow() < 0)
+            return;
+        table->removeRow(table->currentRow());
+        changed();
+    };
+    connect(addLabel, &QPushButton::clicked, this, [this, addPair] { addPair(m_labels); });
+    connect(removeLabel, &QPushButton::clicked, this, [this, removePair] { removePair(m_labels); });
+    connect(addHostLabel, &QPushButton::clicked, this, [this, addPair] { addPair(m_hostLabels); });
+    connect(removeHostLabel, &QPushButton::clicked, this,
+            [this, removePair] { removePair(m_hostLabels); });
+    return scroll;
 }
 
 void RoleTaskEditor::addMountRow(const Mount &mount)
@@ -735,6 +903,20 @@ bool RoleTaskEditor::markField(const QString &path, const QString &message)
         markWidget(m_cpus, message);
     else if (path == u"task.bootstrap")
         markWidget(section = m_bootstrap, message);
+    else if (const QHash<QString, QWidget *> more{
+                 {QStringLiteral("task.pullPolicy"), m_pullPolicy},
+                 {QStringLiteral("task.resources.gpus"), m_gpus},
+                 {QStringLiteral("task.user"), m_user},
+                 {QStringLiteral("task.workingDir"), m_workingDir},
+                 {QStringLiteral("task.entrypoint"), m_entrypoint},
+                 {QStringLiteral("task.onScale"), m_onScale},
+                 {QStringLiteral("task.bindAddress"), m_bindAddress}};
+             more.contains(path.section(u'[', 0, 0)))
+        markWidget(section = more.value(path.section(u'[', 0, 0)), message);
+    else if (path == u"task.labels" || path.startsWith(u"task.labels."))
+        markWidget(section = m_labels, message);
+    else if (path == u"hostLabels" || path.startsWith(u"hostLabels."))
+        markWidget(section = m_hostLabels, message);
     else if (path == u"task.env" || path.startsWith(u"task.env.")) {
         section = m_env;
         const QString prefix = QStringLiteral("task.env.");

@@ -20,7 +20,9 @@ class QTabWidget;
 namespace ClusterDeck::Ui {
 
 // Edits one role of a cluster template in the visual editor: its counts and every field of its
-// task (image, command, resources, env, mounts, service ports, bootstrap script). The template
+// task (image, command, resources, env, mounts, service ports, bootstrap script, and under More:
+// pull policy, GPUs, user, working directory, entrypoint, on-scale hook, bind address, labels)
+// and the role's host labels. The template
 // editor shows the role selected in its roles table here and takes role() back on edited().
 // The memory size is kept as typed (memoryText()), so a wrong spelling reaches the YAML and its
 // diagnostic instead of silently vanishing.
@@ -89,6 +91,16 @@ public:
     QTableWidget *portsTable() const { return m_ports; }
     QPlainTextEdit *bootstrapEdit() const;
     QTabWidget *sections() const { return m_sections; }
+    // The More page: the task's less common fields, and the role's placement.
+    QComboBox *pullPolicyCombo() const { return m_pullPolicy; }
+    QSpinBox *gpusSpin() const { return m_gpus; }
+    QLineEdit *userEdit() const { return m_user; }
+    QLineEdit *workingDirEdit() const { return m_workingDir; }
+    QPlainTextEdit *entrypointEdit() const { return m_entrypoint; }
+    QLineEdit *onScaleEdit() const { return m_onScale; }
+    QLineEdit *bindAddressEdit() const { return m_bindAddress; }
+    QTableWidget *labelsTable() const { return m_labels; }
+    QTableWidget *hostLabelsTable() const { return m_hostLabels; }
     QPushButton *inlineButton() const { return m_inline; }
 
 Q_SIGNALS:
@@ -102,6 +114,7 @@ private:
     QStringList shownCommand() const;
     void commandKindChosen(int kind);
     void setEnv(const QMap<QString, QString> &env);
+    QWidget *buildMorePage();
     void setMounts(const QList<Mount> &mounts);
     void setPorts(const QList<ServicePort> &ports);
     QMap<QString, QString> env() const;
@@ -137,6 +150,16 @@ private:
     QDoubleSpinBox *m_cpus = nullptr;
     QLineEdit *m_memory = nullptr;
     QTabWidget *m_sections = nullptr;
+    QComboBox *m_pullPolicy = nullptr;
+    QSpinBox *m_gpus = nullptr;
+    QLineEdit *m_user = nullptr;
+    QLineEdit *m_workingDir = nullptr;
+    QPlainTextEdit *m_entrypoint = nullptr;
+    QLineEdit *m_onScale = nullptr;
+    QLineEdit *m_bindAddress = nullptr;
+    QTableWidget *m_labels = nullptr;
+    QTableWidget *m_hostLabels = nullptr;
+    QWidget *m_taskMore = nullptr; // the task's part of the More page
     QTableWidget *m_env = nullptr;
     QTableWidget *m_mounts = nullptr;
     QTableWidget *m_ports = nullptr;
