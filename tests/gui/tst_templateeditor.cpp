@@ -69,6 +69,7 @@ private Q_SLOTS:
     void scriptTypedAndDeletedKeepsTheFile();
     void commandKindSwitchConverts();
     void invalidMemoryKeepsLineComment();
+    void failurePolicyAndMtuInForm();
 
 private:
     std::unique_ptr<QTemporaryDir> m_user;
@@ -1085,6 +1086,8 @@ void TestTemplateEditor::formEditKeepsTheFile_data()
         row(QStringLiteral("description"), -1, QStringLiteral("description"));
         if (t->ttlAfterFinishedSeconds)
             row(QStringLiteral("ttl"), -1, QStringLiteral("ttlAfterFinished"));
+        if (QFile f(file); f.open(QIODevice::ReadOnly) && f.readAll().contains("maxRestarts:"))
+            row(QStringLiteral("max restarts"), -1, QStringLiteral("maxRestarts"));
         for (int r = 0; r < t->roles.size(); ++r) {
             row(QStringLiteral("role name"), r, QStringLiteral("name"));
             if (t->roles.at(r).taskFile.isEmpty()) {
@@ -1121,6 +1124,8 @@ void TestTemplateEditor::formEditKeepsTheFile()
         edit = m_editor->descriptionEdit();
     else if (field == u"ttl")
         edit = m_editor->ttlEdit();
+    else if (field == u"max restarts")
+        edit = m_editor->maxRestartsSpin();
     else if (field == u"task memory")
         edit = m_editor->taskEditor()->memoryEdit();
     else if (field == u"task working dir") {
@@ -1154,7 +1159,8 @@ void TestTemplateEditor::formEditKeepsTheFile()
     };
     // A memory size takes no letter; "0" keeps every field valid (64m -> 64m0 is a problem the
     // loader reports, which is fine: the text is what is compared).
-    const QString typed = field == u"task memory" ? QStringLiteral("0") : QStringLiteral("x");
+    const QString typed = field == u"task memory" || field == u"max restarts" ? QStringLiteral("0")
+                                                                              : QStringLiteral("x");
 
     type([&](QWidget *w) { QTest::keyClicks(w, typed); });
     QVERIFY(m_editor->isModified());
@@ -1378,6 +1384,55 @@ void TestTemplateEditor::scriptTypedAndDeletedKeepsTheFile()
                             "' '); dox"));
     QTest::keyClick(script, Qt::Key_Backspace);
     QCOMPARE(m_editor->yamlEdit()->toPlainText(), original);
+}
+
+// failurePolicy.maxRestarts and network.mtu in the form: each writes its own lines, reverting
+// gives the file back, a value the loader refuses marks its field (issue 29, item 2).
+void TestTemplateEditor::failurePolicyAndMtuInForm()
+{
+    const QString original = m_editor->yamlEdit()->toPlainText(); // lab-basic: restart-session
+    QSpinBox *restarts = m_editor->maxRestartsSpin();
+    QSpinBox *mtu = m_editor->mtuSpin();
+    QCOMPARE(restarts->value(), 2);
+    QVERIFY(restarts->isEnabled());
+    QCOMPARE(mtu->value(), mtu->minimum()); // unset
+    QCOMPARE(mtu->text(), mtu->specialValueText());
+
+    restarts->setValue(5);
+    mtu->setValue(1400);
+    QVERIFY(m_editor->isModified());
+    QVERIFY2(m_editor->diagnostics().isEmpty(),
+             qPrintable(m_editor->diagnostics().value(0).toString()));
+    ClusterTemplate t = loadYaml(m_editor->yamlEdit()->toPlainText());
+    QCOMPARE(t.failurePolicy.maxRestarts, 5);
+    QCOMPARE(t.mtu, std::optional<int>(1400));
+    auto [removed, added] =
+        Test::diffLines(original.split(u'\n'), m_editor->yamlEdit()->toPlainText().split(u'\n'));
+    QCOMPARE(removed.size(), 1); // maxRestarts: 2; the network block is new
+    QVERIFY(original.split(u'\n').at(removed.first()).contains(QLatin1String("maxRestarts: 2")));
+
+    restarts->setValue(2);
+    mtu->setValue(mtu->minimum());
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), original);
+
+    // Another action: no restarts to count.
+    QComboBox *failure = m_editor->findChild<QComboBox *>(QStringLiteral("failurePolicy"));
+    QVERIFY(failure);
+    failure->setCurrentIndex(failure->findText(QStringLiteral("terminate-session")));
+    Q_EMIT failure->activated(failure->currentIndex());
+    QVERIFY(!restarts->isEnabled());
+    t = loadYaml(m_editor->yamlEdit()->toPlainText());
+    QCOMPARE(t.failurePolicy.action, FailurePolicy::Action::TerminateSession);
+    QVERIFY(!m_editor->yamlEdit()->toPlainText().contains(QLatin1String("maxRestarts")));
+
+    // Written in the YAML tab beyond what the loader accepts: listed and marked in the form.
+    m_editor->yamlEdit()->setPlainText(QString(original).replace(
+        QStringLiteral("maxRestarts: 2"), QStringLiteral("maxRestarts: 5000")));
+    QTRY_VERIFY(!m_editor->diagnostics().isEmpty());
+    QCOMPARE(m_editor->diagnostics().first().path, QStringLiteral("failurePolicy.maxRestarts"));
+    QVERIFY2(restarts->styleSheet().contains(QLatin1String("background")),
+             qPrintable(restarts->styleSheet()));
+    QCOMPARE(restarts->toolTip(), m_editor->diagnostics().first().message);
 }
 
 QTEST_MAIN(TestTemplateEditor)

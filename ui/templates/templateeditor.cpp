@@ -26,6 +26,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScopedValueRollback>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -41,6 +42,8 @@ Q_LOGGING_CATEGORY(lcTemplateEditor, "clusterdeck.ui.templates")
 
 namespace {
 const char *kErrorStyle = "background: #fbe3e3;";
+// Below the loader's smallest MTU (576): the spin box's "unset".
+const int kMtuUnset = 575;
 // What the name cell of a roles row carries besides its text: the whole role as last edited (the
 // table shows only some of its fields) and the memory size as typed.
 const int kRoleData = Qt::UserRole + 1;
@@ -120,6 +123,7 @@ void TemplateEditor::buildUi()
     for (ClusterMode m : {ClusterMode::Auto, ClusterMode::SingleNode, ClusterMode::MultiNode})
         m_mode->addItem(modeName(m), int(m));
     m_failure = new QComboBox;
+    m_failure->setObjectName(QStringLiteral("failurePolicy"));
     for (auto a : {FailurePolicy::Action::TerminateSession, FailurePolicy::Action::RestartSession,
                    FailurePolicy::Action::Ignore})
         m_failure->addItem(TemplateValues::failureActionName(a), int(a));
@@ -136,6 +140,16 @@ void TemplateEditor::buildUi()
         m_success->addItem(TemplateValues::successKindName(kind), int(kind));
         m_success->setItemData(m_success->count() - 1, help, Qt::ToolTipRole);
     }
+    m_maxRestarts = new QSpinBox;
+    m_maxRestarts->setObjectName(QStringLiteral("maxRestarts"));
+    m_maxRestarts->setRange(0, 1000); // as the loader accepts
+    m_maxRestarts->setToolTip(tr("How often restart-session restarts the whole session before "
+                                 "it gives up (failurePolicy.maxRestarts)"));
+    m_mtu = new QSpinBox;
+    m_mtu->setObjectName(QStringLiteral("networkMtu"));
+    m_mtu->setRange(kMtuUnset, 9216);
+    m_mtu->setSpecialValueText(tr("unset (the driver's)"));
+    m_mtu->setToolTip(tr("The session network's MTU (network.mtu, 576-9216)"));
     m_successRole = new QComboBox;
     m_successRole->setObjectName(QStringLiteral("successRole"));
     m_successRole->setToolTip(tr("The role whose kernels must all exit with 0"));
@@ -178,7 +192,15 @@ void TemplateEditor::buildUi()
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("&Description:"), m_description);
     form->addRow(tr("&Mode:"), m_mode);
-    form->addRow(tr("&Failure policy:"), m_failure);
+    auto *failureRow = new QHBoxLayout;
+    failureRow->addWidget(m_failure, 1);
+    auto *maxRestartsLabel = new QLabel(tr("Max &restarts:"));
+    maxRestartsLabel->setBuddy(m_maxRestarts);
+    failureRow->addWidget(maxRestartsLabel);
+    failureRow->addWidget(m_maxRestarts);
+    auto *failureLabel = new QLabel(tr("&Failure policy:"));
+    failureLabel->setBuddy(m_failure); // a layout row gets no buddy of its own
+    form->addRow(failureLabel, failureRow);
     auto *successRow = new QHBoxLayout;
     successRow->addWidget(m_success, 1);
     // A combo's name comes from its label (on Linux Qt gives its value as its name).
@@ -192,6 +214,7 @@ void TemplateEditor::buildUi()
     form->addRow(tr("&TTL after finished:"), m_ttl);
     form->addRow(tr("&Startup order:"), m_startup);
     form->addRow(tr("&Presets:"), m_presets);
+    form->addRow(tr("Net&work MTU:"), m_mtu);
     form->addRow(tr("&Host paths:"), m_allowHostPaths);
     auto *formLayout = new QVBoxLayout(general);
     formLayout->setContentsMargins(0, 0, 0, 0);
@@ -257,6 +280,12 @@ void TemplateEditor::buildUi()
         connect(e, &QLineEdit::textEdited, this, &TemplateEditor::formEdited);
     for (QComboBox *c : {m_mode, m_failure, m_startup, m_successRole})
         connect(c, &QComboBox::activated, this, &TemplateEditor::formEdited);
+    for (QSpinBox *s : {m_maxRestarts, m_mtu})
+        connect(s, &QSpinBox::valueChanged, this, &TemplateEditor::formEdited);
+    connect(m_failure, &QComboBox::currentIndexChanged, this, [this] {
+        m_maxRestarts->setEnabled(FailurePolicy::Action(m_failure->currentData().toInt()) ==
+                                  FailurePolicy::Action::RestartSession);
+    });
     connect(m_allowHostPaths, &QCheckBox::clicked, this, &TemplateEditor::setAllowHostPaths);
     connect(m_success, &QComboBox::activated, this, [this] {
         // Without a success policy nothing ever finishes: a TTL would be an error.
@@ -435,6 +464,8 @@ void TemplateEditor::showTemplateInForm(const ClusterTemplate &t)
             m_description->setText(t.description);
         m_mode->setCurrentIndex(m_mode->findData(int(t.mode)));
         m_failure->setCurrentIndex(m_failure->findData(int(t.failurePolicy.action)));
+        m_maxRestarts->setValue(t.failurePolicy.maxRestarts);
+        m_mtu->setValue(t.mtu.value_or(kMtuUnset));
         m_startup->setCurrentIndex(m_startup->findData(int(t.startupOrder)));
         m_presets->setText(t.presets.join(QStringLiteral(", ")));
         m_allowHostPaths->setChecked(t.allowHostPaths);
@@ -550,6 +581,8 @@ ClusterTemplate TemplateEditor::templateFromForm() const
     t.description = m_description->text().trimmed();
     t.mode = ClusterMode(m_mode->currentData().toInt());
     t.failurePolicy.action = FailurePolicy::Action(m_failure->currentData().toInt());
+    t.failurePolicy.maxRestarts = m_maxRestarts->value();
+    t.mtu = m_mtu->value() > kMtuUnset ? std::optional<int>(m_mtu->value()) : std::nullopt;
     t.successPolicy.kind = SuccessPolicy::Kind(m_success->currentData().toInt());
     t.successPolicy.role = t.successPolicy.kind == SuccessPolicy::Kind::RoleExits
                                ? m_successRole->currentText()
@@ -730,12 +763,16 @@ void TemplateEditor::showDiagnostics()
 void TemplateEditor::markFields()
 {
     for (QWidget *w :
-         std::initializer_list<QWidget *>{m_name, m_description, m_success, m_successRole, m_ttl}) {
+         std::initializer_list<QWidget *>{m_name, m_description, m_success, m_successRole, m_ttl,
+                                          m_failure, m_maxRestarts, m_mtu}) {
         w->setStyleSheet(QString());
         w->setToolTip(QString());
     }
     m_successRole->setToolTip(tr("The role whose kernels must all exit with 0"));
     m_ttl->setToolTip(tr("How long a completed session keeps its stopped containers"));
+    m_maxRestarts->setToolTip(tr("How often restart-session restarts the whole session before "
+                                 "it gives up (failurePolicy.maxRestarts)"));
+    m_mtu->setToolTip(tr("The session network's MTU (network.mtu, 576-9216)"));
     m_syncing = true;
     for (int r = 0; r < m_roles->rowCount(); ++r)
         for (int c = 0; c < RoleColumns; ++c)
@@ -754,6 +791,12 @@ void TemplateEditor::markFields()
             policyField = m_success;
         else if (d.path == u"ttlAfterFinished")
             policyField = m_ttl;
+        else if (d.path == u"failurePolicy.maxRestarts")
+            policyField = m_maxRestarts;
+        else if (d.path.startsWith(u"failurePolicy"))
+            policyField = m_failure;
+        else if (d.path.startsWith(u"network"))
+            policyField = m_mtu;
         if (policyField) {
             policyField->setStyleSheet(QString::fromLatin1(kErrorStyle));
             policyField->setToolTip(d.message);

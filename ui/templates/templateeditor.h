@@ -16,6 +16,7 @@ class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
+class QSpinBox;
 class QTabWidget;
 class QTimer;
 
@@ -54,6 +55,8 @@ public:
     QComboBox *successCombo() const { return m_success; }
     QComboBox *successRoleCombo() const { return m_successRole; }
     QLineEdit *ttlEdit() const { return m_ttl; }
+    QSpinBox *maxRestartsSpin() const { return m_maxRestarts; }
+    QSpinBox *mtuSpin() const { return m_mtu; }
     QCheckBox *allowHostPathsBox() const { return m_allowHostPaths; }
     RoleTable *rolesTable() const { return m_roles; }
     RoleTaskEditor *taskEditor() const { return m_task; }
@@ -132,6 +135,8 @@ private:
     QLineEdit *m_description = nullptr;
     QComboBox *m_mode = nullptr;
     QComboBox *m_failure = nullptr;
+    QSpinBox *m_maxRestarts = nullptr; // restart-session only
+    QSpinBox *m_mtu = nullptr;         // network.mtu; its minimum means unset
     QComboBox *m_success = nullptr;
     QComboBox *m_successRole = nullptr;
     QLabel *m_successRoleLabel = nullptr;
