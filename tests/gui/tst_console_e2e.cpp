@@ -5,22 +5,29 @@
 
 #include "../labcli.h"
 #include "console/consolecontroller.h"
+#include "dashboard/kernelstatsfeed.h"
 #include "docker/dockerclient.h"
 #include "host/hostregistry.h"
-#include "models/hoststablemodel.h"
+#include "hosts/addhostdialog.h"
 #include "hosts/hostsview.h"
 #include "launch/launchdialog.h"
 #include "mainwindow/mainwindow.h"
+#include "models/hoststablemodel.h"
+#include "models/sessionfilterproxymodel.h"
+#include "models/sessiontreemodel.h"
 #include "provision/sessioncontroller.h"
 #include "sessions/portprober.h"
-#include "models/sessionfilterproxymodel.h"
 #include "sessions/sessionsview.h"
-#include "models/sessiontreemodel.h"
-#include "dashboard/kernelstatsfeed.h"
 #include "stats/statsmonitor.h"
 #include "store/sqlitestore.h"
+#include "templates/roletable.h"
+#include "templates/templateeditor.h"
+#include "terminal/terminalscreen.h"
+#include "terminal/terminaltabs.h"
+#include "terminal/terminalwidget.h"
 
 #include <QAction>
+#include <QDialogButtonBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -29,8 +36,10 @@
 #include <QMenu>
 #include <QProcess>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
@@ -47,6 +56,7 @@ private Q_SLOTS:
     void initTestCase();
     void launchSeeRunningTerminateSeeItGo();
     void cancelInDialogRollsBack();
+    void widgetsOnlyFromAnEmptyStore();
     void cleanupTestCase();
 
 private:
@@ -382,6 +392,144 @@ void TestConsoleE2E::cancelInDialogRollsBack()
         QCOMPARE(left->size(), 0);
     }
     dialog->close();
+}
+
+// Issue 29: from an empty store with nothing but the console's widgets: the lab's hosts added in
+// the Add Host dialog, the lab-basic sample's worker count edited in the template editor and
+// saved, a launch of it, RUNNING in the tree, a terminal tab on a worker, Terminate, and nothing
+// of the session left on the hosts. The store's network driver is VXLAN (a new store's), which
+// needs no setup.
+void TestConsoleE2E::widgetsOnlyFromAnEmptyStore()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QByteArray dataHome = qgetenv("XDG_DATA_HOME");
+    qputenv("XDG_DATA_HOME", QFile::encodeName(dir.filePath(QStringLiteral("data"))));
+    auto restore = qScopeGuard([&] {
+        if (dataHome.isEmpty())
+            qunsetenv("XDG_DATA_HOME");
+        else
+            qputenv("XDG_DATA_HOME", dataHome);
+    });
+    ConsoleController controller;
+    controller.setHostRefreshInterval(0);
+    QSignalSpy opened(&controller, &ConsoleController::storeOpened);
+    controller.openStore(QStringLiteral("sqlite://") + dir.filePath(QStringLiteral("state.db")));
+    QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+    MainWindow window(&controller);
+    window.resize(1400, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.sessionsView()->portProber()->setInterval(0);
+
+    // The hosts, one Add Host dialog each.
+    const LabHosts lab = LabHosts::fromEnvironment();
+    QVERIFY2(lab.names().size() >= 2, qPrintable(LabHosts::error()));
+    auto *hostsView = window.findChild<HostsView *>();
+    QVERIFY(hostsView);
+    window.tabs()->setCurrentWidget(hostsView);
+    for (const QString &h : lab.names()) {
+        hostsView->addHost();
+        AddHostDialog *dialog = nullptr;
+        for (AddHostDialog *d : hostsView->findChildren<AddHostDialog *>())
+            if (d->isVisible())
+                dialog = d;
+        QVERIFY(dialog);
+        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("hostName")), h);
+        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("hostEndpoint")),
+                         lab.unixEndpoint(h));
+        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("hostAddress")),
+                         lab.address(h));
+        QSignalSpy accepted(dialog, &QDialog::accepted);
+        dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+        QTRY_COMPARE_WITH_TIMEOUT(accepted.size(), 1, 30000);
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(controller.hosts().size(), lab.names().size(), 30000);
+    controller.refreshHosts();
+    QTRY_COMPARE_WITH_TIMEOUT(controller.reachableHosts(), int(lab.names().size()), 60000);
+
+    // The sample, its default worker count edited in the form, saved among the admin's own.
+    TemplateEditor *editor = window.templateEditor();
+    window.tabs()->setCurrentWidget(editor);
+    const QString sample = qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                           QStringLiteral("/templates/lab-basic.yaml");
+    QVERIFY(editor->openFile(sample));
+    QTableWidget *roles = editor->rolesTable();
+    QTableWidgetItem *count = roles->item(1, TemplateEditor::RoleCount);
+    QVERIFY(count);
+    QCOMPARE(roles->item(1, TemplateEditor::RoleName)->text(), QStringLiteral("worker"));
+    count->setText(QStringLiteral("2"));
+    QVERIFY(editor->isModified());
+    QVERIFY(editor->save());
+    const QString saved = editor->currentFile();
+    QVERIFY2(saved.startsWith(dir.path()), qPrintable(saved));
+
+    // Launched from the dialog with the saved template.
+    window.tabs()->setCurrentWidget(window.sessionsView());
+    window.launchAction()->trigger();
+    auto *dialog = window.findChild<LaunchDialog *>();
+    QVERIFY(dialog);
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+    dialog->addTemplateFile(saved);
+    QVERIFY(dialog->selectTemplate(saved));
+    QSpinBox *workers = dialog->countBox(QStringLiteral("worker"));
+    QVERIFY(workers);
+    QCOMPARE(workers->value(), 2); // the edited default
+    QTRY_COMPARE(dialog->previewTree()->topLevelItemCount(), 3);
+    QSignalSpy launched(dialog, &LaunchDialog::launched);
+    QSignalSpy failed(dialog, &LaunchDialog::launchFailed);
+    QTest::mouseClick(dialog->launchButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(launched.size() + failed.size() > 0, 240000);
+    QVERIFY2(failed.isEmpty(), qPrintable(failed.isEmpty() ? QString() : failed[0][0].toString()));
+    const QString sessionId = launched[0][0].toString();
+    auto removeIfLeft = qScopeGuard([&] {
+        runProcess(QStringLiteral(CLUSTERDECKCTL),
+                   {QStringLiteral("--store"),
+                    QStringLiteral("sqlite://") + dir.filePath(QStringLiteral("state.db")),
+                    QStringLiteral("rm"), sessionId},
+                   120000);
+    });
+
+    SessionTreeModel *model = controller.sessionModel();
+    QTRY_VERIFY_WITH_TIMEOUT(model->hasSession(sessionId), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        model->sessionIndex(sessionId, SessionTreeModel::StatusColumn).data().toString(),
+        QStringLiteral("RUNNING"), 60000);
+    const QModelIndex session = model->sessionIndex(sessionId);
+    QCOMPARE(session.siblingAtColumn(SessionTreeModel::KernelsColumn).data().toString(),
+             QStringLiteral("3 kernels: master×1, worker×2"));
+
+    // A terminal on worker2: its shell answers in the Terminals tab.
+    SessionsView *view = window.sessionsView();
+    view->tree()->expandAll();
+    const QModelIndex workersRow = model->index(1, 0, session);
+    const QModelIndex worker2 = view->proxy()->mapFromSource(model->index(1, 0, workersRow));
+    QVERIFY(worker2.isValid());
+    view->tree()->setCurrentIndex(worker2);
+    view->openTerminalAction()->trigger();
+    QCOMPARE(window.tabs()->currentWidget(), window.terminals());
+    QTRY_COMPARE(window.terminals()->count(), 1);
+    TerminalWidget *terminal = window.terminals()->terminalAt(0);
+    QVERIFY(terminal);
+    QTRY_VERIFY_WITH_TIMEOUT(terminal->screen()->screenText().contains(QLatin1String("# ")), 20000);
+    QTest::qWait(300); // ash's cursor query
+    QTest::keyClicks(terminal, QStringLiteral("echo on-$BACKEND_CLUSTER_HOST"));
+    QTest::keyClick(terminal, Qt::Key_Return);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        terminal->screen()->screenText().contains(QLatin1String("on-worker2")),
+        qPrintable(terminal->screen()->screenText()), 10000);
+
+    // Terminate, and nothing of the session stays on any host.
+    window.tabs()->setCurrentWidget(view);
+    view->tree()->setCurrentIndex(view->proxy()->mapFromSource(session));
+    view->setConfirm([](const QString &, const QString &) { return true; });
+    view->terminateAction()->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(
+        model->sessionIndex(sessionId, SessionTreeModel::StatusColumn).data().toString(),
+        QStringLiteral("TERMINATED"), 120000);
+    QCOMPARE(LabHosts::count(lab.containersOf(sessionId)), 0);
+    QCOMPARE(LabHosts::count(lab.networksOf(sessionId)), 0);
+    removeIfLeft.dismiss();
 }
 
 void TestConsoleE2E::cleanupTestCase()

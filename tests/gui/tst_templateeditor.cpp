@@ -70,6 +70,7 @@ private Q_SLOTS:
     void commandKindSwitchConverts();
     void invalidMemoryKeepsLineComment();
     void failurePolicyAndMtuInForm();
+    void templateEnvInForm();
 
 private:
     std::unique_ptr<QTemporaryDir> m_user;
@@ -1433,6 +1434,55 @@ void TestTemplateEditor::failurePolicyAndMtuInForm()
     QVERIFY2(restarts->styleSheet().contains(QLatin1String("background")),
              qPrintable(restarts->styleSheet()));
     QCOMPARE(restarts->toolTip(), m_editor->diagnostics().first().message);
+}
+
+// The template's env (every role gets it) in the form: shown, edited line by line, a new
+// variable written and loaded back, removing it gives the file back.
+void TestTemplateEditor::templateEnvInForm()
+{
+    const QString original = m_editor->yamlEdit()->toPlainText(); // lab-basic
+    QTableWidget *env = m_editor->templateEnvTable();
+    QCOMPARE(env->rowCount(), 1);
+    QCOMPARE(env->item(0, 0)->text(), QStringLiteral("GREETING"));
+    QCOMPARE(env->item(0, 1)->text(), QStringLiteral("hello from clusterdeck"));
+
+    editCell(env, 0, 1, QStringLiteral("hi there"));
+    QVERIFY(m_editor->isModified());
+    auto [removed, added] =
+        Test::diffLines(original.split(u'\n'), m_editor->yamlEdit()->toPlainText().split(u'\n'));
+    QCOMPARE(removed.size(), 1);
+    QCOMPARE(added.size(), 1);
+    QVERIFY(m_editor->yamlEdit()
+                ->toPlainText()
+                .split(u'\n')
+                .at(added.first())
+                .contains(QLatin1String("GREETING: hi there")));
+    editCell(env, 0, 1, QStringLiteral("hello from clusterdeck"));
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), original);
+
+    // The template's own Add Variable, not the role's (its tooltip tells them apart).
+    auto byTip = [&](const QString &tip) -> QPushButton * {
+        for (QPushButton *b : m_editor->findChildren<QPushButton *>())
+            if (b->toolTip() == tip)
+                return b;
+        return nullptr;
+    };
+    QPushButton *add = byTip(QStringLiteral("Add a variable every role gets"));
+    QVERIFY(add);
+    QTest::mouseClick(add, Qt::LeftButton);
+    typeIntoOpenEditor(env, QStringLiteral("EXTRA"));
+    editCell(env, env->rowCount() - 1, 1, QStringLiteral("yes"));
+    QVERIFY2(m_editor->diagnostics().isEmpty(),
+             qPrintable(m_editor->diagnostics().value(0).toString()));
+    const ClusterTemplate t = loadYaml(m_editor->yamlEdit()->toPlainText());
+    QCOMPARE(t.env.value(QStringLiteral("EXTRA")), QStringLiteral("yes"));
+    QCOMPARE(t.env.value(QStringLiteral("GREETING")), QStringLiteral("hello from clusterdeck"));
+
+    env->setCurrentCell(env->rowCount() - 1, 0);
+    QPushButton *remove = byTip(QStringLiteral("Remove the selected variable of every role"));
+    QVERIFY(remove);
+    remove->click();
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), original);
 }
 
 QTEST_MAIN(TestTemplateEditor)

@@ -41,6 +41,7 @@ AddHostDialog::AddHostDialog(ConsoleController *controller, QWidget *parent)
     setObjectName(QStringLiteral("addHostDialog"));
     m_name->setObjectName(QStringLiteral("hostName"));
     m_endpoint->setObjectName(QStringLiteral("hostEndpoint"));
+    m_address->setObjectName(QStringLiteral("hostAddress"));
     m_endpoint->setPlaceholderText(
         tr("unix:///run/docker.sock, tcp+tls://host:2376 or ssh://user@host"));
     m_address->setPlaceholderText(tr("address browsers use for service ports (optional)"));

@@ -1,5 +1,6 @@
 #include "roletaskeditor.h"
 
+#include "keyvaluetable.h"
 #include "scriptedit.h"
 
 #include "registry/imagereference.h"
@@ -82,31 +83,6 @@ QMap<QString, QString> splitOptions(const QString &text)
             options.insert(part.left(eq).trimmed(), part.mid(eq + 1).trimmed());
     }
     return options;
-}
-
-// key → value rows; a blank row is not an entry yet, values keep their spaces.
-void setPairs(QTableWidget *table, const QMap<QString, QString> &pairs)
-{
-    table->setRowCount(0);
-    for (auto it = pairs.cbegin(); it != pairs.cend(); ++it) {
-        const int row = table->rowCount();
-        table->insertRow(row);
-        table->setItem(row, 0, new QTableWidgetItem(it.key()));
-        table->setItem(row, 1, new QTableWidgetItem(it.value()));
-    }
-}
-
-QMap<QString, QString> pairsOf(const QTableWidget *table)
-{
-    QMap<QString, QString> pairs;
-    for (int row = 0; row < table->rowCount(); ++row) {
-        const QString key = cellText(table, row, 0);
-        const QTableWidgetItem *value = table->item(row, 1);
-        if (key.isEmpty() && (!value || value->text().isEmpty()))
-            continue;
-        pairs.insert(key, value ? value->text() : QString());
-    }
-    return pairs;
 }
 
 QStringList linesOf(const QPlainTextEdit *edit)
@@ -225,7 +201,8 @@ void RoleTaskEditor::buildUi()
     resources->addWidget(labelled(tr("Memor&y:"), m_memory));
     resources->addWidget(m_memory, 1);
 
-    m_env = makeTable(EnvColumns, {tr("Variable"), tr("Value")}, QStringLiteral("taskEnv"));
+    m_env = new KeyValueTable(tr("Variable"), tr("Value"));
+    m_env->setObjectName(QStringLiteral("taskEnv"));
     m_env->setAccessibleName(tr("Environment of the role"));
     m_env->horizontalHeader()->resizeSection(EnvKey, 160);
     m_mounts = makeTable(
@@ -300,21 +277,11 @@ void RoleTaskEditor::buildUi()
     for (QSpinBox *s : {m_min, m_max, m_count})
         connect(s, &QSpinBox::valueChanged, this, &RoleTaskEditor::changed);
     connect(m_cpus, &QDoubleSpinBox::valueChanged, this, &RoleTaskEditor::changed);
-    for (QTableWidget *t : {m_env, m_mounts, m_ports})
+    for (QTableWidget *t : std::initializer_list<QTableWidget *>{m_env, m_mounts, m_ports})
         connect(t, &QTableWidget::itemChanged, this, &RoleTaskEditor::changed);
     connect(m_bootstrap, &QPlainTextEdit::textChanged, this, &RoleTaskEditor::changed);
 
-    connect(addEnv, &QPushButton::clicked, this, [this] {
-        const int row = m_env->rowCount();
-        {
-            const QScopedValueRollback updating(m_updating, true);
-            m_env->insertRow(row);
-            m_env->setItem(row, EnvKey, new QTableWidgetItem);
-            m_env->setItem(row, EnvValue, new QTableWidgetItem);
-        }
-        m_env->setCurrentCell(row, EnvKey);
-        m_env->editItem(m_env->item(row, EnvKey));
-    });
+    connect(addEnv, &QPushButton::clicked, m_env, &KeyValueTable::addEmptyRow);
     connect(addMount, &QPushButton::clicked, this, [this] {
         {
             const QScopedValueRollback updating(m_updating, true);
@@ -368,7 +335,8 @@ void RoleTaskEditor::clear()
     showCommand({});
     m_memory->clear();
     m_cpus->setValue(0);
-    for (QTableWidget *t : {m_env, m_mounts, m_ports, m_labels, m_hostLabels})
+    for (QTableWidget *t :
+         std::initializer_list<QTableWidget *>{m_env, m_mounts, m_ports, m_labels, m_hostLabels})
         t->setRowCount(0);
     m_bootstrap->clear();
     m_pullPolicy->setCurrentIndex(0);
@@ -421,10 +389,10 @@ void RoleTaskEditor::setRole(const RoleTemplate &role, const QString &memoryText
             edit->setText(*value);
     if (otherRole || linesOf(m_entrypoint) != task.entrypoint)
         m_entrypoint->setPlainText(task.entrypoint.join(QLatin1Char('\n')));
-    if (otherRole || pairsOf(m_labels) != task.labels)
-        setPairs(m_labels, task.labels);
-    if (otherRole || pairsOf(m_hostLabels) != role.hostLabels)
-        setPairs(m_hostLabels, role.hostLabels);
+    if (otherRole || m_labels->pairs() != task.labels)
+        m_labels->setPairs(task.labels);
+    if (otherRole || m_hostLabels->pairs() != role.hostLabels)
+        m_hostLabels->setPairs(role.hostLabels);
     updateTaskFileState();
 }
 
@@ -452,7 +420,7 @@ RoleTemplate RoleTaskEditor::role() const
     r.min = m_min->value();
     r.max = m_max->value();
     r.count = m_count->value();
-    r.hostLabels = pairsOf(m_hostLabels);
+    r.hostLabels = m_hostLabels->pairs();
     if (!r.taskFile.isEmpty())
         return r; // the writer keeps the reference; the file's task is not edited here
     TaskTemplate &task = r.task;
@@ -477,7 +445,7 @@ RoleTemplate RoleTaskEditor::role() const
     task.onScale = m_onScale->text().trimmed();
     task.bindAddress = m_bindAddress->text().trimmed();
     task.entrypoint = linesOf(m_entrypoint);
-    task.labels = pairsOf(m_labels);
+    task.labels = m_labels->pairs();
     return r;
 }
 
@@ -629,12 +597,12 @@ QStringList RoleTaskEditor::splitCommand(const QString &line)
 
 void RoleTaskEditor::setEnv(const QMap<QString, QString> &env)
 {
-    setPairs(m_env, env);
+    m_env->setPairs(env);
 }
 
 QMap<QString, QString> RoleTaskEditor::env() const
 {
-    return pairsOf(m_env);
+    return m_env->pairs();
 }
 
 QWidget *RoleTaskEditor::buildMorePage()
@@ -670,12 +638,14 @@ QWidget *RoleTaskEditor::buildMorePage()
     m_entrypoint->setTabChangesFocus(true);
     m_entrypoint->setPlaceholderText(tr("the image's entrypoint (one argument per line)"));
     m_entrypoint->setFixedHeight(3 * m_entrypoint->fontMetrics().lineSpacing() + 12);
-    m_labels = makeTable(2, {tr("Label"), tr("Value")}, QStringLiteral("taskLabels"));
+    m_labels = new KeyValueTable(tr("Label"), tr("Value"));
+    m_labels->setObjectName(QStringLiteral("taskLabels"));
     m_labels->setAccessibleName(tr("Container labels of the role"));
-    m_hostLabels = makeTable(2, {tr("Host label"), tr("Value")}, QStringLiteral("roleHostLabels"));
+    m_hostLabels = new KeyValueTable(tr("Host label"), tr("Value"));
+    m_hostLabels->setObjectName(QStringLiteral("roleHostLabels"));
     m_hostLabels->setAccessibleName(tr("Host labels the role is placed by"));
     m_hostLabels->setToolTip(tr("Kernels of this role go only to hosts carrying every label"));
-    for (QTableWidget *t : {m_labels, m_hostLabels})
+    for (QTableWidget *t : std::initializer_list<QTableWidget *>{m_labels, m_hostLabels})
         t->setMinimumHeight(4 * t->fontMetrics().lineSpacing());
 
     auto *task = new QFormLayout;
@@ -725,28 +695,17 @@ QWidget *RoleTaskEditor::buildMorePage()
     for (QLineEdit *e : {m_user, m_workingDir, m_onScale, m_bindAddress})
         connect(e, &QLineEdit::textEdited, this, &RoleTaskEditor::changed);
     connect(m_entrypoint, &QPlainTextEdit::textChanged, this, &RoleTaskEditor::changed);
-    for (QTableWidget *t : {m_labels, m_hostLabels})
+    for (QTableWidget *t : std::initializer_list<QTableWidget *>{m_labels, m_hostLabels})
         connect(t, &QTableWidget::itemChanged, this, &RoleTaskEditor::changed);
-    auto addPair = [this](QTableWidget *table) {
-        const int r = table->rowCount();
-        {
-            const QScopedValueRollback updating(m_updating, true);
-            table->insertRow(r);
-            table->setItem(r, 0, new QTableWidgetItem);
-            table->setItem(r, 1, new QTableWidgetItem);
-        }
-        table->setCurrentCell(r, 0);
-        table->editItem(table->item(r, 0));
-    };
     auto removePair = [this](QTableWidget *table) {
         if (table->currentRow() < 0)
             return;
         table->removeRow(table->currentRow());
         changed();
     };
-    connect(addLabel, &QPushButton::clicked, this, [this, addPair] { addPair(m_labels); });
+    connect(addLabel, &QPushButton::clicked, m_labels, &KeyValueTable::addEmptyRow);
     connect(removeLabel, &QPushButton::clicked, this, [this, removePair] { removePair(m_labels); });
-    connect(addHostLabel, &QPushButton::clicked, this, [this, addPair] { addPair(m_hostLabels); });
+    connect(addHostLabel, &QPushButton::clicked, m_hostLabels, &KeyValueTable::addEmptyRow);
     connect(removeHostLabel, &QPushButton::clicked, this,
             [this, removePair] { removePair(m_hostLabels); });
     return scroll;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "keyvaluetable.h"
 #include "template/clustertemplate.h"
 
 #include <QPointer>
@@ -157,10 +158,10 @@ private:
     QPlainTextEdit *m_entrypoint = nullptr;
     QLineEdit *m_onScale = nullptr;
     QLineEdit *m_bindAddress = nullptr;
-    QTableWidget *m_labels = nullptr;
-    QTableWidget *m_hostLabels = nullptr;
+    KeyValueTable *m_labels = nullptr;
+    KeyValueTable *m_hostLabels = nullptr;
     QWidget *m_taskMore = nullptr; // the task's part of the More page
-    QTableWidget *m_env = nullptr;
+    KeyValueTable *m_env = nullptr;
     QTableWidget *m_mounts = nullptr;
     QTableWidget *m_ports = nullptr;
     ScriptEdit *m_bootstrap = nullptr;

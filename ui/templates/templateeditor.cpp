@@ -1,6 +1,7 @@
 #include "templateeditor.h"
 
 #include "exportdialog.h"
+#include "keyvaluetable.h"
 #include "roletable.h"
 #include "roletaskeditor.h"
 
@@ -26,6 +27,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScopedValueRollback>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
@@ -150,6 +152,11 @@ void TemplateEditor::buildUi()
     m_mtu->setRange(kMtuUnset, 9216);
     m_mtu->setSpecialValueText(tr("unset (the driver's)"));
     m_mtu->setToolTip(tr("The session network's MTU (network.mtu, 576-9216)"));
+    m_env = new KeyValueTable(tr("Variable"), tr("Value"));
+    m_env->setObjectName(QStringLiteral("templateEnv"));
+    m_env->setAccessibleName(tr("Environment of every role"));
+    m_env->setToolTip(tr("env: every kernel of every role gets these (a role's own env wins)"));
+    m_env->setMaximumHeight(5 * m_env->fontMetrics().lineSpacing() + 8);
     m_successRole = new QComboBox;
     m_successRole->setObjectName(QStringLiteral("successRole"));
     m_successRole->setToolTip(tr("The role whose kernels must all exit with 0"));
@@ -215,6 +222,28 @@ void TemplateEditor::buildUi()
     form->addRow(tr("&Startup order:"), m_startup);
     form->addRow(tr("&Presets:"), m_presets);
     form->addRow(tr("Net&work MTU:"), m_mtu);
+    auto *addEnv = new QPushButton(tr("Add Variable"));
+    addEnv->setToolTip(tr("Add a variable every role gets"));
+    auto *removeEnv = new QPushButton(tr("Remove"));
+    removeEnv->setToolTip(tr("Remove the selected variable of every role"));
+    auto *envButtons = new QVBoxLayout;
+    envButtons->addWidget(addEnv);
+    envButtons->addWidget(removeEnv);
+    envButtons->addStretch();
+    auto *envRow = new QHBoxLayout;
+    envRow->addWidget(m_env, 1);
+    envRow->addLayout(envButtons);
+    auto *envLabel = new QLabel(tr("En&vironment:"));
+    envLabel->setBuddy(m_env);
+    form->addRow(envLabel, envRow);
+    connect(addEnv, &QPushButton::clicked, m_env, &KeyValueTable::addEmptyRow);
+    connect(removeEnv, &QPushButton::clicked, this, [this] {
+        if (m_env->currentRow() < 0)
+            return;
+        m_env->removeRow(m_env->currentRow());
+        formEdited();
+    });
+    connect(m_env, &QTableWidget::itemChanged, this, &TemplateEditor::formEdited);
     form->addRow(tr("&Host paths:"), m_allowHostPaths);
     auto *formLayout = new QVBoxLayout(general);
     formLayout->setContentsMargins(0, 0, 0, 0);
@@ -229,7 +258,14 @@ void TemplateEditor::buildUi()
     auto *formPage = new QSplitter(Qt::Horizontal);
     formPage->setObjectName(QStringLiteral("formSplitter"));
     formPage->setChildrenCollapsible(false);
-    formPage->addWidget(general);
+    // The form scrolls rather than making the window taller than a small screen.
+    auto *generalScroll = new QScrollArea;
+    generalScroll->setWidgetResizable(true);
+    generalScroll->setFrameShape(QFrame::NoFrame);
+    generalScroll->setFocusPolicy(Qt::NoFocus); // the fields are the stops
+    generalScroll->setAccessibleName(tr("Template fields"));
+    generalScroll->setWidget(general);
+    formPage->addWidget(generalScroll);
     formPage->addWidget(m_task);
     formPage->setStretchFactor(0, 4);
     formPage->setStretchFactor(1, 5);
@@ -344,6 +380,11 @@ void TemplateEditor::buildUi()
         m_yaml->setTextCursor(cursor);
         m_yaml->setFocus();
     });
+}
+
+QTableWidget *TemplateEditor::templateEnvTable() const
+{
+    return m_env;
 }
 
 void TemplateEditor::setDirectories(const QStringList &sampleDirs, const QString &userDir)
@@ -466,6 +507,8 @@ void TemplateEditor::showTemplateInForm(const ClusterTemplate &t)
         m_failure->setCurrentIndex(m_failure->findData(int(t.failurePolicy.action)));
         m_maxRestarts->setValue(t.failurePolicy.maxRestarts);
         m_mtu->setValue(t.mtu.value_or(kMtuUnset));
+        if (m_env->pairs() != t.env)
+            m_env->setPairs(t.env);
         m_startup->setCurrentIndex(m_startup->findData(int(t.startupOrder)));
         m_presets->setText(t.presets.join(QStringLiteral(", ")));
         m_allowHostPaths->setChecked(t.allowHostPaths);
@@ -583,6 +626,7 @@ ClusterTemplate TemplateEditor::templateFromForm() const
     t.failurePolicy.action = FailurePolicy::Action(m_failure->currentData().toInt());
     t.failurePolicy.maxRestarts = m_maxRestarts->value();
     t.mtu = m_mtu->value() > kMtuUnset ? std::optional<int>(m_mtu->value()) : std::nullopt;
+    t.env = m_env->pairs();
     t.successPolicy.kind = SuccessPolicy::Kind(m_success->currentData().toInt());
     t.successPolicy.role = t.successPolicy.kind == SuccessPolicy::Kind::RoleExits
                                ? m_successRole->currentText()
@@ -764,7 +808,7 @@ void TemplateEditor::markFields()
 {
     for (QWidget *w :
          std::initializer_list<QWidget *>{m_name, m_description, m_success, m_successRole, m_ttl,
-                                          m_failure, m_maxRestarts, m_mtu}) {
+                                          m_failure, m_maxRestarts, m_mtu, m_env}) {
         w->setStyleSheet(QString());
         w->setToolTip(QString());
     }
@@ -773,6 +817,7 @@ void TemplateEditor::markFields()
     m_maxRestarts->setToolTip(tr("How often restart-session restarts the whole session before "
                                  "it gives up (failurePolicy.maxRestarts)"));
     m_mtu->setToolTip(tr("The session network's MTU (network.mtu, 576-9216)"));
+    m_env->setToolTip(tr("env: every kernel of every role gets these (a role's own env wins)"));
     m_syncing = true;
     for (int r = 0; r < m_roles->rowCount(); ++r)
         for (int c = 0; c < RoleColumns; ++c)
@@ -797,6 +842,8 @@ void TemplateEditor::markFields()
             policyField = m_failure;
         else if (d.path.startsWith(u"network"))
             policyField = m_mtu;
+        else if (d.path == u"env" || d.path.startsWith(u"env."))
+            policyField = m_env;
         if (policyField) {
             policyField->setStyleSheet(QString::fromLatin1(kErrorStyle));
             policyField->setToolTip(d.message);

@@ -18,12 +18,14 @@ class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
+class QTableWidget;
 class QTimer;
 
 namespace ClusterDeck::Ui {
 
 class ExportDialog;
 class RoleTable;
+class KeyValueTable;
 class RoleTaskEditor;
 
 // The visual template editor: the template's list on the left; a form (name, description, mode,
@@ -57,6 +59,8 @@ public:
     QLineEdit *ttlEdit() const { return m_ttl; }
     QSpinBox *maxRestartsSpin() const { return m_maxRestarts; }
     QSpinBox *mtuSpin() const { return m_mtu; }
+    // env: applies to every role (a role's own env wins).
+    QTableWidget *templateEnvTable() const;
     QCheckBox *allowHostPathsBox() const { return m_allowHostPaths; }
     RoleTable *rolesTable() const { return m_roles; }
     RoleTaskEditor *taskEditor() const { return m_task; }
@@ -137,6 +141,7 @@ private:
     QComboBox *m_failure = nullptr;
     QSpinBox *m_maxRestarts = nullptr; // restart-session only
     QSpinBox *m_mtu = nullptr;         // network.mtu; its minimum means unset
+    KeyValueTable *m_env = nullptr;
     QComboBox *m_success = nullptr;
     QComboBox *m_successRole = nullptr;
     QLabel *m_successRoleLabel = nullptr;
