@@ -1,7 +1,8 @@
 // End to end against the lab (scripts/lab.sh env): launch lab-basic.yaml through the launch
 // dialog, see the session RUNNING with its kernels in the tree, terminate it from the context
-// menu, see it go; and Cancel in the dialog mid-launch rolls everything back. Fails (does not skip)
-// when the lab is missing.
+// menu, see it go; Cancel in the dialog mid-launch rolls everything back; and from an empty store
+// with widgets alone: hosts added in their dialog, a sample edited and saved, launched, a terminal,
+// terminated, nothing left. Fails (does not skip) when the lab is missing.
 
 #include "../labcli.h"
 #include "console/consolecontroller.h"
@@ -26,6 +27,7 @@
 #include "terminal/terminaltabs.h"
 #include "terminal/terminalwidget.h"
 
+#include <QAbstractItemDelegate>
 #include <QAction>
 #include <QDialogButtonBox>
 #include <QJsonArray>
@@ -458,7 +460,21 @@ void TestConsoleE2E::widgetsOnlyFromAnEmptyStore()
     QTableWidgetItem *count = roles->item(1, TemplateEditor::RoleCount);
     QVERIFY(count);
     QCOMPARE(roles->item(1, TemplateEditor::RoleName)->text(), QStringLiteral("worker"));
-    count->setText(QStringLiteral("2"));
+    // As a double click does: the cell's spin box, typed into and committed.
+    roles->setCurrentItem(count);
+    roles->editItem(count);
+    QWidget *cell = roles->viewport()->findChild<QSpinBox *>();
+    if (!cell)
+        cell = roles->viewport()->findChild<QLineEdit *>();
+    QVERIFY(cell);
+    cell->setFocus();
+    QTest::keyClick(cell, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(cell, QStringLiteral("3"));
+    QMetaObject::invokeMethod(roles, "commitData", Q_ARG(QWidget *, cell));
+    QMetaObject::invokeMethod(
+        roles, "closeEditor", Q_ARG(QWidget *, cell),
+        Q_ARG(QAbstractItemDelegate::EndEditHint, QAbstractItemDelegate::NoHint));
+    QCOMPARE(count->text(), QStringLiteral("3")); // the sample's is 2
     QVERIFY(editor->isModified());
     QVERIFY(editor->save());
     const QString saved = editor->currentFile();
@@ -474,8 +490,8 @@ void TestConsoleE2E::widgetsOnlyFromAnEmptyStore()
     QVERIFY(dialog->selectTemplate(saved));
     QSpinBox *workers = dialog->countBox(QStringLiteral("worker"));
     QVERIFY(workers);
-    QCOMPARE(workers->value(), 2); // the edited default
-    QTRY_COMPARE(dialog->previewTree()->topLevelItemCount(), 3);
+    QCOMPARE(workers->value(), 3); // the edited default
+    QTRY_COMPARE(dialog->previewTree()->topLevelItemCount(), 4);
     QSignalSpy launched(dialog, &LaunchDialog::launched);
     QSignalSpy failed(dialog, &LaunchDialog::launchFailed);
     QTest::mouseClick(dialog->launchButton(), Qt::LeftButton);
@@ -497,7 +513,7 @@ void TestConsoleE2E::widgetsOnlyFromAnEmptyStore()
         QStringLiteral("RUNNING"), 60000);
     const QModelIndex session = model->sessionIndex(sessionId);
     QCOMPARE(session.siblingAtColumn(SessionTreeModel::KernelsColumn).data().toString(),
-             QStringLiteral("3 kernels: master×1, worker×2"));
+             QStringLiteral("4 kernels: master×1, worker×3"));
 
     // A terminal on worker2: its shell answers in the Terminals tab.
     SessionsView *view = window.sessionsView();
@@ -511,7 +527,8 @@ void TestConsoleE2E::widgetsOnlyFromAnEmptyStore()
     QTRY_COMPARE(window.terminals()->count(), 1);
     TerminalWidget *terminal = window.terminals()->terminalAt(0);
     QVERIFY(terminal);
-    QTRY_VERIFY_WITH_TIMEOUT(terminal->screen()->screenText().contains(QLatin1String("# ")), 20000);
+    QTRY_VERIFY2_WITH_TIMEOUT(terminal->screen()->screenText().contains(QLatin1String("~ #")),
+                              qPrintable(terminal->screen()->screenText()), 20000);
     QTest::qWait(300); // ash's cursor query
     QTest::keyClicks(terminal, QStringLiteral("echo on-$BACKEND_CLUSTER_HOST"));
     QTest::keyClick(terminal, Qt::Key_Return);
