@@ -298,23 +298,22 @@ void RoleTaskEditor::buildUi()
         m_ports->setCurrentCell(m_ports->rowCount() - 1, PortName);
         m_ports->editItem(m_ports->item(m_ports->rowCount() - 1, PortName));
     });
-    auto removeCurrent = [this](QTableWidget *table) {
-        if (table->currentRow() < 0)
-            return;
-        table->removeRow(table->currentRow());
-        changed();
-    };
-    connect(removeEnv, &QPushButton::clicked, this,
-            [this, removeCurrent] { removeCurrent(m_env); });
-    connect(removeMount, &QPushButton::clicked, this,
-            [this, removeCurrent] { removeCurrent(m_mounts); });
-    connect(removePort, &QPushButton::clicked, this,
-            [this, removeCurrent] { removeCurrent(m_ports); });
+    connect(removeEnv, &QPushButton::clicked, this, [this] { removeCurrentRow(m_env); });
+    connect(removeMount, &QPushButton::clicked, this, [this] { removeCurrentRow(m_mounts); });
+    connect(removePort, &QPushButton::clicked, this, [this] { removeCurrentRow(m_ports); });
     connect(m_inline, &QPushButton::clicked, this, [this] {
         m_base.taskFile.clear();
         updateTaskFileState();
         changed();
     });
+}
+
+void RoleTaskEditor::removeCurrentRow(QTableWidget *table)
+{
+    if (table->currentRow() < 0)
+        return;
+    table->removeRow(table->currentRow());
+    changed();
 }
 
 void RoleTaskEditor::changed()
@@ -697,17 +696,11 @@ QWidget *RoleTaskEditor::buildMorePage()
     connect(m_entrypoint, &QPlainTextEdit::textChanged, this, &RoleTaskEditor::changed);
     for (QTableWidget *t : std::initializer_list<QTableWidget *>{m_labels, m_hostLabels})
         connect(t, &QTableWidget::itemChanged, this, &RoleTaskEditor::changed);
-    auto removePair = [this](QTableWidget *table) {
-        if (table->currentRow() < 0)
-            return;
-        table->removeRow(table->currentRow());
-        changed();
-    };
     connect(addLabel, &QPushButton::clicked, m_labels, &KeyValueTable::addEmptyRow);
-    connect(removeLabel, &QPushButton::clicked, this, [this, removePair] { removePair(m_labels); });
+    connect(removeLabel, &QPushButton::clicked, this, [this] { removeCurrentRow(m_labels); });
     connect(addHostLabel, &QPushButton::clicked, m_hostLabels, &KeyValueTable::addEmptyRow);
     connect(removeHostLabel, &QPushButton::clicked, this,
-            [this, removePair] { removePair(m_hostLabels); });
+            [this] { removeCurrentRow(m_hostLabels); });
     return scroll;
 }
 

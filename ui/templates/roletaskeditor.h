@@ -110,6 +110,8 @@ Q_SIGNALS:
 private:
     void buildUi();
     void changed();
+    // The selected row of one of the tables, as its Remove button does.
+    void removeCurrentRow(QTableWidget *table);
     void updateTaskFileState();
     void showCommand(const QStringList &command);
     QStringList shownCommand() const;
