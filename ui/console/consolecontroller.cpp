@@ -467,8 +467,14 @@ void ConsoleController::updateHostAddresses()
 
 void ConsoleController::refreshHosts()
 {
-    if (!m_store || m_hostRefreshInFlight)
+    if (!m_store)
         return;
+    // The answer in flight may predate what made the caller ask (a host just added): ask again
+    // when it arrives rather than drop the request.
+    if (m_hostRefreshInFlight) {
+        m_hostRefreshQueued = true;
+        return;
+    }
     m_hostRefreshInFlight = true;
     HostRegistry *registry = m_registry.get();
     runInBackground(
@@ -478,6 +484,8 @@ void ConsoleController::refreshHosts()
         },
         [this](const Result<QList<HostStatus>> &result) {
             m_hostRefreshInFlight = false;
+            if (std::exchange(m_hostRefreshQueued, false))
+                refreshHosts();
             if (!result) {
                 qCWarning(lcConsole) << "inspecting hosts:" << result.error().toString();
                 return;

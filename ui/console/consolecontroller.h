@@ -177,6 +177,7 @@ private:
     SyncRequest m_pending;
     bool m_syncInFlight = false;
     bool m_hostRefreshInFlight = false;
+    bool m_hostRefreshQueued = false;
     QSet<QString> m_removedDuringSync;
     QList<HostRecord> m_hosts;
     QList<HostStatus> m_hostStatuses;
