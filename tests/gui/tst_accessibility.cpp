@@ -276,9 +276,9 @@ void TestAccessibility::windows_data()
             dialog->selectTemplate(sampleTemplate(QString::fromLatin1(file)));
             return dialog;
         });
-    // The role's task has five pages (environment, mounts, ports, bootstrap, more); pytorch-ddp
-    // has rows in the first three.
-    for (int page = 0; page < 5; ++page)
+    // The role's task has six pages (environment, mounts, ports, bootstrap, overrides, more);
+    // pytorch-ddp has rows in the first three. tst_templateeditor pageTitles keeps the count.
+    for (int page = 0; page < 6; ++page)
         QTest::addRow("template editor, task page %d", page)
             << true << Factory([page](Env &env) -> QWidget * {
                    auto *editor = templateEditor(env, QStringLiteral("pytorch-ddp.yaml"));

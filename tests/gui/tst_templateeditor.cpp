@@ -10,6 +10,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QDropEvent>
 #include <QFile>
 #include <QLineEdit>
@@ -71,6 +72,10 @@ private Q_SLOTS:
     void invalidMemoryKeepsLineComment();
     void failurePolicyAndMtuInForm();
     void templateEnvInForm();
+    void templateMountsInForm();
+    void roleOverridesInForm();
+    void roleOverridesOfASharedTaskFile();
+    void pageTitles();
 
 private:
     std::unique_ptr<QTemporaryDir> m_user;
@@ -143,6 +148,15 @@ static void retype(QWidget *edit, const QString &text)
         QTest::keyClick(edit, Qt::Key_Backspace);
     else
         QTest::keyClicks(edit, text);
+}
+
+// Shows the task editor's page of that title, as a click on its tab does.
+static void showSection(RoleTaskEditor *task, const QString &title)
+{
+    for (int i = 0; i < task->sections()->count(); ++i)
+        if (task->sections()->tabText(i) == title)
+            return task->sections()->setCurrentIndex(i);
+    QFAIL(qPrintable(QStringLiteral("no page ") + title));
 }
 
 static ClusterTemplate loadYaml(const QString &yaml)
@@ -354,7 +368,7 @@ void TestTemplateEditor::taskEditShowsInYaml()
         task->sections()->setCurrentIndex(2);
         QTest::mouseClick(button(task, QStringLiteral("Add Port")), Qt::LeftButton);
         typeIntoOpenEditor(task->portsTable(), input);
-        editCell(task->portsTable(), 0, RoleTaskEditor::PortNumber, QStringLiteral("9100"));
+        editCell(task->portsTable(), 0, PortsTable::Number, QStringLiteral("9100"));
     } else if (field == u"bootstrap") {
         task->sections()->setCurrentIndex(3);
         task->bootstrapEdit()->setFocus();
@@ -373,23 +387,23 @@ void TestTemplateEditor::taskEditShowsInYaml()
         task->sections()->setCurrentIndex(1);
         QTest::mouseClick(button(task, QStringLiteral("Add Mount")), Qt::LeftButton);
         typeIntoOpenEditor(task->mountsTable(), QStringLiteral("/srv/data")); // the source
-        editCell(task->mountsTable(), 0, RoleTaskEditor::MountTarget, input);
-        auto *type = qobject_cast<QComboBox *>(
-            task->mountsTable()->cellWidget(0, RoleTaskEditor::MountType));
+        editCell(task->mountsTable(), 0, MountsTable::Target, input);
+        auto *type =
+            qobject_cast<QComboBox *>(task->mountsTable()->cellWidget(0, MountsTable::Type));
         QVERIFY(type);
         type->setCurrentIndex(type->findText(QStringLiteral("bind")));
         Q_EMIT type->activated(type->currentIndex()); // what picking it does
-        task->mountsTable()->item(0, RoleTaskEditor::MountReadOnly)->setCheckState(Qt::Checked);
+        task->mountsTable()->item(0, MountsTable::ReadOnly)->setCheckState(Qt::Checked);
     } else if (field == u"pull policy") {
-        task->sections()->setCurrentIndex(4);
+        showSection(task, QStringLiteral("More"));
         QComboBox *policy = task->pullPolicyCombo();
         policy->setCurrentIndex(policy->findText(input));
         Q_EMIT policy->activated(policy->currentIndex()); // what picking it does
     } else if (field == u"gpus") {
-        task->sections()->setCurrentIndex(4);
+        showSection(task, QStringLiteral("More"));
         retype(task->gpusSpin(), input);
     } else if (field == u"entrypoint") {
-        task->sections()->setCurrentIndex(4);
+        showSection(task, QStringLiteral("More"));
         QPlainTextEdit *entry = task->entrypointEdit();
         entry->setFocus();
         const QStringList lines = input.split(u'\n');
@@ -399,7 +413,7 @@ void TestTemplateEditor::taskEditShowsInYaml()
             QTest::keyClicks(entry, lines.at(i));
         }
     } else if (field == u"label" || field == u"host label") {
-        task->sections()->setCurrentIndex(4);
+        showSection(task, QStringLiteral("More"));
         const bool host = field == u"host label";
         QTableWidget *table = host ? task->hostLabelsTable() : task->labelsTable();
         QTest::mouseClick(
@@ -412,7 +426,7 @@ void TestTemplateEditor::taskEditShowsInYaml()
                                  : field == u"on scale"     ? task->onScaleEdit()
                                  : field == u"bind address" ? task->bindAddressEdit()
                                                             : nullptr) {
-        task->sections()->setCurrentIndex(4);
+        showSection(task, QStringLiteral("More"));
         retype(line, input);
     }
 
@@ -582,7 +596,7 @@ void TestTemplateEditor::invalidTaskValueIsListedAndMarked()
     if (field == u"memory") {
         retype(task->memoryEdit(), input);
     } else if (field == u"port") {
-        editCell(task->portsTable(), 0, RoleTaskEditor::PortNumber, input);
+        editCell(task->portsTable(), 0, PortsTable::Number, input);
     } else if (field == u"min") {
         retype(task->minSpin(), input);
     } else if (field == u"env") {
@@ -595,9 +609,9 @@ void TestTemplateEditor::invalidTaskValueIsListedAndMarked()
         task->sections()->setCurrentIndex(1);
         QTest::mouseClick(button(task, QStringLiteral("Add Mount")), Qt::LeftButton);
         typeIntoOpenEditor(task->mountsTable(), QStringLiteral("/srv"));
-        editCell(task->mountsTable(), 0, RoleTaskEditor::MountTarget, input); // not absolute
+        editCell(task->mountsTable(), 0, MountsTable::Target, input); // not absolute
     } else if (field == u"working dir" || field == u"bind address") {
-        task->sections()->setCurrentIndex(4); // More
+        showSection(task, QStringLiteral("More")); // More
         retype(field == u"working dir" ? task->workingDirEdit() : task->bindAddressEdit(), input);
     }
 
@@ -1483,6 +1497,201 @@ void TestTemplateEditor::templateEnvInForm()
     QVERIFY(remove);
     remove->click();
     QCOMPARE(m_editor->yamlEdit()->toPlainText(), original);
+}
+
+// The template's mounts (every role gets them) in the form: a volume added is written and loads
+// back, removing it gives the file back, a target the loader refuses marks the table.
+void TestTemplateEditor::templateMountsInForm()
+{
+    const QString original = m_editor->yamlEdit()->toPlainText(); // lab-basic: no mounts
+    MountsTable *mounts = m_editor->templateMountsTable();
+    QVERIFY(mounts);
+    QCOMPARE(mounts->rowCount(), 0);
+    QCOMPARE(mounts->accessibleName(), QStringLiteral("Mounts of every role"));
+
+    QPushButton *add = nullptr;
+    QPushButton *remove = nullptr;
+    for (QPushButton *b : m_editor->findChildren<QPushButton *>()) {
+        if (b->toolTip() == u"Add a mount every role gets")
+            add = b;
+        else if (b->toolTip() == u"Remove the selected mount of every role")
+            remove = b;
+    }
+    QVERIFY(add && remove);
+    QTest::mouseClick(add, Qt::LeftButton);
+    QVERIFY(!m_editor->isModified()); // an empty row is no edit
+    typeIntoOpenEditor(mounts, QStringLiteral("cd-scratch"));
+    editCell(mounts, 0, MountsTable::Target, QStringLiteral("/scratch"));
+    QVERIFY(m_editor->isModified());
+    QVERIFY2(m_editor->diagnostics().isEmpty(),
+             qPrintable(m_editor->diagnostics().value(0).toString()));
+    ClusterTemplate t = loadYaml(m_editor->yamlEdit()->toPlainText());
+    QCOMPARE(t.mounts.size(), 1);
+    QCOMPARE(t.mounts.first().type, Mount::Type::Volume);
+    QCOMPARE(t.mounts.first().source, QStringLiteral("cd-scratch"));
+    QCOMPARE(t.mounts.first().target, QStringLiteral("/scratch"));
+    QVERIFY(!t.mounts.first().readOnly);
+    // Only lines were added: every line of the file is still there, in order.
+    auto [removed, added] =
+        Test::diffLines(original.split(u'\n'), m_editor->yamlEdit()->toPlainText().split(u'\n'));
+    QCOMPARE(removed.size(), 0);
+    QVERIFY(!added.isEmpty());
+
+    mounts->item(0, MountsTable::ReadOnly)->setCheckState(Qt::Checked);
+    t = loadYaml(m_editor->yamlEdit()->toPlainText());
+    QVERIFY(t.mounts.value(0).readOnly);
+
+    mounts->setCurrentCell(0, MountsTable::Source);
+    remove->click();
+    QCOMPARE(mounts->rowCount(), 0);
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), original);
+
+    // Written in the YAML tab with a relative target: listed and the table marked.
+    m_editor->yamlEdit()->setPlainText(QString(original).replace(
+        QStringLiteral("env:\n"), QStringLiteral("mounts:\n  - cd-scratch:scratch\nenv:\n")));
+    QTRY_VERIFY(!m_editor->diagnostics().isEmpty());
+    QVERIFY2(m_editor->diagnostics().first().path.startsWith(QLatin1String("mounts[0]")),
+             qPrintable(m_editor->diagnostics().first().toString()));
+    QVERIFY2(mounts->styleSheet().contains(QLatin1String("background")),
+             qPrintable(mounts->styleSheet()));
+    QCOMPARE(mounts->toolTip(), m_editor->diagnostics().first().message);
+}
+
+// A role's overrides (env, ports, resources over its task's) in the form, on lab-basic's worker:
+// each written under `overrides:`, loaded back, and reverting gives the file back; a size that
+// is not one is said at once; a port the loader refuses marks its row.
+void TestTemplateEditor::roleOverridesInForm()
+{
+    const QString original = m_editor->yamlEdit()->toPlainText();
+    m_editor->rolesTable()->setCurrentCell(1, TemplateEditor::RoleName); // worker
+    RoleTaskEditor *task = m_editor->taskEditor();
+    QVERIFY(task->overrideEnvTable() && task->overridePortsTable());
+    QCOMPARE(task->overrideEnvTable()->rowCount(), 0);
+    QCOMPARE(task->overridePortsTable()->rowCount(), 0);
+    QVERIFY(task->overrideCpusSpin()->isEnabled());
+    showSection(task, QStringLiteral("Overrides"));
+
+    task->overrideEnvTable()->addEmptyRow();
+    typeIntoOpenEditor(task->overrideEnvTable(), QStringLiteral("ROLE_ONLY"));
+    editCell(task->overrideEnvTable(), 0, 1, QStringLiteral("worker"));
+    task->overridePortsTable()->addEmptyRow();
+    typeIntoOpenEditor(task->overridePortsTable(), QStringLiteral("metrics"));
+    editCell(task->overridePortsTable(), 0, PortsTable::Number, QStringLiteral("9100"));
+    retype(task->overrideMemoryEdit(), QStringLiteral("128m"));
+    task->overrideCpusSpin()->setValue(0.5);
+    task->overrideGpusSpin()->setValue(1);
+    QVERIFY2(m_editor->diagnostics().isEmpty(),
+             qPrintable(m_editor->diagnostics().value(0).toString()));
+    ClusterTemplate t = loadYaml(m_editor->yamlEdit()->toPlainText());
+    QCOMPARE(t.roles.size(), 2);
+    const RoleOverrides &o = t.roles.at(1).overrides;
+    QCOMPARE(o.env,
+             (QMap<QString, QString>{{QStringLiteral("ROLE_ONLY"), QStringLiteral("worker")}}));
+    QCOMPARE(o.ports.size(), 1);
+    QCOMPARE(o.ports.first().name, QStringLiteral("metrics"));
+    QCOMPARE(o.ports.first().port, 9100);
+    QCOMPARE(o.resources.memoryBytes, std::optional<qint64>(128LL << 20));
+    QCOMPARE(o.resources.cpus, std::optional<double>(0.5));
+    QCOMPARE(o.resources.gpus, std::optional<int>(1));
+    QVERIFY(t.roles.at(0).overrides.isEmpty()); // the master's untouched
+    // The role's lines only: nothing of the file was removed.
+    auto [removed, added] =
+        Test::diffLines(original.split(u'\n'), m_editor->yamlEdit()->toPlainText().split(u'\n'));
+    QCOMPARE(removed.size(), 0);
+    QVERIFY(m_editor->yamlEdit()->toPlainText().contains(QLatin1String("    overrides:")));
+
+    // Not a size: said on the field at once, and the YAML keeps the last good value.
+    const QString before = m_editor->yamlEdit()->toPlainText();
+    retype(task->overrideMemoryEdit(), QStringLiteral("lots"));
+    QVERIFY(task->overrideMemoryEdit()->styleSheet().contains(QLatin1String("background")));
+    QVERIFY(task->overrideMemoryEdit()->toolTip().contains(QLatin1String("not a size")));
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), before);
+
+    // Back to nothing overridden: the file as it was.
+    retype(task->overrideMemoryEdit(), QString());
+    QVERIFY(task->overrideMemoryEdit()->styleSheet().isEmpty());
+    task->overrideCpusSpin()->setValue(0);
+    task->overrideGpusSpin()->setValue(-1);
+    for (QTableWidget *table : std::initializer_list<QTableWidget *>{task->overrideEnvTable(),
+                                                                     task->overridePortsTable()}) {
+        table->setCurrentCell(0, 0);
+        QPushButton *remove = nullptr;
+        for (QPushButton *b : task->findChildren<QPushButton *>())
+            if (b->toolTip().startsWith(u"Remove the selected overridden") && b->isVisible() &&
+                b->parentWidget()->isAncestorOf(table))
+                remove = b;
+        QVERIFY(remove);
+        remove->click();
+    }
+    QCOMPARE(m_editor->yamlEdit()->toPlainText(), original);
+
+    // A port the loader refuses: listed, and its row marked.
+    task->overridePortsTable()->addEmptyRow();
+    typeIntoOpenEditor(task->overridePortsTable(), QStringLiteral("metrics"));
+    editCell(task->overridePortsTable(), 0, PortsTable::Number, QStringLiteral("70000"));
+    m_editor->validateNow();
+    QVERIFY(!m_editor->diagnostics().isEmpty());
+    const TemplateDiagnostic d = m_editor->diagnostics().first();
+    QVERIFY2(d.path.startsWith(QLatin1String("roles[1].overrides.ports[0]")),
+             qPrintable(d.toString()));
+    QTableWidgetItem *name = task->overridePortsTable()->item(0, PortsTable::Name);
+    QVERIFY(name);
+    QCOMPARE(name->toolTip(), d.message);
+}
+
+// The spark sample's worker takes its task from a file shared with no other role, and overrides
+// two variables: the task's pages are read-only there, its overrides are not, and editing one
+// changes that one line of the file.
+void TestTemplateEditor::roleOverridesOfASharedTaskFile()
+{
+    QTemporaryDir out;
+    QVERIFY(copyTaskFiles(out.path()));
+    const QString sample = out.filePath(QStringLiteral("spark.yaml"));
+    QVERIFY(QFile::copy(qEnvironmentVariable("CLUSTERDECK_SOURCE_DIR") +
+                            QStringLiteral("/templates/spark.yaml"),
+                        sample));
+    m_editor->setDirectories({}, out.path());
+    QVERIFY(m_editor->openFile(sample));
+    QVERIFY2(m_editor->diagnostics().isEmpty(),
+             qPrintable(m_editor->diagnostics().value(0).toString()));
+    const QString original = m_editor->yamlEdit()->toPlainText();
+    m_editor->rolesTable()->setCurrentCell(1, TemplateEditor::RoleName); // worker
+    RoleTaskEditor *task = m_editor->taskEditor();
+    QVERIFY(!task->envTable()->isEnabled()); // the task file's
+    QVERIFY(task->overrideEnvTable()->isEnabled());
+    QVERIFY(task->overrideMemoryEdit()->isEnabled());
+    KeyValueTable *env = task->overrideEnvTable();
+    QCOMPARE(env->pairs(), (QMap<QString, QString>{
+                               {QStringLiteral("SPARK_WORKER_CORES"), QStringLiteral("2")},
+                               {QStringLiteral("SPARK_WORKER_MEMORY"), QStringLiteral("3g")}}));
+    int row = -1;
+    for (int r = 0; r < env->rowCount(); ++r)
+        if (env->item(r, 0)->text() == u"SPARK_WORKER_CORES")
+            row = r;
+    editCell(env, row, 1, QStringLiteral("4"));
+    auto [removed, added] =
+        Test::diffLines(original.split(u'\n'), m_editor->yamlEdit()->toPlainText().split(u'\n'));
+    QCOMPARE(removed.size(), 1);
+    QCOMPARE(added.size(), 1);
+    QCOMPARE(m_editor->yamlEdit()->toPlainText().split(u'\n').at(added.first()).trimmed(),
+             QStringLiteral("SPARK_WORKER_CORES: 4"));
+    QVERIFY(m_editor->save());
+    TemplateLoader loader;
+    const auto saved = loader.loadClusterFile(m_editor->currentFile());
+    QVERIFY2(saved, qPrintable(saved ? QString() : saved.error().toString()));
+    QCOMPARE(saved->roles.at(1).overrides.env.value(QStringLiteral("SPARK_WORKER_CORES")),
+             QStringLiteral("4"));
+    QCOMPARE(saved->roles.at(1).taskFile, QStringLiteral("tasks/spark-worker.yaml"));
+}
+
+// The task editor's pages, in order (tst_accessibility walks each by its index).
+void TestTemplateEditor::pageTitles()
+{
+    QStringList titles;
+    for (int i = 0; i < m_editor->taskEditor()->sections()->count(); ++i)
+        titles << m_editor->taskEditor()->sections()->tabText(i);
+    QCOMPARE(titles,
+             (QStringList{"Environment", "Mounts", "Ports", "Bootstrap", "Overrides", "More"}));
 }
 
 QTEST_MAIN(TestTemplateEditor)

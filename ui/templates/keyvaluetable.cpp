@@ -1,18 +1,10 @@
 #include "keyvaluetable.h"
 
-#include <QHeaderView>
-
 namespace ClusterDeck::Ui {
 
 KeyValueTable::KeyValueTable(const QString &keyHeader, const QString &valueHeader, QWidget *parent)
-    : QTableWidget(0, 2, parent)
-{
-    setHorizontalHeaderLabels({keyHeader, valueHeader});
-    verticalHeader()->hide();
-    setSelectionBehavior(QAbstractItemView::SelectRows);
-    setSelectionMode(QAbstractItemView::SingleSelection);
-    horizontalHeader()->setStretchLastSection(true);
-}
+    : FormTable({keyHeader, valueHeader}, parent)
+{}
 
 void KeyValueTable::setPairs(const QMap<QString, QString> &pairs)
 {

@@ -1,13 +1,13 @@
 #pragma once
 
+#include "formtable.h"
 #include <QMap>
-#include <QTableWidget>
 
 namespace ClusterDeck::Ui {
 
 // Two columns, a key and its value, for the template form's maps (env, labels, host labels). A
 // blank row is not an entry yet; values keep their spaces.
-class KeyValueTable : public QTableWidget
+class KeyValueTable : public FormTable
 {
     Q_OBJECT
 

@@ -40,49 +40,10 @@ const QColor kErrorColor(0xfb, 0xe3, 0xe3);
 const QColor kErrorText(0xcc, 0x33, 0x33);
 const int kMaxCount = 100000; // as the loader accepts
 
-QTableWidget *makeTable(int columns, const QStringList &headers, const QString &objectName)
-{
-    auto *table = new QTableWidget(0, columns);
-    table->setObjectName(objectName);
-    table->setHorizontalHeaderLabels(headers);
-    table->verticalHeader()->hide();
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setSelectionMode(QAbstractItemView::SingleSelection);
-    table->horizontalHeader()->setStretchLastSection(true);
-    return table;
-}
-
 QString cellText(const QTableWidget *table, int row, int column)
 {
     const QTableWidgetItem *it = table->item(row, column);
     return it ? it->text().trimmed() : QString();
-}
-
-QComboBox *cellCombo(const QTableWidget *table, int row, int column)
-{
-    return qobject_cast<QComboBox *>(table->cellWidget(row, column));
-}
-
-// Driver options in one cell: `type=nfs; o=addr=10.0.0.5,ro` (NFS options contain commas).
-QString joinOptions(const QMap<QString, QString> &options)
-{
-    QStringList parts;
-    for (auto it = options.cbegin(); it != options.cend(); ++it)
-        parts << it.key() + QLatin1Char('=') + it.value();
-    return parts.join(QStringLiteral("; "));
-}
-
-QMap<QString, QString> splitOptions(const QString &text)
-{
-    QMap<QString, QString> options;
-    for (const QString &part : text.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
-        const qsizetype eq = part.indexOf(QLatin1Char('='));
-        if (eq < 0)
-            options.insert(part.trimmed(), QString());
-        else
-            options.insert(part.left(eq).trimmed(), part.mid(eq + 1).trimmed());
-    }
-    return options;
 }
 
 QStringList linesOf(const QPlainTextEdit *edit)
@@ -105,6 +66,17 @@ QWidget *withButtons(QTableWidget *table, QPushButton *add, QPushButton *remove)
     layout->addWidget(table, 1);
     layout->addLayout(buttons);
     return page;
+}
+// A page of fields that scrolls when the window is small.
+QScrollArea *scrolled(QWidget *page, const QString &accessibleName)
+{
+    auto *scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setFocusPolicy(Qt::NoFocus); // the fields are the stops; it scrolls to them
+    scroll->setAccessibleName(accessibleName);
+    scroll->setWidget(page);
+    return scroll;
 }
 } // namespace
 
@@ -205,17 +177,11 @@ void RoleTaskEditor::buildUi()
     m_env->setObjectName(QStringLiteral("taskEnv"));
     m_env->setAccessibleName(tr("Environment of the role"));
     m_env->horizontalHeader()->resizeSection(EnvKey, 160);
-    m_mounts = makeTable(
-        MountColumns,
-        {tr("Type"), tr("Source"), tr("Target"), tr("Read-only"), tr("Driver"), tr("Options")},
-        QStringLiteral("taskMounts"));
+    m_mounts = new MountsTable;
+    m_mounts->setObjectName(QStringLiteral("taskMounts"));
     m_mounts->setAccessibleName(tr("Mounts of the role"));
-    m_mounts->horizontalHeaderItem(MountDriverOptions)
-        ->setToolTip(tr("Volume driver options, e.g. type=nfs; o=addr=10.0.0.5,ro"));
-    m_mounts->horizontalHeader()->setSectionResizeMode(MountReadOnly,
-                                                       QHeaderView::ResizeToContents);
-    m_ports = makeTable(PortColumns, {tr("Name"), tr("Protocol"), tr("Port")},
-                        QStringLiteral("taskPorts"));
+    m_ports = new PortsTable;
+    m_ports->setObjectName(QStringLiteral("taskPorts"));
     m_ports->setAccessibleName(tr("Service ports of the role"));
     m_bootstrap = new ScriptEdit;
     m_bootstrap->setObjectName(QStringLiteral("taskBootstrap"));
@@ -239,7 +205,10 @@ void RoleTaskEditor::buildUi()
     m_sections->addTab(withButtons(m_mounts, addMount, removeMount), tr("Mounts"));
     m_sections->addTab(withButtons(m_ports, addPort, removePort), tr("Ports"));
     m_sections->addTab(m_bootstrap, tr("Bootstrap"));
-    m_sections->addTab(buildMorePage(), tr("More"));
+    m_overridesPage = buildOverridesPage();
+    m_sections->addTab(m_overridesPage, tr("Overrides"));
+    m_morePage = buildMorePage();
+    m_sections->addTab(m_morePage, tr("More"));
 
     m_box = new QGroupBox;
     auto *note = new QHBoxLayout;
@@ -277,27 +246,14 @@ void RoleTaskEditor::buildUi()
     for (QSpinBox *s : {m_min, m_max, m_count})
         connect(s, &QSpinBox::valueChanged, this, &RoleTaskEditor::changed);
     connect(m_cpus, &QDoubleSpinBox::valueChanged, this, &RoleTaskEditor::changed);
-    for (QTableWidget *t : std::initializer_list<QTableWidget *>{m_env, m_mounts, m_ports})
-        connect(t, &QTableWidget::itemChanged, this, &RoleTaskEditor::changed);
+    connect(m_env, &QTableWidget::itemChanged, this, &RoleTaskEditor::changed);
+    connect(m_mounts, &MountsTable::edited, this, &RoleTaskEditor::changed);
+    connect(m_ports, &PortsTable::edited, this, &RoleTaskEditor::changed);
     connect(m_bootstrap, &QPlainTextEdit::textChanged, this, &RoleTaskEditor::changed);
 
     connect(addEnv, &QPushButton::clicked, m_env, &KeyValueTable::addEmptyRow);
-    connect(addMount, &QPushButton::clicked, this, [this] {
-        {
-            const QScopedValueRollback updating(m_updating, true);
-            addMountRow(Mount{});
-        }
-        m_mounts->setCurrentCell(m_mounts->rowCount() - 1, MountSource);
-        m_mounts->editItem(m_mounts->item(m_mounts->rowCount() - 1, MountSource));
-    });
-    connect(addPort, &QPushButton::clicked, this, [this] {
-        {
-            const QScopedValueRollback updating(m_updating, true);
-            addPortRow(ServicePort{QString(), QStringLiteral("tcp"), 0});
-        }
-        m_ports->setCurrentCell(m_ports->rowCount() - 1, PortName);
-        m_ports->editItem(m_ports->item(m_ports->rowCount() - 1, PortName));
-    });
+    connect(addMount, &QPushButton::clicked, m_mounts, &MountsTable::addEmptyRow);
+    connect(addPort, &QPushButton::clicked, m_ports, &PortsTable::addEmptyRow);
     connect(removeEnv, &QPushButton::clicked, this, [this] { removeCurrentRow(m_env); });
     connect(removeMount, &QPushButton::clicked, this, [this] { removeCurrentRow(m_mounts); });
     connect(removePort, &QPushButton::clicked, this, [this] { removeCurrentRow(m_ports); });
@@ -334,9 +290,12 @@ void RoleTaskEditor::clear()
     showCommand({});
     m_memory->clear();
     m_cpus->setValue(0);
-    for (QTableWidget *t :
-         std::initializer_list<QTableWidget *>{m_env, m_mounts, m_ports, m_labels, m_hostLabels})
+    for (QTableWidget *t : std::initializer_list<QTableWidget *>{
+             m_env, m_mounts, m_ports, m_labels, m_hostLabels, m_overrideEnv, m_overridePorts})
         t->setRowCount(0);
+    m_overrideCpus->setValue(0);
+    m_overrideMemory->clear();
+    m_overrideGpus->setValue(-1);
     m_bootstrap->clear();
     m_pullPolicy->setCurrentIndex(0);
     m_gpus->setValue(-1);
@@ -372,10 +331,10 @@ void RoleTaskEditor::setRole(const RoleTemplate &role, const QString &memoryText
     }
     if (otherRole || env() != task.env)
         setEnv(task.env);
-    if (otherRole || mounts() != task.mounts)
-        setMounts(task.mounts);
-    if (otherRole || ports() != task.ports)
-        setPorts(task.ports);
+    if (otherRole || m_mounts->mounts() != task.mounts)
+        m_mounts->setMounts(task.mounts);
+    if (otherRole || m_ports->ports() != task.ports)
+        m_ports->setPorts(task.ports);
     if (m_bootstrap->toPlainText() != task.bootstrap)
         m_bootstrap->setPlainText(task.bootstrap);
     m_pullPolicy->setCurrentIndex(task.pullPolicy ? m_pullPolicy->findData(int(*task.pullPolicy))
@@ -392,6 +351,7 @@ void RoleTaskEditor::setRole(const RoleTemplate &role, const QString &memoryText
         m_labels->setPairs(task.labels);
     if (otherRole || m_hostLabels->pairs() != role.hostLabels)
         m_hostLabels->setPairs(role.hostLabels);
+    setOverrides(role.overrides, otherRole);
     updateTaskFileState();
 }
 
@@ -408,9 +368,11 @@ void RoleTaskEditor::updateTaskFileState()
     for (QWidget *w : std::initializer_list<QWidget *>{m_image, m_commandKind, m_commandPages,
                                                        m_cpus, m_memory, m_taskMore})
         w->setEnabled(!fromFile);
-    // The task's pages; the More page's host labels are the role's own, editable either way.
-    for (int i = 0; i + 1 < m_sections->count(); ++i)
-        m_sections->widget(i)->setEnabled(!fromFile);
+    // The task's pages; the overrides and the More page's host labels are the role's own,
+    // editable either way.
+    for (int i = 0; i < m_sections->count(); ++i)
+        if (QWidget *page = m_sections->widget(i); page != m_overridesPage && page != m_morePage)
+            page->setEnabled(!fromFile);
 }
 
 RoleTemplate RoleTaskEditor::role() const
@@ -420,6 +382,7 @@ RoleTemplate RoleTaskEditor::role() const
     r.max = m_max->value();
     r.count = m_count->value();
     r.hostLabels = m_hostLabels->pairs();
+    r.overrides = overrides();
     if (!r.taskFile.isEmpty())
         return r; // the writer keeps the reference; the file's task is not edited here
     TaskTemplate &task = r.task;
@@ -432,8 +395,8 @@ RoleTemplate RoleTaskEditor::role() const
             m_cpus->value() > 0 ? std::optional<double>(m_cpus->value()) : std::nullopt;
     task.resources.memoryBytes = TemplateValues::parseMemory(m_memory->text());
     task.env = env();
-    task.mounts = mounts();
-    task.ports = ports();
+    task.mounts = m_mounts->mounts();
+    task.ports = m_ports->ports();
     task.bootstrap = m_bootstrap->toPlainText();
     const QVariant policy = m_pullPolicy->currentData();
     task.pullPolicy =
@@ -682,12 +645,7 @@ QWidget *RoleTaskEditor::buildMorePage()
     layout->addWidget(m_taskMore);
     layout->addLayout(placement);
     layout->addStretch();
-    auto *scroll = new QScrollArea;
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setFocusPolicy(Qt::NoFocus); // the fields are the stops; it scrolls to them
-    scroll->setAccessibleName(tr("More fields of the role"));
-    scroll->setWidget(page);
+    QScrollArea *scroll = scrolled(page, tr("More fields of the role"));
 
     connect(m_pullPolicy, &QComboBox::activated, this, &RoleTaskEditor::changed);
     connect(m_gpus, &QSpinBox::valueChanged, this, &RoleTaskEditor::changed);
@@ -704,113 +662,135 @@ QWidget *RoleTaskEditor::buildMorePage()
     return scroll;
 }
 
-void RoleTaskEditor::addMountRow(const Mount &mount)
+QWidget *RoleTaskEditor::buildOverridesPage()
 {
-    const int row = m_mounts->rowCount();
-    m_mounts->insertRow(row);
-    auto *type = new QComboBox;
-    type->setAccessibleName(tr("Mount type")); // a cell widget: no header speaks for it
-    for (Mount::Type t : {Mount::Type::Volume, Mount::Type::Bind})
-        type->addItem(TemplateValues::mountTypeName(t), int(t));
-    type->setCurrentIndex(type->findData(int(mount.type)));
-    connect(type, &QComboBox::activated, this, &RoleTaskEditor::changed);
-    m_mounts->setCellWidget(row, MountType, type);
-    m_mounts->setItem(row, MountSource, new QTableWidgetItem(mount.source));
-    m_mounts->setItem(row, MountTarget, new QTableWidgetItem(mount.target));
-    auto *readOnly = new QTableWidgetItem;
-    readOnly->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsUserCheckable);
-    readOnly->setCheckState(mount.readOnly ? Qt::Checked : Qt::Unchecked);
-    m_mounts->setItem(row, MountReadOnly, readOnly);
-    m_mounts->setItem(row, MountDriver, new QTableWidgetItem(mount.driver));
-    m_mounts->setItem(row, MountDriverOptions,
-                      new QTableWidgetItem(joinOptions(mount.driverOptions)));
-}
+    m_overrideEnv = new KeyValueTable(tr("Variable"), tr("Value"));
+    m_overrideEnv->setObjectName(QStringLiteral("overrideEnv"));
+    m_overrideEnv->setAccessibleName(tr("Environment the role overrides"));
+    m_overrideEnv->setToolTip(tr("overrides.env: over the task's and the template's env"));
+    m_overridePorts = new PortsTable;
+    m_overridePorts->setObjectName(QStringLiteral("overridePorts"));
+    m_overridePorts->setAccessibleName(tr("Ports the role overrides"));
+    m_overridePorts->setToolTip(
+        tr("overrides.ports: a port replaces the task's port of the same name, or is added"));
+    for (QTableWidget *t : std::initializer_list<QTableWidget *>{m_overrideEnv, m_overridePorts})
+        t->setMinimumHeight(4 * t->fontMetrics().lineSpacing());
+    m_overrideCpus = new QDoubleSpinBox;
+    m_overrideCpus->setObjectName(QStringLiteral("overrideCpus"));
+    m_overrideCpus->setRange(0, 4096);
+    m_overrideCpus->setDecimals(2);
+    m_overrideCpus->setSingleStep(0.25);
+    m_overrideCpus->setSpecialValueText(tr("the task's"));
+    m_overrideMemory = new QLineEdit;
+    m_overrideMemory->setObjectName(QStringLiteral("overrideMemory"));
+    m_overrideMemory->setPlaceholderText(tr("the task's (e.g. 512m, 4g)"));
+    m_overrideGpus = new QSpinBox;
+    m_overrideGpus->setObjectName(QStringLiteral("overrideGpus"));
+    m_overrideGpus->setRange(-1, 1024);
+    m_overrideGpus->setSpecialValueText(tr("the task's"));
+    // Their labels read as the task's own fields' do: the names tell them apart.
+    m_overrideCpus->setAccessibleName(tr("CPUs the role overrides"));
+    m_overrideMemory->setAccessibleName(tr("Memory the role overrides"));
+    m_overrideGpus->setAccessibleName(tr("GPUs the role overrides"));
 
-void RoleTaskEditor::setMounts(const QList<Mount> &mounts)
-{
-    m_mounts->setRowCount(0);
-    for (const Mount &m : mounts)
-        addMountRow(m);
-}
-
-QList<int> RoleTaskEditor::usedMountRows() const
-{
-    QList<int> rows;
-    for (int row = 0; row < m_mounts->rowCount(); ++row) {
-        if (!cellText(m_mounts, row, MountSource).isEmpty() ||
-            !cellText(m_mounts, row, MountTarget).isEmpty())
-            rows << row;
+    auto *note = new QLabel(tr("What this role's kernels get over the task's: variables added or "
+                               "replaced, ports replaced by name or added, single resources "
+                               "replaced."));
+    note->setWordWrap(true);
+    auto *form = new QFormLayout;
+    auto row = [form](const QString &text, QWidget *buddy, QWidget *field) {
+        auto *label = new QLabel(text);
+        label->setBuddy(buddy);
+        form->addRow(label, field);
+    };
+    auto *addEnv = new QPushButton(tr("Add Variable"));
+    auto *removeEnv = new QPushButton(tr("Remove"));
+    removeEnv->setToolTip(tr("Remove the selected overridden variable"));
+    row(tr("Env&ironment:"), m_overrideEnv, withButtons(m_overrideEnv, addEnv, removeEnv));
+    auto *addPort = new QPushButton(tr("Add Port"));
+    auto *removePort = new QPushButton(tr("Remove"));
+    removePort->setToolTip(tr("Remove the selected overridden port"));
+    row(tr("P&orts:"), m_overridePorts, withButtons(m_overridePorts, addPort, removePort));
+    auto *resources = new QHBoxLayout;
+    const std::initializer_list<std::pair<QString, QWidget *>> fields{
+        {tr("CP&Us:"), m_overrideCpus},
+        {tr("Memo&ry:"), m_overrideMemory},
+        {tr("&GPUs:"), m_overrideGpus}};
+    for (const auto &[text, field] : fields) {
+        auto *label = new QLabel(text);
+        label->setBuddy(field);
+        resources->addWidget(label);
+        resources->addWidget(field, field == m_overrideMemory ? 1 : 0);
     }
-    return rows;
+    auto *resourcesLabel = new QLabel(tr("Resources:"));
+    form->addRow(resourcesLabel, resources);
+
+    auto *page = new QWidget;
+    auto *layout = new QVBoxLayout(page);
+    layout->addWidget(note);
+    layout->addLayout(form);
+    layout->addStretch();
+    QScrollArea *scroll = scrolled(page, tr("Overrides of the role"));
+
+    connect(m_overrideEnv, &QTableWidget::itemChanged, this, &RoleTaskEditor::changed);
+    connect(m_overridePorts, &PortsTable::edited, this, &RoleTaskEditor::changed);
+    connect(m_overrideCpus, &QDoubleSpinBox::valueChanged, this, &RoleTaskEditor::changed);
+    connect(m_overrideGpus, &QSpinBox::valueChanged, this, &RoleTaskEditor::changed);
+    connect(m_overrideMemory, &QLineEdit::textEdited, this, [this](const QString &text) {
+        // Not kept as typed like the task's size: say at once that it is not a size.
+        const bool bad = !text.trimmed().isEmpty() && !TemplateValues::parseMemory(text.trimmed());
+        m_overrideMemory->setStyleSheet(bad ? QString::fromLatin1(kErrorStyle) : QString());
+        m_overrideMemory->setToolTip(bad ? tr("“%1” is not a size: a number with k, m, g or t "
+                                              "(e.g. 512m, 4g)")
+                                               .arg(text.trimmed())
+                                         : QString());
+        if (!bad)
+            changed();
+    });
+    connect(addEnv, &QPushButton::clicked, m_overrideEnv, &KeyValueTable::addEmptyRow);
+    connect(removeEnv, &QPushButton::clicked, this, [this] { removeCurrentRow(m_overrideEnv); });
+    connect(addPort, &QPushButton::clicked, m_overridePorts, &PortsTable::addEmptyRow);
+    connect(removePort, &QPushButton::clicked, this, [this] { removeCurrentRow(m_overridePorts); });
+    return scroll;
 }
 
-QList<Mount> RoleTaskEditor::mounts() const
+void RoleTaskEditor::setOverrides(const RoleOverrides &overrides, bool otherRole)
 {
-    QList<Mount> mounts;
-    for (int row : usedMountRows()) {
-        Mount m;
-        if (const QComboBox *type = cellCombo(m_mounts, row, MountType))
-            m.type = Mount::Type(type->currentData().toInt());
-        m.source = cellText(m_mounts, row, MountSource);
-        m.target = cellText(m_mounts, row, MountTarget);
-        const QTableWidgetItem *readOnly = m_mounts->item(row, MountReadOnly);
-        m.readOnly = readOnly && readOnly->checkState() == Qt::Checked;
-        m.driver = cellText(m_mounts, row, MountDriver);
-        m.driverOptions = splitOptions(cellText(m_mounts, row, MountDriverOptions));
-        mounts << m;
+    if (otherRole || m_overrideEnv->pairs() != overrides.env)
+        m_overrideEnv->setPairs(overrides.env);
+    if (otherRole || m_overridePorts->ports() != overrides.ports)
+        m_overridePorts->setPorts(overrides.ports);
+    m_overrideCpus->setValue(overrides.resources.cpus.value_or(0));
+    const auto shown = TemplateValues::parseMemory(m_overrideMemory->text().trimmed());
+    if (otherRole || shown != overrides.resources.memoryBytes) {
+        m_overrideMemory->setText(
+            overrides.resources.memoryBytes
+                ? TemplateValues::formatMemory(*overrides.resources.memoryBytes)
+                : QString());
+        m_overrideMemory->setStyleSheet(QString());
+        m_overrideMemory->setToolTip(QString());
     }
-    return mounts;
+    m_overrideGpus->setValue(overrides.resources.gpus.value_or(-1));
 }
 
-void RoleTaskEditor::addPortRow(const ServicePort &port)
+RoleOverrides RoleTaskEditor::overrides() const
 {
-    const int row = m_ports->rowCount();
-    m_ports->insertRow(row);
-    m_ports->setItem(row, PortName, new QTableWidgetItem(port.name));
-    auto *protocol = new QComboBox;
-    protocol->setAccessibleName(tr("Port protocol")); // a cell widget: no header speaks for it
-    protocol->addItems({QStringLiteral("http"), QStringLiteral("tcp")});
-    protocol->setCurrentText(port.protocol);
-    connect(protocol, &QComboBox::activated, this, &RoleTaskEditor::changed);
-    m_ports->setCellWidget(row, PortProtocol, protocol);
-    // An int gets a spin box editor; its range is wider than 1-65535 so the loader can say why.
-    auto *number = new QTableWidgetItem;
-    number->setData(Qt::EditRole, port.port);
-    m_ports->setItem(row, PortNumber, number);
-}
-
-void RoleTaskEditor::setPorts(const QList<ServicePort> &ports)
-{
-    m_ports->setRowCount(0);
-    for (const ServicePort &p : ports)
-        addPortRow(p);
-}
-
-QList<int> RoleTaskEditor::usedPortRows() const
-{
-    QList<int> rows;
-    for (int row = 0; row < m_ports->rowCount(); ++row) {
-        const QTableWidgetItem *number = m_ports->item(row, PortNumber);
-        if (!cellText(m_ports, row, PortName).isEmpty() ||
-            (number && number->data(Qt::EditRole).toInt() != 0))
-            rows << row;
-    }
-    return rows;
-}
-
-QList<ServicePort> RoleTaskEditor::ports() const
-{
-    QList<ServicePort> ports;
-    for (int row : usedPortRows()) {
-        ServicePort p;
-        p.name = cellText(m_ports, row, PortName);
-        if (const QComboBox *protocol = cellCombo(m_ports, row, PortProtocol))
-            p.protocol = protocol->currentText();
-        if (const QTableWidgetItem *number = m_ports->item(row, PortNumber))
-            p.port = number->data(Qt::EditRole).toInt();
-        ports << p;
-    }
-    return ports;
+    RoleOverrides o = m_base.overrides;
+    o.env = m_overrideEnv->pairs();
+    o.ports = m_overridePorts->ports();
+    const double shownCpus = m_base.overrides.resources.cpus.value_or(0);
+    if (qAbs(m_overrideCpus->value() - shownCpus) >= 0.005)
+        o.resources.cpus = m_overrideCpus->value() > 0
+                               ? std::optional<double>(m_overrideCpus->value())
+                               : std::nullopt;
+    const QString memory = m_overrideMemory->text().trimmed();
+    if (memory.isEmpty())
+        o.resources.memoryBytes.reset();
+    else if (const auto bytes = TemplateValues::parseMemory(memory))
+        o.resources.memoryBytes = bytes;
+    o.resources.gpus =
+        m_overrideGpus->value() >= 0 ? std::optional<int>(m_overrideGpus->value()) : std::nullopt;
+    return o;
 }
 
 void RoleTaskEditor::markWidget(QWidget *widget, const QString &message)
@@ -833,10 +813,22 @@ void RoleTaskEditor::markRow(QTableWidget *table, int row, const QString &messag
     m_markedTables << table;
 }
 
+void RoleTaskEditor::markKey(QTableWidget *table, const QString &key, const QString &message)
+{
+    for (int r = 0; !key.isEmpty() && r < table->rowCount(); ++r) {
+        if (cellText(table, r, EnvKey) == key) {
+            markRow(table, r, message);
+            return;
+        }
+    }
+    markWidget(table, message);
+}
+
 bool RoleTaskEditor::markField(const QString &path, const QString &message)
 {
     const QScopedValueRollback updating(m_updating, true);
     static const QRegularExpression indexed(QStringLiteral(R"(^task\.(ports|mounts)\[(\d+)\])"));
+    static const QRegularExpression overridePort(QStringLiteral(R"(^overrides\.ports\[(\d+)\])"));
     QWidget *section = nullptr; // the tab that holds the field, if any
     bool marked = true;
     if (path == u"min")
@@ -871,26 +863,37 @@ bool RoleTaskEditor::markField(const QString &path, const QString &message)
         markWidget(section = m_hostLabels, message);
     else if (path == u"task.env" || path.startsWith(u"task.env.")) {
         section = m_env;
-        const QString prefix = QStringLiteral("task.env.");
-        int row = -1;
-        for (int r = 0; path.startsWith(prefix) && r < m_env->rowCount() && row < 0; ++r)
-            if (cellText(m_env, r, EnvKey) == path.mid(prefix.size()))
-                row = r;
+        markKey(m_env, path.mid(int(qstrlen("task.env."))), message);
+    } else if (path == u"overrides.env" || path.startsWith(u"overrides.env.")) {
+        section = m_overrideEnv;
+        markKey(m_overrideEnv, path.mid(int(qstrlen("overrides.env."))), message);
+    } else if (const auto m = overridePort.match(path); m.hasMatch()) {
+        section = m_overridePorts;
+        const int row = m_overridePorts->usedRows().value(m.captured(1).toInt(), -1);
         if (row >= 0)
-            markRow(m_env, row, message);
+            markRow(m_overridePorts, row, message);
         else
-            markWidget(m_env, message);
+            markWidget(m_overridePorts, message);
+    } else if (path.startsWith(u"overrides.resources.cpus")) {
+        markWidget(section = m_overrideCpus, message);
+    } else if (path.startsWith(u"overrides.resources.memory")) {
+        markWidget(section = m_overrideMemory, message);
+    } else if (path.startsWith(u"overrides.resources.gpus")) {
+        markWidget(section = m_overrideGpus, message);
+    } else if (path.startsWith(u"overrides")) {
+        markWidget(section = m_overridePorts, message);
     } else if (const auto m = indexed.match(path); m.hasMatch()) {
         const bool ports = m.captured(1) == u"ports";
-        QTableWidget *table = ports ? m_ports : m_mounts;
+        QTableWidget *table = ports ? static_cast<QTableWidget *>(m_ports) : m_mounts;
         section = table;
-        const int row = (ports ? usedPortRows() : usedMountRows()).value(m.captured(2).toInt(), -1);
+        const int row =
+            (ports ? m_ports->usedRows() : m_mounts->usedRows()).value(m.captured(2).toInt(), -1);
         if (row >= 0)
             markRow(table, row, message);
         else
             markWidget(table, message);
     } else if (path == u"task.ports" || path == u"task.mounts") {
-        section = path == u"task.ports" ? m_ports : m_mounts;
+        section = path == u"task.ports" ? static_cast<QWidget *>(m_ports) : m_mounts;
         markWidget(section, message);
     } else {
         marked = false;

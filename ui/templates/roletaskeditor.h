@@ -1,6 +1,8 @@
 #pragma once
 
 #include "keyvaluetable.h"
+#include "mountstable.h"
+#include "portstable.h"
 #include "template/clustertemplate.h"
 
 #include <QPointer>
@@ -22,9 +24,10 @@ namespace ClusterDeck::Ui {
 
 // Edits one role of a cluster template in the visual editor: its counts and every field of its
 // task (image, command, resources, env, mounts, service ports, bootstrap script, and under More:
-// pull policy, GPUs, user, working directory, entrypoint, on-scale hook, bind address, labels)
-// and the role's host labels. The template
-// editor shows the role selected in its roles table here and takes role() back on edited().
+// pull policy, GPUs, user, working directory, entrypoint, on-scale hook, bind address, labels),
+// the role's host labels, and under Overrides the role's own env, ports and resources over the
+// task's. The template editor shows the role selected in its roles table here and takes role()
+// back on edited().
 // The memory size is kept as typed (memoryText()), so a wrong spelling reaches the YAML and its
 // diagnostic instead of silently vanishing.
 class ScriptEdit;
@@ -38,16 +41,6 @@ class RoleTaskEditor : public QWidget
 
 public:
     enum EnvColumn { EnvKey, EnvValue, EnvColumns };
-    enum MountColumn {
-        MountType,
-        MountSource,
-        MountTarget,
-        MountReadOnly,
-        MountDriver,
-        MountDriverOptions,
-        MountColumns
-    };
-    enum PortColumn { PortName, PortProtocol, PortNumber, PortColumns };
     enum CommandKind { ScriptCommand, ArgumentsCommand };
 
     explicit RoleTaskEditor(QWidget *parent = nullptr);
@@ -88,8 +81,8 @@ public:
     QDoubleSpinBox *cpusSpin() const { return m_cpus; }
     QLineEdit *memoryEdit() const { return m_memory; }
     QTableWidget *envTable() const { return m_env; }
-    QTableWidget *mountsTable() const { return m_mounts; }
-    QTableWidget *portsTable() const { return m_ports; }
+    MountsTable *mountsTable() const { return m_mounts; }
+    PortsTable *portsTable() const { return m_ports; }
     QPlainTextEdit *bootstrapEdit() const;
     QTabWidget *sections() const { return m_sections; }
     // The More page: the task's less common fields, and the role's placement.
@@ -103,6 +96,13 @@ public:
     QTableWidget *labelsTable() const { return m_labels; }
     QTableWidget *hostLabelsTable() const { return m_hostLabels; }
     QPushButton *inlineButton() const { return m_inline; }
+    // The Overrides page: the role's own env, ports and resources over its task's (overrides:),
+    // editable also when the task comes from a file shared with other roles.
+    KeyValueTable *overrideEnvTable() const { return m_overrideEnv; }
+    PortsTable *overridePortsTable() const { return m_overridePorts; }
+    QDoubleSpinBox *overrideCpusSpin() const { return m_overrideCpus; }
+    QLineEdit *overrideMemoryEdit() const { return m_overrideMemory; }
+    QSpinBox *overrideGpusSpin() const { return m_overrideGpus; }
 
 Q_SIGNALS:
     void edited();
@@ -118,18 +118,14 @@ private:
     void commandKindChosen(int kind);
     void setEnv(const QMap<QString, QString> &env);
     QWidget *buildMorePage();
-    void setMounts(const QList<Mount> &mounts);
-    void setPorts(const QList<ServicePort> &ports);
+    QWidget *buildOverridesPage();
     QMap<QString, QString> env() const;
-    QList<Mount> mounts() const;
-    QList<ServicePort> ports() const;
-    // Rows that hold an entry (blank rows are skipped), in order: entry i is row rows.at(i).
-    QList<int> usedMountRows() const;
-    QList<int> usedPortRows() const;
-    void addMountRow(const Mount &mount);
-    void addPortRow(const ServicePort &port);
+    void setOverrides(const RoleOverrides &overrides, bool otherRole);
+    RoleOverrides overrides() const;
     void markWidget(QWidget *widget, const QString &message);
     void markRow(QTableWidget *table, int row, const QString &message);
+    // The row of a key/value table whose key is `key`, or the whole table when none is.
+    void markKey(QTableWidget *table, const QString &key, const QString &message);
 
     RoleTemplate m_base;
     bool m_hasRole = false;
@@ -164,8 +160,15 @@ private:
     KeyValueTable *m_hostLabels = nullptr;
     QWidget *m_taskMore = nullptr; // the task's part of the More page
     KeyValueTable *m_env = nullptr;
-    QTableWidget *m_mounts = nullptr;
-    QTableWidget *m_ports = nullptr;
+    MountsTable *m_mounts = nullptr;
+    PortsTable *m_ports = nullptr;
+    KeyValueTable *m_overrideEnv = nullptr;
+    PortsTable *m_overridePorts = nullptr;
+    QDoubleSpinBox *m_overrideCpus = nullptr;
+    QLineEdit *m_overrideMemory = nullptr;
+    QSpinBox *m_overrideGpus = nullptr;
+    QWidget *m_overridesPage = nullptr;
+    QWidget *m_morePage = nullptr;
     ScriptEdit *m_bootstrap = nullptr;
 };
 

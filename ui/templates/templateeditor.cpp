@@ -2,6 +2,7 @@
 
 #include "exportdialog.h"
 #include "keyvaluetable.h"
+#include "mountstable.h"
 #include "roletable.h"
 #include "roletaskeditor.h"
 
@@ -157,6 +158,11 @@ void TemplateEditor::buildUi()
     m_env->setAccessibleName(tr("Environment of every role"));
     m_env->setToolTip(tr("env: every kernel of every role gets these (a role's own env wins)"));
     m_env->setMaximumHeight(5 * m_env->fontMetrics().lineSpacing() + 8);
+    m_mounts = new MountsTable;
+    m_mounts->setObjectName(QStringLiteral("templateMounts"));
+    m_mounts->setAccessibleName(tr("Mounts of every role"));
+    m_mounts->setToolTip(tr("mounts: every kernel of every role gets these"));
+    m_mounts->setMaximumHeight(5 * m_mounts->fontMetrics().lineSpacing() + 8);
     m_successRole = new QComboBox;
     m_successRole->setObjectName(QStringLiteral("successRole"));
     m_successRole->setToolTip(tr("The role whose kernels must all exit with 0"));
@@ -222,28 +228,36 @@ void TemplateEditor::buildUi()
     form->addRow(tr("&Startup order:"), m_startup);
     form->addRow(tr("&Presets:"), m_presets);
     form->addRow(tr("Net&work MTU:"), m_mtu);
+    // A table with its Add / Remove buttons beside it, as one form row.
+    auto tableRow = [form](const QString &label, QTableWidget *table, QPushButton *add,
+                           QPushButton *remove) {
+        auto *buttons = new QVBoxLayout;
+        buttons->addWidget(add);
+        buttons->addWidget(remove);
+        buttons->addStretch();
+        auto *row = new QHBoxLayout;
+        row->addWidget(table, 1);
+        row->addLayout(buttons);
+        auto *rowLabel = new QLabel(label);
+        rowLabel->setBuddy(table);
+        form->addRow(rowLabel, row);
+    };
     auto *addEnv = new QPushButton(tr("Add Variable"));
     addEnv->setToolTip(tr("Add a variable every role gets"));
     auto *removeEnv = new QPushButton(tr("Remove"));
     removeEnv->setToolTip(tr("Remove the selected variable of every role"));
-    auto *envButtons = new QVBoxLayout;
-    envButtons->addWidget(addEnv);
-    envButtons->addWidget(removeEnv);
-    envButtons->addStretch();
-    auto *envRow = new QHBoxLayout;
-    envRow->addWidget(m_env, 1);
-    envRow->addLayout(envButtons);
-    auto *envLabel = new QLabel(tr("En&vironment:"));
-    envLabel->setBuddy(m_env);
-    form->addRow(envLabel, envRow);
+    tableRow(tr("En&vironment:"), m_env, addEnv, removeEnv);
+    auto *addMount = new QPushButton(tr("Add Mount"));
+    addMount->setToolTip(tr("Add a mount every role gets"));
+    auto *removeMount = new QPushButton(tr("Remove"));
+    removeMount->setToolTip(tr("Remove the selected mount of every role"));
+    tableRow(tr("M&ounts:"), m_mounts, addMount, removeMount);
     connect(addEnv, &QPushButton::clicked, m_env, &KeyValueTable::addEmptyRow);
-    connect(removeEnv, &QPushButton::clicked, this, [this] {
-        if (m_env->currentRow() < 0)
-            return;
-        m_env->removeRow(m_env->currentRow());
-        formEdited();
-    });
+    connect(addMount, &QPushButton::clicked, m_mounts, &MountsTable::addEmptyRow);
+    connect(removeEnv, &QPushButton::clicked, this, [this] { removeSelectedRow(m_env); });
+    connect(removeMount, &QPushButton::clicked, this, [this] { removeSelectedRow(m_mounts); });
     connect(m_env, &QTableWidget::itemChanged, this, &TemplateEditor::formEdited);
+    connect(m_mounts, &MountsTable::edited, this, &TemplateEditor::formEdited);
     form->addRow(tr("&Host paths:"), m_allowHostPaths);
     auto *formLayout = new QVBoxLayout(general);
     formLayout->setContentsMargins(0, 0, 0, 0);
@@ -509,6 +523,8 @@ void TemplateEditor::showTemplateInForm(const ClusterTemplate &t)
         m_mtu->setValue(t.mtu.value_or(kMtuUnset));
         if (m_env->pairs() != t.env)
             m_env->setPairs(t.env);
+        if (m_mounts->mounts() != t.mounts)
+            m_mounts->setMounts(t.mounts);
         m_startup->setCurrentIndex(m_startup->findData(int(t.startupOrder)));
         m_presets->setText(t.presets.join(QStringLiteral(", ")));
         m_allowHostPaths->setChecked(t.allowHostPaths);
@@ -627,6 +643,7 @@ ClusterTemplate TemplateEditor::templateFromForm() const
     t.failurePolicy.maxRestarts = m_maxRestarts->value();
     t.mtu = m_mtu->value() > kMtuUnset ? std::optional<int>(m_mtu->value()) : std::nullopt;
     t.env = m_env->pairs();
+    t.mounts = m_mounts->mounts();
     t.successPolicy.kind = SuccessPolicy::Kind(m_success->currentData().toInt());
     t.successPolicy.role = t.successPolicy.kind == SuccessPolicy::Kind::RoleExits
                                ? m_successRole->currentText()
@@ -762,6 +779,14 @@ void TemplateEditor::setAllowHostPaths(bool allow)
     validateNow();
 }
 
+void TemplateEditor::removeSelectedRow(QTableWidget *table)
+{
+    if (table->currentRow() < 0)
+        return;
+    table->removeRow(table->currentRow());
+    formEdited();
+}
+
 void TemplateEditor::formEdited()
 {
     if (m_syncing)
@@ -808,7 +833,7 @@ void TemplateEditor::markFields()
 {
     for (QWidget *w :
          std::initializer_list<QWidget *>{m_name, m_description, m_success, m_successRole, m_ttl,
-                                          m_failure, m_maxRestarts, m_mtu, m_env}) {
+                                          m_failure, m_maxRestarts, m_mtu, m_env, m_mounts}) {
         w->setStyleSheet(QString());
         w->setToolTip(QString());
     }
@@ -818,6 +843,7 @@ void TemplateEditor::markFields()
                                  "it gives up (failurePolicy.maxRestarts)"));
     m_mtu->setToolTip(tr("The session network's MTU (network.mtu, 576-9216)"));
     m_env->setToolTip(tr("env: every kernel of every role gets these (a role's own env wins)"));
+    m_mounts->setToolTip(tr("mounts: every kernel of every role gets these"));
     m_syncing = true;
     for (int r = 0; r < m_roles->rowCount(); ++r)
         for (int c = 0; c < RoleColumns; ++c)
@@ -844,6 +870,8 @@ void TemplateEditor::markFields()
             policyField = m_mtu;
         else if (d.path == u"env" || d.path.startsWith(u"env."))
             policyField = m_env;
+        else if (d.path == u"mounts" || d.path.startsWith(u"mounts["))
+            policyField = m_mounts;
         if (policyField) {
             policyField->setStyleSheet(QString::fromLatin1(kErrorStyle));
             policyField->setToolTip(d.message);

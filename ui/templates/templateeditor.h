@@ -26,10 +26,12 @@ namespace ClusterDeck::Ui {
 class ExportDialog;
 class RoleTable;
 class KeyValueTable;
+class MountsTable;
 class RoleTaskEditor;
 
 // The visual template editor: the template's list on the left; a form (name, description, mode,
-// failure policy, success policy with its role, TTL after finishing, startup order, presets) with
+// failure policy, success policy with its role, TTL after finishing, startup order, presets, MTU,
+// the env and mounts every role gets, host paths) with
 // an ordered roles table (reordered by buttons or by dragging rows) and the selected role's task
 // editor, and a YAML tab, kept in sync both ways; validation as you type lists problems with line
 // and field (and marks the field). A form edit changes only the YAML lines of the fields it
@@ -61,6 +63,8 @@ public:
     QSpinBox *mtuSpin() const { return m_mtu; }
     // env: applies to every role (a role's own env wins).
     QTableWidget *templateEnvTable() const;
+    // mounts: applies to every role.
+    MountsTable *templateMountsTable() const { return m_mounts; }
     QCheckBox *allowHostPathsBox() const { return m_allowHostPaths; }
     RoleTable *rolesTable() const { return m_roles; }
     RoleTaskEditor *taskEditor() const { return m_task; }
@@ -94,6 +98,8 @@ private:
     void buildUi();
     void refreshList();
     void formEdited();
+    // The selected row of one of the form's tables, as its Remove button does.
+    void removeSelectedRow(QTableWidget *table);
     void setAllowHostPaths(bool allow);
     void yamlEdited();
     void showTemplateInForm(const ClusterTemplate &t);
@@ -142,6 +148,7 @@ private:
     QSpinBox *m_maxRestarts = nullptr; // restart-session only
     QSpinBox *m_mtu = nullptr;         // network.mtu; its minimum means unset
     KeyValueTable *m_env = nullptr;
+    MountsTable *m_mounts = nullptr;
     QComboBox *m_success = nullptr;
     QComboBox *m_successRole = nullptr;
     QLabel *m_successRoleLabel = nullptr;

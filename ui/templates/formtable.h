@@ -1,0 +1,17 @@
+#pragma once
+
+#include <QTableWidget>
+
+namespace ClusterDeck::Ui {
+
+// A table of the template form (env, labels, mounts, ports): whole rows selected one at a time,
+// the last column stretched, no row numbers.
+class FormTable : public QTableWidget
+{
+    Q_OBJECT
+
+protected:
+    FormTable(const QStringList &headers, QWidget *parent);
+};
+
+} // namespace ClusterDeck::Ui
