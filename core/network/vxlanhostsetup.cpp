@@ -175,11 +175,14 @@ Result<QString> VxlanHostSetup::applyScript(const Request &request, const QStrin
         "line=$(ip -d -o link show dev \"$dev\" 2>/dev/null)\n"
         "has() { case \"$line \" in *\" $1 \"*) return 0 ;; esac; return 1; }\n"
         "if [ -n \"$line\" ]; then\n"
-        // Ours by its alias; one without any alias and unattached is what a run killed between
-        // creating and marking it left (the name is ClusterDeck's), adopted below.
+        // Ours by its alias, or unmarked on this session's bridge: a run killed between
+        // creating and marking it (a device is born attached, so a run at the same time of
+        // another store or session never finds it unattached). One neither marked nor attached
+        // is an older release's leftover (the name is ClusterDeck's), adopted below.
         "    case \"$line\" in\n"
         "    *\" alias $owner\"*) ;;\n"
         "    *\" alias \"*) die 4 \"device $dev exists and is another session's or tool's\" ;;\n"
+        "    *\" master $br \"*) ;;\n"
         "    *\" master \"*) die 4 \"device $dev exists, unmarked and attached elsewhere\" ;;\n"
         "    esac\n"
         "    if ! { has \"vxlan id $vni\" && has \"local $local\" && has \"dev $under\" &&\n"
@@ -189,8 +192,10 @@ Result<QString> VxlanHostSetup::applyScript(const Request &request, const QStrin
         "    fi\n"
         "fi\n"
         "if [ -z \"$line\" ]; then\n"
-        "    err=$(ip link add \"$dev\" type vxlan id \"$vni\" dstport \"$port\" local \"$local\""
-        " dev \"$under\" nolearning 2>&1) || {\n"
+        // Attached to the bridge as it is made (the kernel takes the master in the same
+        // request; an alias it would not): no moment in which it looks abandoned.
+        "    err=$(ip link add \"$dev\" mtu \"$mtu\" master \"$br\" type vxlan id \"$vni\""
+        " dstport \"$port\" local \"$local\" dev \"$under\" nolearning 2>&1) || {\n"
         "        case \"$err\" in *\"exists\"*) die 4 \"$err\" ;; esac\n"
         "        die 3 \"$err\"\n"
         "    }\n"
@@ -409,8 +414,10 @@ Result<VxlanHostSetup::DeviceState> VxlanHostSetup::apply(const Docker::DockerHo
         if (d.name != device)
             continue;
         const QStringList differ = differences(d, request, owner);
+        // Marked by someone else since: theirs, so this claim collided.
         if (!differ.isEmpty())
-            return fail(Error::Kind::Io, setupWhere(host, device),
+            return fail(d.owner != owner ? Error::Kind::Conflict : Error::Kind::Io,
+                        setupWhere(host, device),
                         QStringLiteral("set up, but not as asked: %1")
                             .arg(differ.join(QLatin1String("; "))));
         qCDebug(lcNetwork) << "VXLAN device" << device << "on" << host.displayName() << "peers"

@@ -482,8 +482,11 @@ void TestVxlanHostSetup::applyScript_data()
         // the session's devices of an earlier VNI go
         "*\" alias $owner\"*) ip link del dev \"$name\" ;;",
         "owner='io.clusterdeck.store=" + kStore + " io.clusterdeck.session=" + kSession + "'\n",
-        "ip link add \"$dev\" type vxlan id \"$vni\" dstport \"$port\" local \"$local\" dev "
-        "\"$under\" nolearning",
+        // born attached: never seen unmarked and unattached by a run at the same time
+        "ip link add \"$dev\" mtu \"$mtu\" master \"$br\" type vxlan id \"$vni\" dstport "
+        "\"$port\" local \"$local\" dev \"$under\" nolearning",
+        // unmarked on this session's bridge: a run of its own killed before the alias
+        "*\" master $br \"*) ;;",
         "ip link set dev \"$dev\" alias \"$owner\"",
         "ip link set dev \"$dev\" mtu \"$mtu\" master \"$br\" up",
         "bridge fdb append \"$zero\" dev \"$dev\" dst \"$p\"",
