@@ -451,6 +451,9 @@ void EtcdStore::startWatch(qint64 fromRevision)
     m_watch = std::make_unique<EtcdWatch>(*m_client, options);
     // The callback runs on the watch thread; the signals are emitted on the store's thread.
     m_watch->setEventsCallback([this](const QList<WatchEvent> &events, qint64) {
+        for (const WatchEvent &e : events)
+            if (e.kv.modRevision > m_watchedRevision.load())
+                m_watchedRevision.store(e.kv.modRevision);
         bool queue = false;
         {
             std::lock_guard lock(m_backlogMutex);

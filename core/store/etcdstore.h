@@ -76,6 +76,8 @@ public:
     QByteArray prefix() const { return m_prefix; }
     // Watch events waiting for the store's thread, and the most kept (then one changesLost()).
     qsizetype undeliveredWatchEvents() const;
+    // The newest revision of this store's keys the watch has seen (0: none yet).
+    qint64 watchedRevision() const { return m_watchedRevision.load(); }
     void setWatchBacklogLimit(qsizetype limit);
 
     Result<void> putHost(const HostRecord &host) override;
@@ -228,6 +230,7 @@ private:
     // Watch events not yet delivered on the store's thread. One delivery is queued at a time,
     // and past m_backlogLimit events they are dropped for one changesLost(): a store on a thread
     // that runs no event loop (the CLI) holds at most that many, not every change forever.
+    std::atomic<qint64> m_watchedRevision{0};
     mutable std::mutex m_backlogMutex;
     QList<Etcd::WatchEvent> m_backlog;
     qsizetype m_backlogLimit = 4096;
