@@ -14,6 +14,9 @@
 #   scripts/lab.sh pytorch-image    import clusterdeck/lab-pytorch (Debian's CPU torch, for the
 #                                   pytorch sample's test) into every host that lacks it; its tar
 #                                   is built once a machine (`up` builds it) and cached
+#   scripts/lab.sh resume           SIGCONT every daemon of the lab (dockerd, sshd, etcd): what a
+#                                   test killed while it held one frozen (SIGSTOP) left stopped;
+#                                   scripts/on-lab.sh runs it before every lab test
 #   scripts/lab.sh down             remove everything `up` made
 #   scripts/lab.sh status           report each host and etcd
 #   scripts/lab.sh env              print `export …` lines for the endpoints (eval "$(lab.sh env)")
@@ -865,13 +868,27 @@ cmd_dockerd() {
     esac
 }
 
+cmd_resume() {
+    local pidfile pid
+    for pidfile in "$LAB_RUN"/h*/docker.pid "$LAB_RUN"/h*/sshd.pid "$LAB_RUN"/etcd*.pid; do
+        [[ -f $pidfile ]] || continue
+        pid=$(cat "$pidfile" 2>/dev/null) || continue
+        # State T: stopped by a signal. Resumed and said, so a test's log shows it.
+        if [[ $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) == T ]]; then
+            kill -CONT "$pid" 2>/dev/null && log "resumed pid $pid ($pidfile), left stopped by a test"
+        fi
+    done
+    return 0
+}
+
 case ${1:-} in
 up) shift; cmd_up "$@" ;;
+resume) cmd_resume ;;
 pytorch-image) cmd_pytorch_image ;;
 dockerd) shift; cmd_dockerd "$@" ;;
 etcd-member) shift; cmd_etcd_member "$@" ;;
 down) cmd_down ;;
 status) cmd_status ;;
 env) cmd_env ;;
-*) echo "usage: $0 up [--hosts N] [--no-swarm] [--etcd-members N] | down | status | env | pytorch-image | etcd-member kill|start|leader [I] | dockerd stop|start|pid I" >&2; exit 2 ;;
+*) echo "usage: $0 up [--hosts N] [--no-swarm] [--etcd-members N] | down | resume | status | env | pytorch-image | etcd-member kill|start|leader [I] | dockerd stop|start|pid I" >&2; exit 2 ;;
 esac

@@ -18,4 +18,6 @@ if [[ -n $slot && $slot != id:caller,* ]]; then
         eval "$env"
     fi
 fi
+# A test killed (ctest's timeout) while it held a lab daemon frozen must not fail the next one.
+CLUSTERDECK_LAB_ID=${CLUSTERDECK_LAB_ID:-0} "$(dirname "${BASH_SOURCE[0]}")/lab.sh" resume >&2 || true
 exec "$@"

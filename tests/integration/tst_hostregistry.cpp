@@ -362,11 +362,17 @@ void TestHostRegistryLab::removeRefusedWhileKernelsRun()
 
 bool TestHostRegistryLab::labInSwarm(QString *why)
 {
-    const QJsonObject manager =
-        dockerInfo(m_hosts.first()).value(QStringLiteral("Swarm")).toObject();
+    const QJsonObject info = dockerInfo(m_hosts.first());
+    const QJsonObject manager = info.value(QStringLiteral("Swarm")).toObject();
     if (!manager.value(QStringLiteral("ControlAvailable")).toBool()) {
+        // What the daemon said, so a failure tells a frozen or dead daemon from a lost swarm.
         if (why)
-            *why = m_hosts.first() + QStringLiteral(" is not a swarm manager");
+            *why = m_hosts.first() + QStringLiteral(" is not a swarm manager: ") +
+                   (info.isEmpty()
+                        ? QStringLiteral("`docker info` gave no answer")
+                        : QStringLiteral("state %1, error \"%2\"")
+                              .arg(manager.value(QStringLiteral("LocalNodeState")).toString(),
+                                   manager.value(QStringLiteral("Error")).toString()));
         return false;
     }
     const QStringList ready =
