@@ -13,6 +13,7 @@
 #include <QDoubleSpinBox>
 #include <QDropEvent>
 #include <QFile>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMimeData>
@@ -1654,6 +1655,11 @@ void TestTemplateEditor::roleOverridesOfASharedTaskFile()
     QVERIFY(m_editor->openFile(sample));
     QVERIFY2(m_editor->diagnostics().isEmpty(),
              qPrintable(m_editor->diagnostics().value(0).toString()));
+    // The list shows the opened file.
+    auto *list = m_editor->findChild<QListWidget *>(QStringLiteral("templateList"));
+    QVERIFY(list && list->currentItem());
+    QCOMPARE(list->currentItem()->data(Qt::UserRole).toString(),
+             QFileInfo(sample).absoluteFilePath());
     const QString original = m_editor->yamlEdit()->toPlainText();
     m_editor->rolesTable()->setCurrentCell(1, TemplateEditor::RoleName); // worker
     RoleTaskEditor *task = m_editor->taskEditor();

@@ -1,5 +1,6 @@
 #include "screenshottour.h"
 
+#include "common/datapaths.h"
 #include "console/consolecontroller.h"
 #include "launch/launchdialog.h"
 #include "mainwindow.h"
@@ -9,12 +10,14 @@
 #include "sessions/sessionsview.h"
 #include "style/apptheme.h"
 #include "templates/exportdialog.h"
+#include "templates/roletable.h"
 #include "templates/roletaskeditor.h"
 #include "templates/templateeditor.h"
 #include "widgets/detachedwindow.h"
 
 #include <QApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QLoggingCategory>
 #include <QPixmap>
 #include <QProgressBar>
@@ -128,6 +131,22 @@ void ScreenshotTour::run()
         settle(300);
         save(exported, QStringLiteral("export-dialog.png"));
         exported->close();
+    }
+    // A role's overrides: the spark sample's worker takes its task from a shared file and
+    // overrides two variables.
+    TemplateEditor *editor = m_window->templateEditor();
+    for (const QString &dir : sampleTemplateDirectories()) {
+        const QString spark = QDir(dir).filePath(QStringLiteral("spark.yaml"));
+        if (!QFileInfo::exists(spark) || !editor->openFile(spark))
+            continue;
+        editor->rolesTable()->setCurrentCell(1, TemplateEditor::RoleName);
+        QTabWidget *sections = editor->taskEditor()->sections();
+        for (int i = 0; i < sections->count(); ++i)
+            if (sections->tabText(i) == tr("Overrides"))
+                sections->setCurrentIndex(i);
+        settle(300);
+        save(m_window, QStringLiteral("template-editor-overrides.png"));
+        break;
     }
 
     tabs->setCurrentIndex(3);

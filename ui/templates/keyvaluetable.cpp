@@ -1,10 +1,14 @@
 #include "keyvaluetable.h"
 
+#include <QHeaderView>
+
 namespace ClusterDeck::Ui {
 
 KeyValueTable::KeyValueTable(const QString &keyHeader, const QString &valueHeader, QWidget *parent)
     : FormTable({keyHeader, valueHeader}, parent)
-{}
+{
+    horizontalHeader()->resizeSection(0, 170); // SPARK_WORKER_MEMORY, NCCL_SOCKET_IFNAME
+}
 
 void KeyValueTable::setPairs(const QMap<QString, QString> &pairs)
 {

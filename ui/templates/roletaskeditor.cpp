@@ -176,7 +176,6 @@ void RoleTaskEditor::buildUi()
     m_env = new KeyValueTable(tr("Variable"), tr("Value"));
     m_env->setObjectName(QStringLiteral("taskEnv"));
     m_env->setAccessibleName(tr("Environment of the role"));
-    m_env->horizontalHeader()->resizeSection(EnvKey, 160);
     m_mounts = new MountsTable;
     m_mounts->setObjectName(QStringLiteral("taskMounts"));
     m_mounts->setAccessibleName(tr("Mounts of the role"));

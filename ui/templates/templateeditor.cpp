@@ -454,6 +454,14 @@ bool TemplateEditor::openFile(const QString &path)
     if (!file.open(QIODevice::ReadOnly))
         return false;
     m_file = QFileInfo(path).absoluteFilePath();
+    {
+        // The list shows which template is open (none of its items when it is not listed).
+        const QSignalBlocker block(m_list);
+        m_list->setCurrentRow(-1);
+        for (int row = 0; row < m_list->count(); ++row)
+            if (m_list->item(row)->data(Qt::UserRole).toString() == m_file)
+                m_list->setCurrentRow(row);
+    }
     m_syncing = true;
     m_yaml->setPlainText(QString::fromUtf8(file.readAll()));
     m_roles->setRowCount(0); // another template: start at its first role
