@@ -77,6 +77,7 @@ private Q_SLOTS:
     void roleOverridesInForm();
     void roleOverridesOfASharedTaskFile();
     void pageTitles();
+    void everyLoaderKeyHasAField();
 
 private:
     std::unique_ptr<QTemporaryDir> m_user;
@@ -1698,6 +1699,85 @@ void TestTemplateEditor::pageTitles()
         titles << m_editor->taskEditor()->sections()->tabText(i);
     QCOMPARE(titles,
              (QStringList{"Environment", "Mounts", "Ports", "Bootstrap", "Overrides", "More"}));
+}
+
+// Issue 29, item 2: every field the loader knows is editable in the form. The loader's own key
+// lists are walked, so a key it learns without a field here fails this test.
+void TestTemplateEditor::everyLoaderKeyHasAField()
+{
+    // key path -> the object name of the widget that edits it
+    const QHash<QString, QString> fields{
+        {"name", "templateName"},
+        {"description", "templateDescription"},
+        {"mode", "templateMode"},
+        {"network", "networkMtu"},
+        {"failurePolicy", "failurePolicy"},
+        {"failurePolicy.maxRestarts", "maxRestarts"},
+        {"successPolicy", "successPolicy"},
+        {"ttlAfterFinished", "ttlAfterFinished"},
+        {"startupOrder", "startupOrder"},
+        {"presets", "templatePresets"},
+        {"env", "templateEnv"},
+        {"mounts", "templateMounts"},
+        {"allowHostPaths", "allowHostPaths"},
+        {"roles", "rolesTable"},
+        {"role.name", "rolesTable"},
+        {"role.task", "roleTaskEditor"},
+        {"role.count", "roleCount"},
+        {"role.min", "roleMin"},
+        {"role.max", "roleMax"},
+        {"role.overrides", "overrideEnv"},
+        {"role.overrides.env", "overrideEnv"},
+        {"role.overrides.ports", "overridePorts"},
+        {"role.overrides.resources.cpus", "overrideCpus"},
+        {"role.overrides.resources.memory", "overrideMemory"},
+        {"role.overrides.resources.gpus", "overrideGpus"},
+        {"role.hostLabels", "roleHostLabels"},
+        {"task.image", "taskImage"},
+        {"task.pullPolicy", "taskPullPolicy"},
+        {"task.entrypoint", "taskEntrypoint"},
+        {"task.command", "taskCommandKind"},
+        {"task.workingDir", "taskWorkingDir"},
+        {"task.user", "taskUser"},
+        {"task.env", "taskEnv"},
+        {"task.resources", "taskCpus"},
+        {"task.resources.cpus", "taskCpus"},
+        {"task.resources.memory", "taskMemory"},
+        {"task.resources.gpus", "taskGpus"},
+        {"task.mounts", "taskMounts"},
+        {"task.bootstrap", "taskBootstrap"},
+        {"task.ports", "taskPorts"},
+        {"task.bindAddress", "taskBindAddress"},
+        {"task.labels", "taskLabels"},
+        {"task.onScale", "taskOnScale"},
+    };
+    // Not fields of a template: the file's header, and what only task files have.
+    const QStringList notFields{"apiVersion", "kind", "task.apiVersion", "task.kind",
+                                "task.extends"};
+    QStringList keys = TemplateLoader::clusterKeys();
+    for (const QString &k : TemplateLoader::roleKeys())
+        keys << QStringLiteral("role.") + k;
+    for (const QString &k : TemplateLoader::taskKeys())
+        keys << QStringLiteral("task.") + k;
+    keys << "failurePolicy.maxRestarts"
+         << "role.overrides.env"
+         << "role.overrides.ports"
+         << "role.overrides.resources.cpus"
+         << "role.overrides.resources.memory"
+         << "role.overrides.resources.gpus"
+         << "task.resources.cpus"
+         << "task.resources.memory"
+         << "task.resources.gpus";
+    int checked = 0;
+    for (const QString &key : std::as_const(keys)) {
+        if (notFields.contains(key))
+            continue;
+        QVERIFY2(fields.contains(key), qPrintable(QStringLiteral("no form field for ") + key));
+        QWidget *w = m_editor->findChild<QWidget *>(fields.value(key));
+        QVERIFY2(w, qPrintable(key + QStringLiteral(": no widget ") + fields.value(key)));
+        ++checked;
+    }
+    qInfo("%d template keys, each with its field in the form", checked);
 }
 
 QTEST_MAIN(TestTemplateEditor)

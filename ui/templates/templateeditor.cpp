@@ -122,7 +122,9 @@ void TemplateEditor::buildUi()
     m_name = new QLineEdit;
     m_name->setObjectName(QStringLiteral("templateName"));
     m_description = new QLineEdit;
+    m_description->setObjectName(QStringLiteral("templateDescription"));
     m_mode = new QComboBox;
+    m_mode->setObjectName(QStringLiteral("templateMode"));
     for (ClusterMode m : {ClusterMode::Auto, ClusterMode::SingleNode, ClusterMode::MultiNode})
         m_mode->addItem(modeName(m), int(m));
     m_failure = new QComboBox;
@@ -171,6 +173,7 @@ void TemplateEditor::buildUi()
     m_ttl->setPlaceholderText(tr("keep until removed (e.g. 30s, 10m, 2h)"));
     m_ttl->setToolTip(tr("How long a completed session keeps its stopped containers"));
     m_startup = new QComboBox;
+    m_startup->setObjectName(QStringLiteral("startupOrder"));
     for (StartupOrder o : {StartupOrder::Parallel, StartupOrder::InOrder})
         m_startup->addItem(TemplateValues::startupOrderName(o), int(o));
     m_allowHostPaths = new QCheckBox(tr("Kernels may mount paths of their hosts"));
@@ -179,6 +182,7 @@ void TemplateEditor::buildUi()
         tr("allowHostPaths: bind mounts and volumes that bind a host path give the kernels "
            "whatever is there (the Docker socket gives them the host)"));
     m_presets = new QLineEdit;
+    m_presets->setObjectName(QStringLiteral("templatePresets"));
     m_presets->setPlaceholderText(tr("pytorch, tensorflow, mpi, ssh"));
     m_roles = new RoleTable(RoleColumns);
     m_roles->setObjectName(QStringLiteral("rolesTable"));
