@@ -1146,7 +1146,7 @@ void TestTemplateEditor::formEditKeepsTheFile()
     else if (field == u"task memory")
         edit = m_editor->taskEditor()->memoryEdit();
     else if (field == u"task working dir") {
-        m_editor->taskEditor()->sections()->setCurrentIndex(4); // More
+        showSection(m_editor->taskEditor(), QStringLiteral("More"));
         edit = m_editor->taskEditor()->workingDirEdit();
     }
     auto type = [&](auto keys) {
@@ -1223,6 +1223,14 @@ void TestTemplateEditor::savedEditKeepsComments()
     const QString text = QString::fromUtf8(saved.readAll());
     QCOMPARE(text, QString(original).replace(QStringLiteral("    count: 2\n"),
                                              QStringLiteral("    count: 3\n")));
+    // The diff, as `diff` would print it (the closing note of issue 29 quotes it).
+    const auto [removed, added] = Test::diffLines(original.split(u'\n'), text.split(u'\n'));
+    for (int line : removed)
+        qInfo().noquote()
+            << QStringLiteral("line %1: -%2").arg(line + 1).arg(original.split(u'\n').at(line));
+    for (int line : added)
+        qInfo().noquote()
+            << QStringLiteral("line %1: +%2").arg(line + 1).arg(text.split(u'\n').at(line));
 }
 
 void TestTemplateEditor::commandShownAsWritten_data()
