@@ -32,11 +32,13 @@ public:
         o.timeout = left;
         return o;
     }
-    // Clean-up gets a few seconds of its own even when the run used up its time: bounded still.
-    Docker::CallOptions cleanup() const
+    // Clean-up gets a few seconds of its own even when the run used up its time or was
+    // cancelled, and no more than `limit` of what it has left (CI of 12-07: a DELETE on a host
+    // frozen after the script ended waited 59 s of a launch that had already failed).
+    Docker::CallOptions cleanup(std::chrono::milliseconds limit) const
     {
         Docker::CallOptions o;
-        o.timeout = std::max(5000ms, next() ? next()->timeout : 0ms);
+        o.timeout = std::min(limit, std::max(5000ms, next() ? next()->timeout : 0ms));
         return o;
     }
     bool cancelled() const { return m_options.cancel.isCancelled(); }
@@ -120,7 +122,8 @@ Result<HelperContainer::Outcome> HelperContainer::run(const Docker::DockerHost &
                                        "helper: left alone")
                             .arg(run.name));
         qCInfo(lcNetwork) << "removing leftover helper" << run.name << "on" << where;
-        auto removed = host.removeContainer(leftover->id, {true, false}, deadline.cleanup());
+        auto removed =
+            host.removeContainer(leftover->id, {true, false}, deadline.cleanup(run.cleanupLimit));
         if (!removed && !removed.error().isGone())
             return fail(removed.error().withContext(
                 QStringLiteral("removing the leftover helper container %1").arg(run.name)));
@@ -130,7 +133,7 @@ Result<HelperContainer::Outcome> HelperContainer::run(const Docker::DockerHost &
             QStringLiteral("creating helper container %1").arg(run.name)));
     const QString id = created->id;
     auto finish = [&](Result<Outcome> result) -> Result<Outcome> {
-        auto removed = host.removeContainer(id, {true, false}, deadline.cleanup());
+        auto removed = host.removeContainer(id, {true, false}, deadline.cleanup(run.cleanupLimit));
         if (!removed && !removed.error().isGone()) {
             qCWarning(lcNetwork) << "helper container" << run.name << "on" << where
                                  << "not removed:" << removed.error().toString();

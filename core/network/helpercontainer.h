@@ -6,6 +6,7 @@
 #include <QByteArray>
 #include <QString>
 
+#include <chrono>
 #include <functional>
 
 namespace ClusterDeck {
@@ -24,6 +25,10 @@ public:
         QString name; // deterministic per session: a leftover is found by it
         QString script;
         Docker::Labels labels; // the store's, the session's and Labels::helper()
+        // The removal after the run takes at most this long, whatever time the run has left:
+        // a host that froze meanwhile must not hold the caller for the whole run's time (a
+        // helper left so is removed with its session's objects, or by removeLeftovers).
+        std::chrono::milliseconds cleanupLimit{10000};
     };
     // What a caller runs between the steps of run(): VxlanNetwork::prepare() creates a host's
     // helper before the bridge its script needs exists, and lets the kernels' creates (which

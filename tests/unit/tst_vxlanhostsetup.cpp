@@ -11,6 +11,7 @@
 #include "support/fakedockerhost.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -19,6 +20,8 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <thread>
 
 using namespace ClusterDeck;
 using namespace ClusterDeck::TestSupport;
@@ -116,6 +119,7 @@ private Q_SLOTS:
     void helperRun_data();
     void helperRun();
     void helperLeftoverOfSameName();
+    void helperRemovalIsBounded();
     void helperForeignNameLeftAlone();
     void applyOnScriptedHost_data();
     void applyOnScriptedHost();
@@ -783,6 +787,45 @@ void TestVxlanHostSetup::helperRun()
     QCOMPARE(outcome->err, host.err);
     QCOMPARE(host.lastScript, QStringLiteral("echo done"));
     QCOMPARE(host.containerCount(), 0); // removed after reading
+}
+
+// The host freezes once the script has ended: the removal gives up after the run's cleanup limit,
+// not after all the time the run had left (a launch that had failed 6 s after a host froze
+// waited 59 s for it in CI).
+void TestVxlanHostSetup::helperRemovalIsBounded()
+{
+    class FreezesAfterTheScript : public ScriptedHost
+    {
+    public:
+        using ScriptedHost::ScriptedHost;
+        Result<void> removeContainer(const QString &, const Docker::RemoveContainerOptions &,
+                                     const Docker::CallOptions &options) const override
+        {
+            asked = options.timeout;
+            std::this_thread::sleep_for(options.timeout); // what a frozen daemon's socket does
+            return fail(Error::Kind::Timeout, QStringLiteral("host h1"),
+                        QStringLiteral("DELETE timed out"));
+        }
+        mutable std::chrono::milliseconds asked{0};
+    };
+    FreezesAfterTheScript host(QStringLiteral("h1"));
+    HelperContainer::Run run{QStringLiteral("img"),
+                             QStringLiteral("cd-3f2c8a1e-nethelper"),
+                             QStringLiteral("echo done"),
+                             {{Labels::store(), kStore}, {Labels::helper(), "vxlan"}}};
+    QCOMPARE(run.cleanupLimit, std::chrono::milliseconds(10000)); // the product's
+    run.cleanupLimit = 300ms;
+    Docker::CallOptions call;
+    call.timeout = 30s;
+    QElapsedTimer t;
+    t.start();
+    const auto outcome = HelperContainer::run(host, run, call);
+    QVERIFY(!outcome); // the script ran, but its container is left: said
+    QCOMPARE(outcome.error().kind, Error::Kind::Timeout);
+    QVERIFY2(outcome.error().toString().contains(QLatin1String("removing helper container")),
+             qPrintable(outcome.error().toString()));
+    QCOMPARE(host.asked, 300ms);
+    QVERIFY2(t.elapsed() < 5000, qPrintable(QString::number(t.elapsed())));
 }
 
 void TestVxlanHostSetup::helperWaitsBeforeStart_data()
