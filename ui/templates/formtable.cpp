@@ -14,4 +14,12 @@ FormTable::FormTable(const QStringList &headers, QWidget *parent)
     horizontalHeader()->setStretchLastSection(true);
 }
 
+bool FormTable::removeCurrentRow()
+{
+    if (currentRow() < 0)
+        return false;
+    removeRow(currentRow());
+    return true;
+}
+
 } // namespace ClusterDeck::Ui

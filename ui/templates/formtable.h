@@ -10,6 +10,10 @@ class FormTable : public QTableWidget
 {
     Q_OBJECT
 
+public:
+    // What a table's Remove button does: the current row goes; false when none is current.
+    bool removeCurrentRow();
+
 protected:
     FormTable(const QStringList &headers, QWidget *parent);
 };

@@ -263,12 +263,10 @@ void RoleTaskEditor::buildUi()
     });
 }
 
-void RoleTaskEditor::removeCurrentRow(QTableWidget *table)
+void RoleTaskEditor::removeCurrentRow(FormTable *table)
 {
-    if (table->currentRow() < 0)
-        return;
-    table->removeRow(table->currentRow());
-    changed();
+    if (table->removeCurrentRow())
+        changed();
 }
 
 void RoleTaskEditor::changed()

@@ -111,7 +111,7 @@ private:
     void buildUi();
     void changed();
     // The selected row of one of the tables, as its Remove button does.
-    void removeCurrentRow(QTableWidget *table);
+    void removeCurrentRow(FormTable *table);
     void updateTaskFileState();
     void showCommand(const QStringList &command);
     QStringList shownCommand() const;

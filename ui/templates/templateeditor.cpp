@@ -791,12 +791,10 @@ void TemplateEditor::setAllowHostPaths(bool allow)
     validateNow();
 }
 
-void TemplateEditor::removeSelectedRow(QTableWidget *table)
+void TemplateEditor::removeSelectedRow(FormTable *table)
 {
-    if (table->currentRow() < 0)
-        return;
-    table->removeRow(table->currentRow());
-    formEdited();
+    if (table->removeCurrentRow())
+        formEdited();
 }
 
 void TemplateEditor::formEdited()

@@ -25,6 +25,7 @@ namespace ClusterDeck::Ui {
 
 class ExportDialog;
 class RoleTable;
+class FormTable;
 class KeyValueTable;
 class MountsTable;
 class RoleTaskEditor;
@@ -99,7 +100,7 @@ private:
     void refreshList();
     void formEdited();
     // The selected row of one of the form's tables, as its Remove button does.
-    void removeSelectedRow(QTableWidget *table);
+    void removeSelectedRow(FormTable *table);
     void setAllowHostPaths(bool allow);
     void yamlEdited();
     void showTemplateInForm(const ClusterTemplate &t);
