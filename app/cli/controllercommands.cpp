@@ -236,7 +236,8 @@ int watchCommand(Context &context, const QStringList &args)
     }
     if (auto kernels = store->allKernels(); kernels) {
         for (const KernelRecord &k : std::as_const(*kernels))
-            kernelStatus.insert(k.id, toString(k.status) + u'/' + k.observed.state);
+            kernelStatus.insert(k.id,
+                                toString(k.status) + u'/' + containerStatusName(k.observed.state));
     }
     qint64 lastSeq = 0;
     if (auto events = store->events(0, 0); events && !events->isEmpty())
@@ -269,16 +270,17 @@ int watchCommand(Context &context, const QStringList &args)
             auto k = store->kernel(sid, kid);
             if (!k)
                 return;
-            const QString shown = toString(k->status) + u'/' + k->observed.state;
+            const QString shown =
+                toString(k->status) + u'/' + containerStatusName(k->observed.state);
             if (kernelStatus.value(kid) == shown)
                 return;
             kernelStatus.insert(kid, shown);
             QString line = QStringLiteral("%1 kernel %2/%3 %4")
                                .arg(now(), sessionName.value(sid, sid.left(8)), k->hostname,
                                     toString(k->status));
-            if (!k->observed.state.isEmpty())
+            if (k->observed.state != ContainerStatus::None)
                 line += QStringLiteral(" (container %1%2)")
-                            .arg(k->observed.state,
+                            .arg(containerStatusName(k->observed.state),
                                  k->observed.exitCode
                                      ? QStringLiteral(", exit %1").arg(*k->observed.exitCode)
                                      : QString());

@@ -658,7 +658,7 @@ Result<std::optional<ExitDecision>> ActionApplier::handleExit(const QString &ses
             if (info && info->state.running)
                 return Decision{};
             // A container that never started reports exit code 0: that is no success.
-            if (info && !checked.exitCode && info->state.status != QLatin1String("created"))
+            if (info && !checked.exitCode && info->state.status != ContainerStatus::Created)
                 checked.exitCode = info->state.exitCode;
             if (!info && info.error().isGone() && !checked.exitCode)
                 checked.vanished = true;

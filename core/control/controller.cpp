@@ -483,19 +483,19 @@ void Controller::record(const QList<Intake> &batch)
         s.observation.containerId = e.actorId;
         s.observation.at = at;
         if (e.action == QLatin1String("start")) {
-            s.observation.state = QStringLiteral("running");
+            s.observation.state = ContainerStatus::Running;
             s.observation.startedAt = at;
             s.observation.exitCode.reset();
             s.stopped = false;
         } else if (e.action == QLatin1String("die")) {
-            s.observation.state = QStringLiteral("exited");
+            s.observation.state = ContainerStatus::Exited;
             bool ok = false;
             const int code = e.attributes.value(QStringLiteral("exitCode")).toInt(&ok);
             if (ok)
                 s.observation.exitCode = code;
             s.stopped = true;
         } else if (e.action == QLatin1String("destroy")) {
-            s.observation.state = QStringLiteral("removed");
+            s.observation.state = ContainerStatus::Removed;
             s.stopped = true;
         } else {
             continue;
@@ -518,7 +518,7 @@ void Controller::record(const QList<Intake> &batch)
         next.at = s.observation.at;
         if (s.observation.startedAt.isValid())
             next.startedAt = s.observation.startedAt;
-        if (s.observation.state == QLatin1String("running"))
+        if (s.observation.state == ContainerStatus::Running)
             next.exitCode.reset();
         else if (s.observation.exitCode)
             next.exitCode = s.observation.exitCode;
@@ -542,7 +542,7 @@ void Controller::record(const QList<Intake> &batch)
         exit->kernelId = k.id;
         exit->containerId = s.observation.containerId;
         exit->exitCode = s.observation.exitCode;
-        exit->vanished = s.observation.state == QLatin1String("removed") && !s.observation.exitCode;
+        exit->vanished = s.observation.state == ContainerStatus::Removed && !s.observation.exitCode;
         exit->host = s.host;
         exits.push_back({k.sessionId, exit});
     }

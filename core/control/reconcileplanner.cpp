@@ -329,16 +329,17 @@ ReconcilePlan planReconcile(const Observed &o, const StoreIdentity &self,
                      std::nullopt,
                      QStringLiteral("%1's container is gone from host %2")
                          .arg(k.hostname, k.host)});
-            } else if (c->state == QLatin1String("running")) {
+            } else if (c->state == ContainerStatus::Running) {
                 if (k.status == KernelStatus::Unknown)
                     add({Kind::MarkRecovered, s.id, k.id, k.host, c->id, k.hostname, std::nullopt,
                          QStringLiteral("host %1 answers again and %2 runs")
                              .arg(k.host, k.hostname)});
-            } else if (c->state == QLatin1String("exited") || c->state == QLatin1String("dead") ||
-                       c->state == QLatin1String("created")) {
+            } else if (c->state == ContainerStatus::Exited || c->state == ContainerStatus::Dead ||
+                       c->state == ContainerStatus::Created) {
                 const auto code = exitCodeFromStatus(c->status);
                 add({Kind::KernelExited, s.id, k.id, k.host, c->id, k.hostname, code,
-                     QStringLiteral("%1 is %2 (%3)").arg(k.hostname, c->state, c->status)});
+                     QStringLiteral("%1 is %2 (%3)")
+                         .arg(k.hostname, containerStatusName(c->state), c->status)});
             }
         }
     }

@@ -228,7 +228,7 @@ Result<ContainerSummary> containerSummary(const QJsonObject &o)
     c.imageId = str(o, QLatin1String("ImageID"));
     c.command = str(o, QLatin1String("Command"));
     c.created = num(o, QLatin1String("Created"));
-    c.state = str(o, QLatin1String("State"));
+    c.state = parseContainerStatus(str(o, QLatin1String("State")));
     c.status = str(o, QLatin1String("Status"));
     c.labels = strMap(o.value(QLatin1String("Labels")));
     for (const QJsonValue &p : o.value(QLatin1String("Ports")).toArray()) {
@@ -493,7 +493,7 @@ Result<ContainerInfo> decodeContainerInfo(const QByteArray &body)
     c.restartCount = int(num(*o, QLatin1String("RestartCount")));
 
     const QJsonObject state = o->value(QLatin1String("State")).toObject();
-    c.state.status = str(state, QLatin1String("Status"));
+    c.state.status = parseContainerStatus(str(state, QLatin1String("Status")));
     c.state.running = state.value(QLatin1String("Running")).toBool();
     c.state.paused = state.value(QLatin1String("Paused")).toBool();
     c.state.restarting = state.value(QLatin1String("Restarting")).toBool();

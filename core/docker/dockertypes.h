@@ -3,6 +3,7 @@
 // Typed requests and responses of the Docker Engine API (v1.41 and compatible older versions).
 // Plain values: building and decoding them lives in dockerjson.h, the calls in dockerclient.h.
 
+#include "common/containerstatus.h"
 #include "http/httptypes.h"
 
 #include <QByteArray>
@@ -247,7 +248,7 @@ struct CreatedContainer
 
 struct ContainerState
 {
-    QString status; // "created", "running", "paused", "restarting", "removing", "exited", "dead"
+    ContainerStatus status = ContainerStatus::None;
     bool running = false;
     bool paused = false;
     bool restarting = false;
@@ -331,8 +332,8 @@ struct ContainerSummary
     QString imageId;
     QString command;
     qint64 created = 0;
-    QString state;
-    QString status;
+    ContainerStatus state = ContainerStatus::None;
+    QString status; // Docker's words: "Up 5 minutes", "Exited (0) 2 hours ago"
     Labels labels;
     QList<PortMapping> ports;
     QStringList networks;

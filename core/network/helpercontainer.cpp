@@ -184,7 +184,7 @@ Result<HelperContainer::Outcome> HelperContainer::run(const Docker::DockerHost &
     auto info = host.inspectContainer(id, *call);
     if (!info)
         return finish(fail(info.error()));
-    if (info->state.running || info->state.status != QLatin1String("exited"))
+    if (info->state.running || info->state.status != ContainerStatus::Exited)
         return finish(outOfTime(QStringLiteral("run")));
     outcome.exitCode = info->state.exitCode;
     return finish(outcome);
@@ -211,9 +211,9 @@ Result<int> HelperContainer::removeLeftovers(const Docker::DockerHost &host,
         // The daemon filtered already; checked again because removal is never by trust alone.
         if (!carriesAll(c.labels, labels) || !c.labels.contains(Labels::helper()))
             continue;
-        const bool running = c.state == QLatin1String("running") ||
-                             c.state == QLatin1String("created") ||
-                             c.state == QLatin1String("restarting");
+        const bool running = c.state == ContainerStatus::Running ||
+                             c.state == ContainerStatus::Created ||
+                             c.state == ContainerStatus::Restarting;
         if (running && nowSeconds - c.created < minAgeSeconds)
             continue; // a run in progress (another console of this store)
         call = deadline.next();

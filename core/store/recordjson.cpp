@@ -157,8 +157,8 @@ QJsonObject toJson(const SessionRecord &s)
 QJsonObject observationToJson(const KernelObservation &o)
 {
     QJsonObject json;
-    if (!o.state.isEmpty())
-        json.insert(QStringLiteral("state"), o.state);
+    if (o.state != ContainerStatus::None)
+        json.insert(QStringLiteral("state"), containerStatusName(o.state));
     if (o.exitCode)
         json.insert(QStringLiteral("exit_code"), *o.exitCode);
     if (!o.containerId.isEmpty())
@@ -173,7 +173,7 @@ QJsonObject observationToJson(const KernelObservation &o)
 KernelObservation observationFromJson(const QJsonObject &json)
 {
     KernelObservation o;
-    o.state = json.value(QLatin1StringView("state")).toString();
+    o.state = parseContainerStatus(json.value(QLatin1StringView("state")).toString());
     if (json.contains(QLatin1StringView("exit_code")))
         o.exitCode = json.value(QLatin1StringView("exit_code")).toInt();
     o.containerId = json.value(QLatin1StringView("container_id")).toString();

@@ -1,9 +1,10 @@
 #pragma once
 
-#include "status.h"
 #include "common/clustermode.h"
+#include "common/containerstatus.h"
 #include "common/ipv4cidr.h"
 #include "common/overlaypool.h"
+#include "status.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -53,7 +54,7 @@ struct PortBinding
 // What the controller last saw of a kernel's container, from Docker events and listings.
 struct KernelObservation
 {
-    QString state; // Docker's: created, running, exited, dead, removed; "" = never seen
+    ContainerStatus state = ContainerStatus::None; // None: never seen
     std::optional<int> exitCode; // of the last exit
     QString containerId;         // the container the observation is about
     QDateTime startedAt;         // when that container last started

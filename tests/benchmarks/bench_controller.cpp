@@ -155,7 +155,8 @@ roles:
             r.lagsMs.append(double(k->observed.at.msecsTo(seen)));
             if (qEnvironmentVariableIsSet("CLUSTERDECK_BENCH_TRACE"))
                 std::fprintf(stderr, "trace %s %s %s at %s lag %lld\n", qPrintable(k->hostname),
-                             qPrintable(k->observed.state), qPrintable(toString(k->status)),
+                             qPrintable(containerStatusName(k->observed.state)),
+                             qPrintable(toString(k->status)),
                              qPrintable(k->observed.at.toString(Qt::ISODateWithMs)),
                              qlonglong(k->observed.at.msecsTo(seen)));
         });

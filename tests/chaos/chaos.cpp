@@ -477,7 +477,7 @@ Check Chaos::check(const Bench &b) const
             for (const Docker::ContainerSummary &ct : containers.value(k.host)) {
                 found =
                     found || (ct.labels.value(QStringLiteral("io.clusterdeck.kernel")) == k.id &&
-                              ct.state == QLatin1String("running") &&
+                              ct.state == ContainerStatus::Running &&
                               (k.containerId.isEmpty() || ct.id == k.containerId));
             }
             if (k.status != KernelStatus::Running || !found)

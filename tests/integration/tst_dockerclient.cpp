@@ -423,7 +423,7 @@ void TestDockerClient::containerLifecycle()
 
     auto inspected = c->inspectContainer(id);
     QVERIFY2(inspected, why(inspected));
-    QCOMPARE(inspected->state.status, QStringLiteral("created"));
+    QCOMPARE(inspected->state.status, ContainerStatus::Created);
     QCOMPARE(inspected->name, spec.name);
 
     // Files go in before the first start: the command `cat`s them into the logs.
@@ -491,7 +491,7 @@ void TestDockerClient::containerLifecycle()
                                    [&](const ContainerSummary &s) { return s.id == id; });
     QVERIFY(mine != listed->end());
     QCOMPARE(mine->names, QStringList{spec.name});
-    QCOMPARE(mine->state, QStringLiteral("running"));
+    QCOMPARE(mine->state, ContainerStatus::Running);
     const auto notMine = c->listContainers({true, {kSessionLabel + QStringLiteral("=other")}, {}});
     QVERIFY2(notMine, why(notMine));
     QVERIFY(std::none_of(notMine->begin(), notMine->end(),

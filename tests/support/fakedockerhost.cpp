@@ -243,7 +243,7 @@ Docker::ContainerInfo FakeDockerHost::infoOf(const Container &c) const
     info.imageId = imageIdOf(c.spec.image);
     info.created =
         QDateTime::fromMSecsSinceEpoch(c.createdNs / 1000000, Qt::UTC).toString(Qt::ISODateWithMs);
-    info.state.status = c.state;
+    info.state.status = parseContainerStatus(c.state);
     info.state.running = c.state == QLatin1String("running");
     info.state.exitCode = c.exitCode;
     info.state.pid = info.state.running ? 4242 : 0;
@@ -643,7 +643,7 @@ FakeDockerHost::listContainers(const Docker::ContainerListOptions &list,
         s.image = c.spec.image;
         s.imageId = imageIdOf(c.spec.image);
         s.created = c.createdNs / 1000000000LL;
-        s.state = c.state;
+        s.state = parseContainerStatus(c.state);
         s.status = c.state == QLatin1String("running")
                        ? QStringLiteral("Up 1 second")
                        : QStringLiteral("Exited (%1) 1 second ago").arg(c.exitCode);

@@ -53,6 +53,8 @@ private Q_SLOTS:
     void containerInfo_data();
     void containerInfo();
     void containerList();
+    void containerStatusSpelling_data();
+    void containerStatusSpelling();
     void largeContainerList();
     void createdContainer();
     void networks();
@@ -291,7 +293,7 @@ void TestDockerJson::containerInfo()
     QCOMPARE(c->restartPolicy.name, QStringLiteral("no"));
     QCOMPARE(c->networkMode, QStringLiteral("default"));
     QCOMPARE(c->state.running, running);
-    QCOMPARE(c->state.status, running ? QStringLiteral("running") : QStringLiteral("exited"));
+    QCOMPARE(c->state.status, running ? ContainerStatus::Running : ContainerStatus::Exited);
     QCOMPARE(c->state.exitCode, exitCode);
     QCOMPARE(c->hostPortFor(8080), hostPort);
     QCOMPARE(c->hostPortFor(8080, QStringLiteral("udp")), 0);
@@ -302,6 +304,49 @@ void TestDockerJson::containerInfo()
     }
 }
 
+void TestDockerJson::containerStatusSpelling_data()
+{
+    QTest::addColumn<QString>("docker");
+    QTest::addColumn<ContainerStatus>("status");
+    QTest::addColumn<QString>("spelled");
+    QTest::addColumn<bool>("live");
+    QTest::newRow("created") << "created" << ContainerStatus::Created << "created" << true;
+    QTest::newRow("running") << "running" << ContainerStatus::Running << "running" << true;
+    QTest::newRow("paused") << "paused" << ContainerStatus::Paused << "paused" << true;
+    QTest::newRow("restarting") << "restarting" << ContainerStatus::Restarting << "restarting"
+                                << true;
+    QTest::newRow("removing") << "removing" << ContainerStatus::Removing << "removing" << false;
+    QTest::newRow("exited") << "exited" << ContainerStatus::Exited << "exited" << false;
+    QTest::newRow("dead") << "dead" << ContainerStatus::Dead << "dead" << false;
+    // ClusterDeck's own words in stored observations.
+    QTest::newRow("removed") << "removed" << ContainerStatus::Removed << "removed" << false;
+    QTest::newRow("never seen") << "" << ContainerStatus::None << "" << false;
+    // A state of a newer daemon is kept apart, not mistaken for one we act on.
+    QTest::newRow("unknown word") << "hibernating" << ContainerStatus::Unknown << "unknown"
+                                  << false;
+    QTest::newRow("case matters") << "Running" << ContainerStatus::Unknown << "unknown" << false;
+}
+
+void TestDockerJson::containerStatusSpelling()
+{
+    QFETCH(QString, docker);
+    QFETCH(ContainerStatus, status);
+    QFETCH(QString, spelled);
+    QFETCH(bool, live);
+    QCOMPARE(parseContainerStatus(docker), status);
+    QCOMPARE(containerStatusName(status), spelled);
+    QCOMPARE(isLive(status), live);
+    // An inspect reply is decoded to the same value.
+    const QByteArray inspect =
+        QJsonDocument(
+            QJsonObject{{QStringLiteral("Id"), QStringLiteral("c0ffee")},
+                        {QStringLiteral("State"), QJsonObject{{QStringLiteral("Status"), docker}}}})
+            .toJson();
+    const auto info = Json::decodeContainerInfo(inspect);
+    QVERIFY2(info, why(info));
+    QCOMPARE(info->state.status, status);
+}
+
 void TestDockerJson::containerList()
 {
     const auto list = Json::decodeContainerList(testData(QStringLiteral("containers.json")));
@@ -309,7 +354,7 @@ void TestDockerJson::containerList()
     QCOMPARE(list->size(), 1);
     const ContainerSummary &c = list->at(0);
     QCOMPARE(c.names, QStringList{QStringLiteral("cdrec-web")});
-    QCOMPARE(c.state, QStringLiteral("running"));
+    QCOMPARE(c.state, ContainerStatus::Running);
     QCOMPARE(c.labels.value(QStringLiteral("io.clusterdeck.session")),
              QStringLiteral("record-0000"));
     QCOMPARE(c.networks, QStringList{QStringLiteral("bridge")});

@@ -139,7 +139,7 @@ public:
         Docker::ContainerSummary c;
         c.id = id.isEmpty() ? containerOf(sessionId, name) : id;
         c.names = {QStringLiteral("cd-%1-%2").arg(sessionId, name)};
-        c.state = state;
+        c.state = parseContainerStatus(state); // the listing as Docker words it
         c.status = status;
         c.created = age == 0 ? 0 : kListedAt.toSecsSinceEpoch() - age;
         c.labels.insert(Labels::session(), sessionId);

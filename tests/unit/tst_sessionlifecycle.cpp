@@ -1146,7 +1146,8 @@ void TestSessionLifecycle::eventIntakeOverflowFallsBackToAPass()
         const auto now = m_store->kernels(s->id);
         QVERIFY(now);
         for (const KernelRecord &k : *now)
-            states << k.hostname + u'=' + k.observed.state + u'/' + toString(k.status);
+            states << k.hostname + u'=' + containerStatusName(k.observed.state) + u'/' +
+                          toString(k.status);
         QFAIL(qPrintable(states.join(u' ')));
     }
     QTRY_VERIFY_WITH_TIMEOUT(passes.load() > passesBefore, 10000);
