@@ -5,6 +5,7 @@
 
 #include <QByteArray>
 #include <QCoreApplication>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
@@ -267,6 +268,55 @@ public:
     }
     qint64 pid() const { return m_process.processId(); }
     void signal(int sig) { ::kill(pid_t(m_process.processId()), sig); }
+    // For a failure message: whether the process still runs, and where each of its threads is
+    // (state, kernel wait channel, system call), with gdb's backtraces when gdb is installed.
+    QString report()
+    {
+        if (m_process.state() == QProcess::NotRunning)
+            return QStringLiteral("exited: %1 %2")
+                .arg(m_process.exitStatus() == QProcess::CrashExit ? QStringLiteral("crashed")
+                                                                   : QStringLiteral("status"))
+                .arg(m_process.exitCode());
+        const QString proc = QStringLiteral("/proc/%1").arg(m_process.processId());
+        auto read = [](const QString &file) {
+            QFile f(file);
+            return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()).trimmed()
+                                               : QString();
+        };
+        QStringList lines;
+        for (const QString &line : read(proc + QStringLiteral("/status")).split(u'\n')) {
+            if (line.startsWith(u"State:") || line.startsWith(u"SigPnd:") ||
+                line.startsWith(u"ShdPnd:") || line.startsWith(u"SigBlk:"))
+                lines.append(line.simplified());
+        }
+        const QStringList tasks =
+            QDir(proc + QStringLiteral("/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        for (const QString &tid : tasks) {
+            const QString task = proc + QStringLiteral("/task/") + tid;
+            const QString stat = read(task + QStringLiteral("/stat"));
+            // "tid (comm) S …": the state follows the last ')'.
+            const QString state = stat.mid(stat.lastIndexOf(u')') + 2, 1);
+            lines.append(QStringLiteral("thread %1 %2 state %3 wchan %4 syscall %5")
+                             .arg(tid, read(task + QStringLiteral("/comm")), state,
+                                  read(task + QStringLiteral("/wchan")),
+                                  read(task + QStringLiteral("/syscall")).section(u' ', 0, 0)));
+        }
+        QProcess gdb;
+        gdb.start(QStringLiteral("gdb"),
+                  {QStringLiteral("-p"), QString::number(m_process.processId()),
+                   QStringLiteral("-batch"), QStringLiteral("-ex"),
+                   QStringLiteral("thread apply all bt 25")});
+        if (gdb.waitForStarted(2000) && gdb.waitForFinished(60000)) {
+            for (const QByteArray &l : gdb.readAllStandardOutput().split('\n')) {
+                if (l.startsWith("Thread ") || l.startsWith('#'))
+                    lines.append(QString::fromUtf8(l));
+            }
+        } else {
+            gdb.kill();
+            gdb.waitForFinished();
+        }
+        return lines.join(u'\n');
+    }
     bool stop()
     {
         if (m_process.state() == QProcess::NotRunning)

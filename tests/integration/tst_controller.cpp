@@ -746,13 +746,17 @@ void TestController::leaderFrozenMidRestartTouchesNothing()
         if (t.a->waitFor("does not lead any more", 15000))
             continue;
         // 1 run in 20 (under load) printed nothing in these 15 s, not even the lost lease: what
-        // A does next, and when, says where it was held up.
+        // A does next, and when, says where it was held up; so does where its threads are.
+        const QString held = t.a->report();
         t.a->waitFor("does not lead any more", 45000);
         qWarning().noquote() << t.backend << ": A, resumed at"
                              << resumedAt.toLocalTime().toString(QStringLiteral("hh:mm:ss.zzz"))
                              << ", said nothing of its lost leadership for 15 s; its output "
                                 "until 60 s after:\n"
-                             << QString::fromUtf8(t.a->err().right(6000));
+                             << QString::fromUtf8(t.a->err().right(6000))
+                             << "\nA's threads 15 s after SIGCONT:\n"
+                             << held << "\nand 60 s after:\n"
+                             << t.a->report();
         QFAIL(qPrintable(t.backend + QStringLiteral(": A did not notice its lost leadership "
                                                     "within 15 s of being resumed (its output "
                                                     "is above)")));
