@@ -13,6 +13,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -42,6 +43,7 @@ private Q_SLOTS:
     void liveKernelUpdateKeepsExpansionAndSelection();
     void newSessionAppearsAndRemovedGoes();
     void filterBoxKeepsParents();
+    void statusBoxFilters();
     void memberKernelActsOnSession_data();
     void memberKernelActsOnSession();
     void cancelledConfirmationDoesNothing();
@@ -187,6 +189,33 @@ void TestSessionsView::filterBoxKeepsParents()
     QTest::keyClicks(m_view->filterEdit(), QStringLiteral("template:mpi"));
     QCOMPARE(proxy->rowCount(), 1);
     QCOMPARE(proxy->index(0, 0).data().toString(), QStringLiteral("beta"));
+}
+
+void TestSessionsView::statusBoxFilters()
+{
+    auto *box = m_view->findChild<QComboBox *>(QStringLiteral("statusFilter"));
+    QVERIFY(box);
+    SessionFilterProxyModel *proxy = m_view->proxy();
+    auto choose = [&](const QString &text) {
+        const int i = box->findText(text);
+        QVERIFY2(i >= 0, qPrintable(text));
+        box->setCurrentIndex(i);
+    };
+    auto filtered = [&] {
+        QStringList names;
+        for (SessionStatus st : proxy->statusFilter())
+            names.append(toString(st));
+        return names;
+    };
+    choose(QStringLiteral("Running"));
+    QCOMPARE(filtered(), QStringList{QStringLiteral("RUNNING")});
+    QCOMPARE(proxy->rowCount(), 2);
+    choose(QStringLiteral("Degraded"));
+    QCOMPARE(filtered(), QStringList{QStringLiteral("DEGRADED")});
+    QCOMPARE(proxy->rowCount(), 0);
+    choose(QStringLiteral("All statuses"));
+    QVERIFY(filtered().isEmpty());
+    QCOMPARE(proxy->rowCount(), 2);
 }
 
 void TestSessionsView::memberKernelActsOnSession_data()

@@ -330,6 +330,21 @@ void TestSessionTreeModel::aggregatedStatus()
     }
     QCOMPARE(m_model->index(0, SessionTreeModel::StatusColumn).data().toString(), expected);
     QCOMPARE(m_model->index(0, 0).data(SessionTreeModel::StatusRole).toString(), expected);
+    // The typed roles say the same, for code that decides by status.
+    const QModelIndex session = m_model->index(0, 0);
+    QCOMPARE(toString(session.data(SessionTreeModel::SessionStatusRole).value<SessionStatus>()),
+             expected);
+    QCOMPARE(toString(session.data(SessionTreeModel::KernelStatusRole).value<KernelStatus>()),
+             toString(KernelStatus(statuses[0]))); // the primary's
+    const QModelIndex workers = m_model->index(1, 0, session);
+    QVERIFY(!workers.data(SessionTreeModel::KernelStatusRole).isValid()); // a role row
+    QCOMPARE(toString(workers.data(SessionTreeModel::SessionStatusRole).value<SessionStatus>()),
+             toString(deriveSessionStatus({KernelStatus(statuses[1]), KernelStatus(statuses[2])})));
+    for (int i = 0; i < 2; ++i)
+        QCOMPARE(toString(m_model->index(i, 0, workers)
+                              .data(SessionTreeModel::KernelStatusRole)
+                              .value<KernelStatus>()),
+                 toString(KernelStatus(statuses[i + 1])));
 }
 
 void TestSessionTreeModel::newKernelIsInserted()
@@ -570,7 +585,7 @@ void TestSessionTreeModel::statusFilter()
     SessionFilterProxyModel proxy;
     QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
     proxy.setSourceModel(m_model.get());
-    proxy.setStatusFilter({QStringLiteral("DEGRADED")});
+    proxy.setStatusFilter({SessionStatus::Degraded});
     QCOMPARE(visibleTree(proxy), (QStringList{"alpha/main/main1", "alpha/main/main2"}));
     proxy.setStatusFilter({});
     QCOMPARE(proxy.rowCount(), 2);

@@ -555,7 +555,9 @@ void LaunchDialog::launch()
     int total = 0;
     for (int i = 0; i < m_preview->topLevelItemCount(); ++i) {
         const QTreeWidgetItem *p = m_preview->topLevelItem(i);
-        new QTreeWidgetItem(m_progress, {p->text(0), p->text(2), toString(KernelStatus::Pending)});
+        auto *item = new QTreeWidgetItem(m_progress,
+                                         {p->text(0), p->text(2), toString(KernelStatus::Pending)});
+        item->setData(2, Qt::UserRole, QVariant::fromValue(KernelStatus::Pending));
         ++total;
     }
     m_bar->setRange(0, std::max(total, 1));
@@ -589,7 +591,7 @@ void LaunchDialog::launch()
                         if (!self)
                             return;
                         self->m_sessionId = k.sessionId;
-                        self->setKernelStatus(k.hostname, toString(k.status));
+                        self->setKernelStatus(k.hostname, k.status);
                     },
                     Qt::QueuedConnection);
             });
@@ -620,21 +622,24 @@ void LaunchDialog::launch()
         });
 }
 
-void LaunchDialog::setKernelStatus(const QString &hostname, const QString &status)
+// The status column shows the text; its UserRole holds the KernelStatus counted here.
+void LaunchDialog::setKernelStatus(const QString &hostname, KernelStatus status)
 {
     int running = 0;
     bool found = false;
     for (int i = 0; i < m_progress->topLevelItemCount(); ++i) {
         QTreeWidgetItem *item = m_progress->topLevelItem(i);
         if (item->text(0) == hostname) {
-            item->setText(2, status);
+            item->setText(2, toString(status));
+            item->setData(2, Qt::UserRole, QVariant::fromValue(status));
             found = true;
         }
-        if (item->text(2) == toString(KernelStatus::Running))
+        if (item->data(2, Qt::UserRole).value<KernelStatus>() == KernelStatus::Running)
             ++running;
     }
     if (!found) {
-        new QTreeWidgetItem(m_progress, {hostname, QString(), status});
+        auto *item = new QTreeWidgetItem(m_progress, {hostname, QString(), toString(status)});
+        item->setData(2, Qt::UserRole, QVariant::fromValue(status));
         m_bar->setMaximum(m_progress->topLevelItemCount());
     }
     m_bar->setValue(running);

@@ -3,6 +3,7 @@
 #include "http/httptypes.h"
 #include "placement/placement.h"
 #include "plan/launchoptions.h"
+#include "store/status.h"
 #include "template/clustertemplate.h"
 
 #include <QDialog>
@@ -88,7 +89,7 @@ private:
     void loadTemplate(int index);
     void rebuildRoles();
     void updateHostPaths();
-    void setKernelStatus(const QString &hostname, const QString &status);
+    void setKernelStatus(const QString &hostname, KernelStatus status);
     void setPullProgress(const QString &host, const QString &image, double fraction,
                          qint64 downloaded, qint64 total, const QString &error);
     void finishLaunch(bool ok, const QString &sessionId, const QString &message);

@@ -109,17 +109,17 @@ void TrayNotifier::seedAll(bool announce)
 void TrayNotifier::check(const QModelIndex &sessionRow, bool announce)
 {
     const QString id = sessionRow.data(SessionTreeModel::IdRole).toString();
-    const auto status =
-        sessionStatusFromString(sessionRow.data(SessionTreeModel::StatusRole).toString());
-    if (id.isEmpty() || !status)
+    const QVariant shown = sessionRow.data(SessionTreeModel::SessionStatusRole);
+    if (id.isEmpty() || !shown.isValid())
         return;
+    const auto status = shown.value<SessionStatus>();
     const std::optional<SessionStatus> before =
         m_known.contains(id) ? std::optional(m_known.value(id)) : std::nullopt;
-    m_known.insert(id, *status);
+    m_known.insert(id, status);
     if (!announce || !m_presenter || !isOutOfSight(m_window))
         return;
     const QString name = sessionRow.data(SessionTreeModel::SessionNameRole).toString();
-    if (const auto notice = noticeFor(name.isEmpty() ? id.left(8) : name, before, *status)) {
+    if (const auto notice = noticeFor(name.isEmpty() ? id.left(8) : name, before, status)) {
         qCInfo(lcTray) << notice->title;
         m_presenter(*notice);
     }

@@ -46,7 +46,7 @@ void SessionFilterProxyModel::setFilterText(const QString &text)
     invalidateFilter();
 }
 
-void SessionFilterProxyModel::setStatusFilter(const QStringList &statuses)
+void SessionFilterProxyModel::setStatusFilter(const QList<SessionStatus> &statuses)
 {
     if (statuses == m_statuses)
         return;
@@ -108,12 +108,12 @@ bool SessionFilterProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex 
         QModelIndex session = index;
         while (session.parent().isValid())
             session = session.parent();
-        const QString status = session.data(Model::StatusRole).toString();
-        if (!m_statuses.isEmpty() && !m_statuses.contains(status, Qt::CaseInsensitive))
+        const auto status = session.data(Model::SessionStatusRole).value<SessionStatus>();
+        if (!m_statuses.isEmpty() && !m_statuses.contains(status))
             return false;
-        if (!m_showFinished && (status == toString(SessionStatus::Terminated) ||
-                                status == toString(SessionStatus::Cancelled) ||
-                                status == toString(SessionStatus::Completed)))
+        if (!m_showFinished &&
+            (status == SessionStatus::Terminated || status == SessionStatus::Cancelled ||
+             status == SessionStatus::Completed))
             return false;
     }
     for (const Term &term : m_terms)

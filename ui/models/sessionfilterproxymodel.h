@@ -1,5 +1,7 @@
 #pragma once
 
+#include "store/status.h"
+
 #include <QSortFilterProxyModel>
 #include <QStringList>
 
@@ -20,8 +22,8 @@ public:
     QString filterText() const { return m_text; }
 
     // Only sessions (and their kernels) in one of these statuses; empty = all.
-    void setStatusFilter(const QStringList &statuses);
-    QStringList statusFilter() const { return m_statuses; }
+    void setStatusFilter(const QList<SessionStatus> &statuses);
+    QList<SessionStatus> statusFilter() const { return m_statuses; }
 
     // Sessions that ended (TERMINATED, CANCELLED) are shown only when asked for.
     void setShowFinished(bool show);
@@ -42,7 +44,7 @@ private:
 
     QString m_text;
     QList<Term> m_terms;
-    QStringList m_statuses;
+    QList<SessionStatus> m_statuses;
     bool m_showFinished = true;
 };
 

@@ -825,6 +825,8 @@ QHash<int, QByteArray> SessionTreeModel::roleNames() const
     names.insert(UsageRole, "usage");
     names.insert(CpuHistoryRole, "cpuHistory");
     names.insert(MemoryHistoryRole, "memoryHistory");
+    names.insert(SessionStatusRole, "sessionStatus");
+    names.insert(KernelStatusRole, "kernelStatus");
     return names;
 }
 
@@ -930,6 +932,10 @@ QVariant SessionTreeModel::sessionData(const Node *node, int column, int role) c
         return info.hosts;
     case StatusRole:
         return status;
+    case SessionStatusRole:
+        return QVariant::fromValue(info.shown);
+    case KernelStatusRole:
+        return primary ? QVariant::fromValue(primary->status) : QVariant();
     case ContainerIdRole:
         return primary ? primary->containerId : QString();
     case PortsRole:
@@ -1015,6 +1021,8 @@ QVariant SessionTreeModel::roleData(const Node *node, int column, int role) cons
         return node->roleHosts;
     case StatusRole:
         return status;
+    case SessionStatusRole:
+        return QVariant::fromValue(node->roleStatus);
     case PortsRole:
         return QVariantList{};
     case PortUrlsRole:
@@ -1096,6 +1104,8 @@ QVariant SessionTreeModel::kernelData(const Node *node, int column, int role) co
         return QStringList{k.host};
     case StatusRole:
         return status;
+    case KernelStatusRole:
+        return QVariant::fromValue(k.status);
     case ContainerIdRole:
         return k.containerId;
     case PortsRole:
@@ -1273,6 +1283,8 @@ QVariant SessionTreeModel::usageData(const Node *node, int column, int role) con
     case SessionNameRole:
     case HostnameRole:
     case StatusRole:
+    case SessionStatusRole:
+    case KernelStatusRole:
     case RoleNameRole:
     case KernelCountRole:
     case LocalRankRole:

@@ -69,6 +69,10 @@ public:
         UsageRole,         // Docker::ResourceUsage of the row (sums on role and session rows)
         CpuHistoryRole,    // QList<double>: the kernel's CPU % over the last 60 samples
         MemoryHistoryRole, // QList<double>: the kernel's memory used (bytes), likewise
+        // Typed, for code that decides by status (StatusRole is the text shown and filtered):
+        SessionStatusRole, // SessionStatus of a session row (derived from its kernels on a role
+                           // row)
+        KernelStatusRole,  // KernelStatus of a kernel row (the primary's on a session row)
     };
 
     explicit SessionTreeModel(QObject *parent = nullptr);

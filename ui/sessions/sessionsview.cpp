@@ -113,12 +113,12 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
     // The placeholder is only a description: the filter has no label on screen.
     m_filter->setAccessibleName(tr("Filter sessions"));
     m_status->setObjectName(QStringLiteral("statusFilter"));
-    m_status->addItem(tr("All statuses"), QStringList{});
+    m_status->addItem(tr("All statuses"));
     for (SessionStatus s : {SessionStatus::Running, SessionStatus::Degraded, SessionStatus::Error,
                             SessionStatus::Provisioning, SessionStatus::Restarting,
                             SessionStatus::Terminating, SessionStatus::Terminated}) {
         const QString text = toString(s);
-        m_status->addItem(text.left(1) + text.mid(1).toLower(), QStringList{text});
+        m_status->addItem(text.left(1) + text.mid(1).toLower(), QVariant::fromValue(s));
     }
     m_showFinished->setObjectName(QStringLiteral("showEnded"));
     m_showFinished->setToolTip(tr("Also show sessions that were terminated or cancelled"));
@@ -254,8 +254,12 @@ SessionsView::SessionsView(ConsoleController *controller, QWidget *parent)
         if (!text.isEmpty())
             m_tree->expandAll(); // show where the matches are
     });
-    connect(m_status, &QComboBox::currentIndexChanged, this,
-            [this] { m_proxy->setStatusFilter(m_status->currentData().toStringList()); });
+    connect(m_status, &QComboBox::currentIndexChanged, this, [this] {
+        const QVariant chosen = m_status->currentData();
+        m_proxy->setStatusFilter(chosen.isValid()
+                                     ? QList<SessionStatus>{chosen.value<SessionStatus>()}
+                                     : QList<SessionStatus>{});
+    });
     connect(m_showFinished, &QCheckBox::toggled, m_proxy,
             &SessionFilterProxyModel::setShowFinished);
     connect(m_tree, &QTreeView::customContextMenuRequested, this, [this](const QPoint &pos) {
@@ -733,7 +737,8 @@ void SessionsView::updateProbeEndpoints()
             const QModelIndex role = m_model->index(r, 0, session);
             for (int k = 0; k < m_model->rowCount(role); ++k) {
                 const QModelIndex kernel = m_model->index(k, 0, role);
-                if (kernel.data(Model::StatusRole).toString() != toString(KernelStatus::Running))
+                if (kernel.data(Model::KernelStatusRole).value<KernelStatus>() !=
+                    KernelStatus::Running)
                     continue;
                 for (const QVariant &v : kernel.data(Model::PortsRole).toList()) {
                     const QVariantMap p = v.toMap();
