@@ -109,7 +109,7 @@ Result<void> KernelStatusBatcher::flush()
         KernelProgress k;
         k.kernel = {m_sessionId, id};
         for (const Change &change : p.changes)
-            k.changes.append({toString(change.status), change.at, change.reason});
+            k.changes.append({change.status, change.at, change.reason});
         k.containerId = p.containerId;
         k.ports = p.ports;
         k.updatedAt = p.updatedAt;

@@ -605,7 +605,7 @@ void SessionController::setKernelStatuses(const QString &sessionId,
     QList<KernelProgress> progress;
     progress.reserve(kernels.size());
     for (const KernelRecord &k : kernels)
-        progress.append({{sessionId, k.id}, {{toString(status), now, reason}}, {}, {}, now, {}});
+        progress.append({{sessionId, k.id}, {{status, now, reason}}, {}, {}, now, {}});
     // One transaction for the whole session: one per kernel was most of a large terminate's cost.
     auto ok = m_store->recordKernelProgress(progress);
     if (!ok)

@@ -52,11 +52,14 @@ QDateTime dateFromText(const QString &text)
     return QDateTime::fromString(text, Qt::ISODateWithMs);
 }
 
-QJsonArray historyToJson(const QList<StatusChange> &history)
+namespace {
+
+template<typename Status>
+QJsonArray historyJson(const QList<StatusChangeOf<Status>> &history)
 {
     QJsonArray array;
-    for (const StatusChange &change : history) {
-        QJsonObject o{{QStringLiteral("status"), change.status},
+    for (const StatusChangeOf<Status> &change : history) {
+        QJsonObject o{{QStringLiteral("status"), toString(change.status)},
                       {QStringLiteral("at"), dateToText(change.at)}};
         if (!change.reason.isEmpty())
             o.insert(QStringLiteral("reason"), change.reason);
@@ -65,17 +68,42 @@ QJsonArray historyToJson(const QList<StatusChange> &history)
     return array;
 }
 
-QList<StatusChange> historyFromJson(const QJsonArray &array)
+template<typename Status, typename Parse>
+QList<StatusChangeOf<Status>> historyOf(const QJsonArray &array, Parse parse)
 {
-    QList<StatusChange> history;
+    QList<StatusChangeOf<Status>> history;
     history.reserve(array.size());
     for (const QJsonValue &value : array) {
         const QJsonObject o = value.toObject();
-        history.append({str(o, QLatin1StringView("status")),
-                        dateFromText(str(o, QLatin1StringView("at"))),
+        const std::optional<Status> status = parse(str(o, QLatin1StringView("status")));
+        if (!status)
+            continue;
+        history.append({*status, dateFromText(str(o, QLatin1StringView("at"))),
                         str(o, QLatin1StringView("reason"))});
     }
     return history;
+}
+
+} // namespace
+
+QJsonArray historyToJson(const QList<KernelStatusChange> &history)
+{
+    return historyJson(history);
+}
+
+QJsonArray historyToJson(const QList<SessionStatusChange> &history)
+{
+    return historyJson(history);
+}
+
+QList<KernelStatusChange> kernelHistoryFromJson(const QJsonArray &array)
+{
+    return historyOf<KernelStatus>(array, kernelStatusFromString);
+}
+
+QList<SessionStatusChange> sessionHistoryFromJson(const QJsonArray &array)
+{
+    return historyOf<SessionStatus>(array, sessionStatusFromString);
 }
 
 QJsonArray portsToJson(const QList<PortBinding> &ports)
@@ -309,7 +337,7 @@ Result<SessionRecord> sessionFromJson(const QJsonObject &o, const QString &where
     s.mode = sessionModeFromText(str(o, QLatin1StringView("mode")));
     s.desired = *desired;
     s.status = *status;
-    s.history = historyFromJson(o.value(QLatin1StringView("history")).toArray());
+    s.history = sessionHistoryFromJson(o.value(QLatin1StringView("history")).toArray());
     s.lastError = str(o, QLatin1StringView("last_error"));
     s.networkName = str(o, QLatin1StringView("network_name"));
     s.networkId = str(o, QLatin1StringView("network_id"));
@@ -344,7 +372,7 @@ Result<KernelRecord> kernelFromJson(const QJsonObject &o, const QString &where)
     k.containerId = str(o, QLatin1StringView("container_id"));
     k.status = *status;
     k.desired = *desired;
-    k.history = historyFromJson(o.value(QLatin1StringView("history")).toArray());
+    k.history = kernelHistoryFromJson(o.value(QLatin1StringView("history")).toArray());
     k.ports = portsFromJson(o.value(QLatin1StringView("ports")).toArray());
     if (o.contains(QLatin1StringView("cpus")))
         k.cpus = o.value(QLatin1StringView("cpus")).toDouble();

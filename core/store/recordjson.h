@@ -18,8 +18,12 @@ ClusterMode sessionModeFromText(const QString &text);
 QString dateToText(const QDateTime &at);
 QDateTime dateFromText(const QString &text);
 
-QJsonArray historyToJson(const QList<StatusChange> &history);
-QList<StatusChange> historyFromJson(const QJsonArray &array);
+// The status is spelled as everywhere else ("RUNNING"); an entry whose status this release does
+// not know (written by a newer one) is left out.
+QJsonArray historyToJson(const QList<KernelStatusChange> &history);
+QJsonArray historyToJson(const QList<SessionStatusChange> &history);
+QList<KernelStatusChange> kernelHistoryFromJson(const QJsonArray &array);
+QList<SessionStatusChange> sessionHistoryFromJson(const QJsonArray &array);
 QJsonArray portsToJson(const QList<PortBinding> &ports);
 QList<PortBinding> portsFromJson(const QJsonArray &array);
 QJsonObject labelsToJson(const QMap<QString, QString> &labels);

@@ -17,14 +17,17 @@
 
 namespace ClusterDeck {
 
-// One entry of a status history.
-struct StatusChange
+// One entry of a status history: the status a kernel or session went to, when, and why.
+template<typename Status>
+struct StatusChangeOf
 {
-    QString status; // KernelStatus / SessionStatus as text
+    Status status{};
     QDateTime at;
     QString reason;
-    friend bool operator==(const StatusChange &, const StatusChange &) = default;
+    friend bool operator==(const StatusChangeOf &, const StatusChangeOf &) = default;
 };
+using KernelStatusChange = StatusChangeOf<KernelStatus>;
+using SessionStatusChange = StatusChangeOf<SessionStatus>;
 
 // A registered Docker host.
 struct HostRecord
@@ -77,7 +80,7 @@ struct KernelRecord
     QString containerId;
     KernelStatus status = KernelStatus::Pending;
     DesiredState desired = DesiredState::Running;
-    QList<StatusChange> history;
+    QList<KernelStatusChange> history;
     QList<PortBinding> ports;
     std::optional<double> cpus;
     std::optional<qint64> memoryBytes;
@@ -90,7 +93,7 @@ struct KernelRecord
     {
         status = to;
         updatedAt = at;
-        history.append({toString(to), at, reason});
+        history.append({to, at, reason});
     }
     friend bool operator==(const KernelRecord &, const KernelRecord &) = default;
 };
@@ -113,7 +116,7 @@ struct SessionRecord
     ClusterMode mode = ClusterMode::Auto; // SingleNode or MultiNode once placed; Auto before
     DesiredState desired = DesiredState::Running;
     SessionStatus status = SessionStatus::Pending;
-    QList<StatusChange> history;
+    QList<SessionStatusChange> history;
     QString lastError;
     QString networkName;
     QString networkId;
@@ -128,7 +131,7 @@ struct SessionRecord
     {
         status = to;
         updatedAt = at;
-        history.append({toString(to), at, reason});
+        history.append({to, at, reason});
     }
     friend bool operator==(const SessionRecord &, const SessionRecord &) = default;
 };

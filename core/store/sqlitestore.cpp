@@ -458,7 +458,7 @@ Result<KernelRecord> kernelFromRow(const Statement &s, const QString &where)
     auto ports = RecordJson::parseArray(s.bytes(13), where);
     if (!history || !ports)
         return fail(history ? ports.error() : history.error());
-    k.history = RecordJson::historyFromJson(*history);
+    k.history = RecordJson::kernelHistoryFromJson(*history);
     k.ports = RecordJson::portsFromJson(*ports);
     if (!s.isNull(14))
         k.cpus = s.real(14);
@@ -495,7 +495,7 @@ Result<SessionRecord> sessionFromRow(const Statement &s, const QString &where)
     auto history = RecordJson::parseArray(s.bytes(8), where);
     if (!history)
         return fail(history.error());
-    r.history = RecordJson::historyFromJson(*history);
+    r.history = RecordJson::sessionHistoryFromJson(*history);
     r.lastError = s.text(9);
     r.networkName = s.text(10);
     r.networkId = s.text(11);
@@ -1675,7 +1675,7 @@ Result<void> SqliteStore::recordKernelProgress(const QList<KernelProgress> &prog
                             "= ?2");
                 s.bind(1, p.kernel.kernelId).bind(2, p.kernel.sessionId);
                 if (!p.changes.isEmpty())
-                    s.bind(3, p.changes.last().status).bind(4, entries);
+                    s.bind(3, toString(p.changes.last().status)).bind(4, entries);
                 if (p.containerId)
                     s.bind(5, p.containerId->isNull() ? QStringLiteral("") : *p.containerId);
                 if (p.ports)

@@ -76,9 +76,8 @@ Result<void> StateStore::recordKernelProgress(const QList<KernelProgress> &progr
         const KernelProgress *p = byId.value(k.sessionId + u'/' + k.id);
         if (!p)
             return false;
-        for (const StatusChange &change : p->changes) {
-            if (const auto status = kernelStatusFromString(change.status))
-                k.status = *status;
+        for (const KernelStatusChange &change : p->changes) {
+            k.status = change.status;
             k.history.append(change);
         }
         if (p->containerId)

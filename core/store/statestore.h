@@ -65,7 +65,7 @@ public:
 struct KernelProgress
 {
     KernelRef kernel;
-    QList<StatusChange> changes; // each appended to the history; the last one's is the status
+    QList<KernelStatusChange> changes; // each appended to the history; the last one's is the status
     std::optional<QString> containerId;
     std::optional<QList<PortBinding>> ports;
     QDateTime updatedAt;

@@ -54,8 +54,8 @@ QList<KernelRecord> kernelsFor(const QString &sessionId, int count)
         k.containerName = QStringLiteral("cd-%1-%2").arg(sessionId.left(8), k.hostname);
         k.containerId = QString(64, u'a');
         k.status = KernelStatus::Running;
-        k.history = {{QStringLiteral("PENDING"), QDateTime::currentDateTimeUtc(), {}},
-                     {QStringLiteral("RUNNING"), QDateTime::currentDateTimeUtc(), {}}};
+        k.history = {{KernelStatus::Pending, QDateTime::currentDateTimeUtc(), {}},
+                     {KernelStatus::Running, QDateTime::currentDateTimeUtc(), {}}};
         k.ports = {{QStringLiteral("jupyter"), QStringLiteral("http"), 8080, 32768 + i,
                     QStringLiteral("http://192.168.213.11:%1").arg(32768 + i)}};
         k.cpus = 2;

@@ -67,8 +67,8 @@ SessionRecord makeSession(const QString &id = newId())
                     {QStringLiteral("env"), QJsonArray{QStringLiteral("A=1")}}};
     s.mode = ClusterMode::MultiNode;
     s.status = SessionStatus::Provisioning;
-    s.history = {{QStringLiteral("PENDING"), at(0), {}},
-                 {QStringLiteral("PROVISIONING"), at(1), QStringLiteral("placed on h1, h2")}};
+    s.history = {{SessionStatus::Pending, at(0), {}},
+                 {SessionStatus::Provisioning, at(1), QStringLiteral("placed on h1, h2")}};
     s.networkName = QStringLiteral("cd-") + id.left(8);
     s.createdAt = at(0);
     s.updatedAt = at(1);
@@ -88,7 +88,7 @@ KernelRecord makeKernel(const QString &sessionId, int rank, const QString &id = 
     k.host = QStringLiteral("h%1").arg(rank % 3 + 1);
     k.containerName = QStringLiteral("cd-%1-%2").arg(sessionId.left(8), k.hostname);
     k.status = KernelStatus::Creating;
-    k.history = {{QStringLiteral("PENDING"), at(0), {}}, {QStringLiteral("CREATING"), at(2), {}}};
+    k.history = {{KernelStatus::Pending, at(0), {}}, {KernelStatus::Creating, at(2), {}}};
     k.ports = {{QStringLiteral("jupyter"), QStringLiteral("http"), 8080, 32768 + rank,
                 QStringLiteral("http://192.168.213.11:%1").arg(32768 + rank)},
                {QStringLiteral("ssh"), QStringLiteral("tcp"), 2200, 0, {}}};
@@ -533,7 +533,7 @@ void TestStoreContract::sessionsAndKernelsCrud()
     QCOMPARE(m_store->kernels(other.id)->size(), 2);
 
     s.status = SessionStatus::Running;
-    s.history.append({QStringLiteral("RUNNING"), at(10), {}});
+    s.history.append({SessionStatus::Running, at(10), {}});
     s.networkId = QStringLiteral("n0tw0rk");
     s.restartCount = 2;
     CHECK_OK(m_store->updateSession(s));
@@ -580,7 +580,7 @@ void TestStoreContract::kernelStatusHistory()
     CHECK_OK(updated);
     QVERIFY(updated->status == KernelStatus::Running);
     QCOMPARE(updated->history.size(), kernels[1].history.size() + 1);
-    QCOMPARE(updated->history.last().status, QStringLiteral("RUNNING"));
+    QVERIFY(updated->history.last().status == KernelStatus::Running);
     QCOMPARE(updated->history.last().reason, QStringLiteral("started"));
     QCOMPARE(*m_store->kernel(s.id, kernels[1].id), *updated);
     QCOMPARE(*m_store->kernel(s.id, kernels[0].id), kernels[0]);
@@ -601,14 +601,14 @@ void TestStoreContract::kernelProgressBatch()
 
     KernelProgress first;
     first.kernel = {s.id, kernels[0].id};
-    first.changes = {{QStringLiteral("CREATING"), at(4), {}},
-                     {QStringLiteral("RUNNING"), at(5), QStringLiteral("started")}};
+    first.changes = {{KernelStatus::Creating, at(4), {}},
+                     {KernelStatus::Running, at(5), QStringLiteral("started")}};
     first.containerId = QStringLiteral("c0ffee");
     first.ports = QList<PortBinding>{{QStringLiteral("ssh"), QStringLiteral("tcp"), 22, 40022, {}}};
     first.updatedAt = at(5);
     KernelProgress second;
     second.kernel = {s.id, kernels[2].id};
-    second.changes = {{QStringLiteral("ERROR"), at(6), QStringLiteral("exited")}};
+    second.changes = {{KernelStatus::Error, at(6), QStringLiteral("exited")}};
     second.updatedAt = at(6);
     KernelProgress containerOnly;
     containerOnly.kernel = {s.id, kernels[1].id};
@@ -616,7 +616,7 @@ void TestStoreContract::kernelProgressBatch()
     containerOnly.updatedAt = at(7);
     KernelProgress missing; // skipped
     missing.kernel = {s.id, newId()};
-    missing.changes = {{QStringLiteral("RUNNING"), at(5), {}}};
+    missing.changes = {{KernelStatus::Running, at(5), {}}};
     missing.updatedAt = at(5);
     CHECK_OK(m_store->recordKernelProgress({first, second, containerOnly, missing}));
 
@@ -876,7 +876,7 @@ void TestStoreContract::concurrentWritersTwoProcesses()
     CHECK_OK(kernel);
     QCOMPARE(kernel->history.size(), kernels[0].history.size() + 2 * perProcess);
     QSet<QString> reasons;
-    for (const StatusChange &c : kernel->history)
+    for (const KernelStatusChange &c : kernel->history)
         reasons.insert(c.reason);
     for (int i = 0; i < perProcess; ++i) {
         QVERIFY(reasons.contains(QStringLiteral("a-%1").arg(i)));

@@ -9,6 +9,7 @@
 #include "plan/planresolver.h"
 #include "provision/containerspecbuilder.h"
 #include "provision/sessionjson.h"
+#include "store/recordjson.h"
 #include "template/templateloader.h"
 
 #include <QDebug>
@@ -31,6 +32,7 @@ private Q_SLOTS:
     void containerLabels();
     void jsonShapes_data();
     void jsonShapes();
+    void statusHistoryInTheStore();
 
 private:
     // The page from the line `heading` to the next heading of the same or a higher level.
@@ -345,4 +347,40 @@ void TestContracts::jsonShapes()
 }
 
 QTEST_GUILESS_MAIN(TestContracts)
+// The store keeps a status history as the statuses' names, whatever the type inside.
+void TestContracts::statusHistoryInTheStore()
+{
+    const QDateTime at =
+        QDateTime::fromString(QStringLiteral("2026-12-07T05:00:00.000Z"), Qt::ISODateWithMs);
+    KernelRecord k;
+    k.id = QStringLiteral("k1");
+    k.sessionId = QStringLiteral("s1");
+    k.changeStatus(KernelStatus::Creating, at, {});
+    k.changeStatus(KernelStatus::Running, at.addSecs(1), QStringLiteral("started"));
+    const QJsonArray stored = RecordJson::toJson(k).value(QStringLiteral("history")).toArray();
+    QCOMPARE(stored.size(), 2);
+    QCOMPARE(stored.at(1).toObject().value(QStringLiteral("status")).toString(),
+             QStringLiteral("RUNNING"));
+    QCOMPARE(stored.at(1).toObject().value(QStringLiteral("reason")).toString(),
+             QStringLiteral("started"));
+    QVERIFY(RecordJson::kernelHistoryFromJson(stored) == k.history);
+
+    SessionRecord s;
+    s.changeStatus(SessionStatus::Degraded, at, QStringLiteral("worker2 exited"));
+    const QJsonArray sessionStored =
+        RecordJson::toJson(s).value(QStringLiteral("history")).toArray();
+    QCOMPARE(sessionStored.at(0).toObject().value(QStringLiteral("status")).toString(),
+             QStringLiteral("DEGRADED"));
+    QVERIFY(RecordJson::sessionHistoryFromJson(sessionStored) == s.history);
+
+    // A status a newer release wrote is left out; the entries around it are kept.
+    QJsonArray newer = stored;
+    newer.insert(1,
+                 QJsonObject{{QStringLiteral("status"), QStringLiteral("HIBERNATING")},
+                             {QStringLiteral("at"), QStringLiteral("2026-12-07T05:00:00.500Z")}});
+    QVERIFY(RecordJson::kernelHistoryFromJson(newer) == k.history);
+    // A kernel status is no session status.
+    QVERIFY(RecordJson::sessionHistoryFromJson(stored).size() == 1); // only RUNNING is both
+}
+
 #include "tst_contracts.moc"
