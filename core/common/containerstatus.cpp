@@ -40,10 +40,4 @@ ContainerStatus parseContainerStatus(QStringView text)
     return ContainerStatus::Unknown;
 }
 
-bool isLive(ContainerStatus status)
-{
-    return status == ContainerStatus::Created || status == ContainerStatus::Running ||
-           status == ContainerStatus::Paused || status == ContainerStatus::Restarting;
-}
-
 } // namespace ClusterDeck

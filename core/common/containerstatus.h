@@ -25,7 +25,4 @@ enum class ContainerStatus {
 QString containerStatusName(ContainerStatus status);
 ContainerStatus parseContainerStatus(QStringView text);
 
-// Created, Running, Paused or Restarting: the container still holds its resources and can run.
-bool isLive(ContainerStatus status);
-
 } // namespace ClusterDeck

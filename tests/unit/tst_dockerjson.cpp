@@ -309,22 +309,19 @@ void TestDockerJson::containerStatusSpelling_data()
     QTest::addColumn<QString>("docker");
     QTest::addColumn<ContainerStatus>("status");
     QTest::addColumn<QString>("spelled");
-    QTest::addColumn<bool>("live");
-    QTest::newRow("created") << "created" << ContainerStatus::Created << "created" << true;
-    QTest::newRow("running") << "running" << ContainerStatus::Running << "running" << true;
-    QTest::newRow("paused") << "paused" << ContainerStatus::Paused << "paused" << true;
-    QTest::newRow("restarting") << "restarting" << ContainerStatus::Restarting << "restarting"
-                                << true;
-    QTest::newRow("removing") << "removing" << ContainerStatus::Removing << "removing" << false;
-    QTest::newRow("exited") << "exited" << ContainerStatus::Exited << "exited" << false;
-    QTest::newRow("dead") << "dead" << ContainerStatus::Dead << "dead" << false;
+    QTest::newRow("created") << "created" << ContainerStatus::Created << "created";
+    QTest::newRow("running") << "running" << ContainerStatus::Running << "running";
+    QTest::newRow("paused") << "paused" << ContainerStatus::Paused << "paused";
+    QTest::newRow("restarting") << "restarting" << ContainerStatus::Restarting << "restarting";
+    QTest::newRow("removing") << "removing" << ContainerStatus::Removing << "removing";
+    QTest::newRow("exited") << "exited" << ContainerStatus::Exited << "exited";
+    QTest::newRow("dead") << "dead" << ContainerStatus::Dead << "dead";
     // ClusterDeck's own words in stored observations.
-    QTest::newRow("removed") << "removed" << ContainerStatus::Removed << "removed" << false;
-    QTest::newRow("never seen") << "" << ContainerStatus::None << "" << false;
+    QTest::newRow("removed") << "removed" << ContainerStatus::Removed << "removed";
+    QTest::newRow("never seen") << "" << ContainerStatus::None << "";
     // A state of a newer daemon is kept apart, not mistaken for one we act on.
-    QTest::newRow("unknown word") << "hibernating" << ContainerStatus::Unknown << "unknown"
-                                  << false;
-    QTest::newRow("case matters") << "Running" << ContainerStatus::Unknown << "unknown" << false;
+    QTest::newRow("unknown word") << "hibernating" << ContainerStatus::Unknown << "unknown";
+    QTest::newRow("case matters") << "Running" << ContainerStatus::Unknown << "unknown";
 }
 
 void TestDockerJson::containerStatusSpelling()
@@ -332,10 +329,8 @@ void TestDockerJson::containerStatusSpelling()
     QFETCH(QString, docker);
     QFETCH(ContainerStatus, status);
     QFETCH(QString, spelled);
-    QFETCH(bool, live);
     QCOMPARE(parseContainerStatus(docker), status);
     QCOMPARE(containerStatusName(status), spelled);
-    QCOMPARE(isLive(status), live);
     // An inspect reply is decoded to the same value.
     const QByteArray inspect =
         QJsonDocument(
