@@ -49,6 +49,15 @@ namespace ClusterDeck::Ui {
 
 namespace {
 
+// The progress list's status column shows the text; its UserRole holds the KernelStatus counted.
+constexpr int kStatusColumn = 2;
+
+void showStatus(QTreeWidgetItem *item, KernelStatus status)
+{
+    item->setText(kStatusColumn, toString(status));
+    item->setData(kStatusColumn, Qt::UserRole, QVariant::fromValue(status));
+}
+
 QWidget *tableWithButtons(QTableWidget *table, const QString &what)
 {
     auto *box = new QWidget;
@@ -555,9 +564,8 @@ void LaunchDialog::launch()
     int total = 0;
     for (int i = 0; i < m_preview->topLevelItemCount(); ++i) {
         const QTreeWidgetItem *p = m_preview->topLevelItem(i);
-        auto *item = new QTreeWidgetItem(m_progress,
-                                         {p->text(0), p->text(2), toString(KernelStatus::Pending)});
-        item->setData(2, Qt::UserRole, QVariant::fromValue(KernelStatus::Pending));
+        showStatus(new QTreeWidgetItem(m_progress, {p->text(0), p->text(2)}),
+                   KernelStatus::Pending);
         ++total;
     }
     m_bar->setRange(0, std::max(total, 1));
@@ -622,7 +630,6 @@ void LaunchDialog::launch()
         });
 }
 
-// The status column shows the text; its UserRole holds the KernelStatus counted here.
 void LaunchDialog::setKernelStatus(const QString &hostname, KernelStatus status)
 {
     int running = 0;
@@ -630,16 +637,14 @@ void LaunchDialog::setKernelStatus(const QString &hostname, KernelStatus status)
     for (int i = 0; i < m_progress->topLevelItemCount(); ++i) {
         QTreeWidgetItem *item = m_progress->topLevelItem(i);
         if (item->text(0) == hostname) {
-            item->setText(2, toString(status));
-            item->setData(2, Qt::UserRole, QVariant::fromValue(status));
+            showStatus(item, status);
             found = true;
         }
-        if (item->data(2, Qt::UserRole).value<KernelStatus>() == KernelStatus::Running)
+        if (item->data(kStatusColumn, Qt::UserRole).value<KernelStatus>() == KernelStatus::Running)
             ++running;
     }
     if (!found) {
-        auto *item = new QTreeWidgetItem(m_progress, {hostname, QString(), toString(status)});
-        item->setData(2, Qt::UserRole, QVariant::fromValue(status));
+        showStatus(new QTreeWidgetItem(m_progress, {hostname}), status);
         m_bar->setMaximum(m_progress->topLevelItemCount());
     }
     m_bar->setValue(running);
