@@ -742,9 +742,19 @@ void TestController::leaderFrozenMidRestartTouchesNothing()
     const QDateTime resumedAt = QDateTime::currentDateTimeUtc();
     for (Trial &t : trials)
         t.a->signal(SIGCONT);
+    QElapsedTimer sinceResume;
+    sinceResume.start();
     for (Trial &t : trials) {
-        if (t.a->waitFor("does not lead any more", 15000))
+        if (t.a->waitFor("does not lead any more", 15000)) {
+            // How close a run comes to the 15 s: the failure's cause is still open.
+            qInfo().noquote()
+                << t.backend << ": A said it does not lead any more" << sinceResume.elapsed()
+                << "ms after SIGCONT (waited from"
+                << "the first SIGCONT); its output since the fail point:\n"
+                << QString::fromUtf8(
+                       t.a->err().mid(t.a->err().lastIndexOf("fail point")).left(3000));
             continue;
+        }
         // 1 run in 20 (under load) printed nothing in these 15 s, not even the lost lease: what
         // A does next, and when, says where it was held up; so does where its threads are.
         const QString held = t.a->report();
