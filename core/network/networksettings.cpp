@@ -1,7 +1,7 @@
 #include "networksettings.h"
 
 #include "common/inerttext.h"
-#include "store/statestore.h"
+#include "store/settingstore.h"
 #include "vxlansegment.h"
 
 namespace ClusterDeck {
@@ -64,7 +64,7 @@ Result<int> NetworkSettings::parseVxlanPort(const QString &text, const QString &
     return port;
 }
 
-Result<NetworkDriver> NetworkSettings::driver(StateStore &store)
+Result<NetworkDriver> NetworkSettings::driver(SettingStore &store)
 {
     auto stored = store.setting(name(kDriverKey));
     if (!stored)
@@ -77,12 +77,12 @@ Result<NetworkDriver> NetworkSettings::driver(StateStore &store)
     return *driver;
 }
 
-Result<void> NetworkSettings::setDriver(StateStore &store, NetworkDriver driver)
+Result<void> NetworkSettings::setDriver(SettingStore &store, NetworkDriver driver)
 {
     return store.setSetting(name(kDriverKey), networkDriverName(driver));
 }
 
-Result<OverlayPool> NetworkSettings::pool(StateStore &store)
+Result<OverlayPool> NetworkSettings::pool(SettingStore &store)
 {
     auto subnets = store.setting(name(kPoolKey));
     if (!subnets)
@@ -98,7 +98,7 @@ Result<OverlayPool> NetworkSettings::pool(StateStore &store)
     return OverlayPool::parse(*subnets, *vnis);
 }
 
-Result<void> NetworkSettings::setPool(StateStore &store, const QString &subnets,
+Result<void> NetworkSettings::setPool(SettingStore &store, const QString &subnets,
                                       const QString &vnis)
 {
     auto pool = OverlayPool::parse(subnets, vnis);
@@ -114,7 +114,7 @@ Result<void> NetworkSettings::setPool(StateStore &store, const QString &subnets,
     return store.setSetting(name(kVnisKey), ids);
 }
 
-Result<int> NetworkSettings::vxlanPort(StateStore &store)
+Result<int> NetworkSettings::vxlanPort(SettingStore &store)
 {
     auto stored = store.setting(name(kVxlanPortKey));
     if (!stored)
@@ -127,14 +127,14 @@ Result<int> NetworkSettings::vxlanPort(StateStore &store)
     return *port;
 }
 
-Result<void> NetworkSettings::setVxlanPort(StateStore &store, int port)
+Result<void> NetworkSettings::setVxlanPort(SettingStore &store, int port)
 {
     if (auto ok = checkVxlanPort(port, name(kVxlanPortKey)); !ok)
         return ok;
     return store.setSetting(name(kVxlanPortKey), QString::number(port));
 }
 
-Result<NetworkSettings::Values> NetworkSettings::read(StateStore &store)
+Result<NetworkSettings::Values> NetworkSettings::read(SettingStore &store)
 {
     Values values;
     auto driver = NetworkSettings::driver(store);

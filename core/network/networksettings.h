@@ -8,7 +8,7 @@
 
 namespace ClusterDeck {
 
-class StateStore;
+class SettingStore;
 
 // The store's multi-node network settings (issue 26), read and written with their validation, so
 // the CLI (`network setup`, `network show`), the console and the provisioner agree on what is
@@ -41,15 +41,15 @@ public:
         int vxlanPort = kDefaultVxlanPort;
     };
 
-    static Result<NetworkDriver> driver(StateStore &store);
-    static Result<void> setDriver(StateStore &store, NetworkDriver driver);
+    static Result<NetworkDriver> driver(SettingStore &store);
+    static Result<void> setDriver(SettingStore &store, NetworkDriver driver);
     // `subnets` ("100.64.0.0/10") and `vnis` ("1048576-16777215", "5005") as OverlayPool::parse
     // reads them; an empty one removes its setting (its default applies).
-    static Result<OverlayPool> pool(StateStore &store);
-    static Result<void> setPool(StateStore &store, const QString &subnets, const QString &vnis);
-    static Result<int> vxlanPort(StateStore &store);
-    static Result<void> setVxlanPort(StateStore &store, int port);
-    static Result<Values> read(StateStore &store);
+    static Result<OverlayPool> pool(SettingStore &store);
+    static Result<void> setPool(SettingStore &store, const QString &subnets, const QString &vnis);
+    static Result<int> vxlanPort(SettingStore &store);
+    static Result<void> setVxlanPort(SettingStore &store, int port);
+    static Result<Values> read(SettingStore &store);
 
     // The checks the setters make, for callers that validate every value before writing any
     // (`network setup --driver … --pool …`). `where` names the option or setting in the error.

@@ -1,13 +1,13 @@
 #include "eventlog.h"
 
 #include "common/logging.h"
-#include "store/statestore.h"
+#include "store/eventstore.h"
 
 #include <QDateTime>
 
 namespace ClusterDeck {
 
-void logLifecycleEvent(StateStore *store, const QString &actor, const QString &sessionId,
+void logLifecycleEvent(EventStore *store, const QString &actor, const QString &sessionId,
                        const QString &kernelId, const QString &action, const QString &detail)
 {
     EventRecord e;

@@ -1,11 +1,11 @@
 #include "kernelstatusbatcher.h"
 
 #include "common/logging.h"
-#include "store/statestore.h"
+#include "store/kernelstore.h"
 
 namespace ClusterDeck {
 
-KernelStatusBatcher::KernelStatusBatcher(StateStore *store, QString sessionId,
+KernelStatusBatcher::KernelStatusBatcher(KernelStore *store, QString sessionId,
                                          std::chrono::milliseconds interval)
     : m_store(store)
     , m_sessionId(std::move(sessionId))

@@ -18,7 +18,7 @@
 
 namespace ClusterDeck {
 
-class StateStore;
+class KernelStore;
 
 // Writes the kernel statuses of one operation on one session (a launch, a scale) to the store in
 // batches, one transaction each, instead of one transaction per change: with 10,000 kernels the
@@ -29,7 +29,7 @@ class StateStore;
 class KernelStatusBatcher
 {
 public:
-    KernelStatusBatcher(StateStore *store, QString sessionId,
+    KernelStatusBatcher(KernelStore *store, QString sessionId,
                         std::chrono::milliseconds interval = std::chrono::milliseconds(50));
     ~KernelStatusBatcher(); // stops the thread, then writes what is left (a failure is logged)
     KernelStatusBatcher(const KernelStatusBatcher &) = delete;
@@ -70,7 +70,7 @@ private:
               const std::function<void(Pending &)> &change);
     void requeue(QHash<QString, Pending> batch, const QStringList &order);
 
-    StateStore *m_store;
+    KernelStore *m_store;
     const QString m_sessionId;
     const std::chrono::milliseconds m_interval;
     CancelToken m_stop;

@@ -29,7 +29,7 @@ SessionController::SessionController(StateStore *store, HostRegistry *registry)
     , m_registry(registry)
 {}
 
-Result<SessionRecord> SessionController::findSession(const StateStore &store, const QString &ref)
+Result<SessionRecord> SessionController::findSession(const SessionStore &store, const QString &ref)
 {
     if (ref.isEmpty())
         return fail(Error::Kind::Invalid, QString(), QStringLiteral("no session given"));

@@ -16,6 +16,7 @@ namespace ClusterDeck {
 class HostRegistry;
 class SessionLock;
 class StateStore;
+class SessionStore;
 
 // Whole-session operations (docs/architecture.md, Session lifecycle): restart and terminate act on
 // every kernel of a session concurrently and return when all are done (asking for one kernel acts
@@ -62,7 +63,7 @@ public:
     // SESSION as the CLI takes it, in this order: the exact id, the exact name (of several
     // sessions of that name, the one still wanted running), a unique prefix of the id (the short
     // id). Anything matching several is a Conflict listing the candidates.
-    static Result<SessionRecord> findSession(const StateStore &store, const QString &ref);
+    static Result<SessionRecord> findSession(const SessionStore &store, const QString &ref);
     static Result<SessionRecord> matchSession(const QList<SessionRecord> &sessions,
                                               const QString &ref); // pure: the same rules
     // What removeSessionObjects needs, from the store's records (they are the placement truth).

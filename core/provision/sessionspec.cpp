@@ -4,8 +4,9 @@
 #include "plan/composelabels.h"
 #include "plan/planjson.h"
 #include "plan/planvalidator.h"
+#include "store/records.h"
+#include "store/secretstore.h"
 #include "store/sessionsecrets.h"
-#include "store/statestore.h"
 #include "template/templatevalues.h"
 
 #include <QJsonArray>
@@ -210,7 +211,7 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
     return spec;
 }
 
-Result<SessionSpec> SessionSpec::fromRecord(const SessionRecord &session, const StateStore &store)
+Result<SessionSpec> SessionSpec::fromRecord(const SessionRecord &session, const SecretStore &store)
 {
     QJsonObject json = session.launchOptions.value(QStringLiteral("spec")).toObject();
     std::optional<Error> unavailable;
@@ -232,7 +233,7 @@ Result<SessionSpec> SessionSpec::fromRecord(const SessionRecord &session, const 
     return spec;
 }
 
-Result<void> SessionSpec::storeInto(StateStore &store, QJsonObject &launchOptions) const
+Result<void> SessionSpec::storeInto(SecretStore &store, QJsonObject &launchOptions) const
 {
     if (secretsUnavailable)
         return fail(*secretsUnavailable);

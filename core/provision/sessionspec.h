@@ -11,7 +11,7 @@
 namespace ClusterDeck {
 
 struct SessionRecord;
-class StateStore;
+class SecretStore;
 
 // What the provisioner decided for a session — the resolved plan and its placement — in a form
 // the store keeps (inside SessionRecord::launchOptions under "spec"). The reconciler and the
@@ -34,10 +34,10 @@ struct SessionSpec
     // The spec a session's record holds (launchOptions["spec"], with the secrets from
     // launchOptions["secrets"] opened by `store`). Secrets that cannot be opened (no store key)
     // do not fail it: they set secretsUnavailable.
-    static Result<SessionSpec> fromRecord(const SessionRecord &session, const StateStore &store);
+    static Result<SessionSpec> fromRecord(const SessionRecord &session, const SecretStore &store);
     // Writes the spec into a record's launch options: the spec without secret contents, and
     // the secrets once, sealed by `store` (fails without the store key on etcd).
-    Result<void> storeInto(StateStore &store, QJsonObject &launchOptions) const;
+    Result<void> storeInto(SecretStore &store, QJsonObject &launchOptions) const;
 };
 
 } // namespace ClusterDeck

@@ -16,6 +16,7 @@
 #include "models/sessiontreemodel.h"
 #include "portlinkdelegate.h"
 #include "portprober.h"
+#include "store/statestore.h"
 #include "store/status.h"
 #include "style/themeicon.h"
 #include "widgets/detachedwindow.h"
