@@ -1,34 +1,28 @@
 #include "sqlitestore.h"
 
-#include "common/leasedeadline.h"
 #include "common/logging.h"
 #include "common/privatefiles.h"
 #include "recordjson.h"
 #include "sessionsecrets.h"
+#include "sqliteleadership.h"
+#include "sqlitelockowners.h"
+#include "sqliterowcodec.h"
+#include "sqlitesessionlock.h"
+#include "sqlitestatement.h"
+#include "sqlitestatementcache.h"
 
 #include <QCoreApplication>
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QHash>
 #include <QJsonArray>
-#include <QPointer>
 #include <QSysInfo>
-#include <QThread>
 #include <QTimer>
 #include <QUuid>
 
 #include <sqlite3.h>
 
-#include <atomic>
-#include <cerrno>
-#include <condition_variable>
-#include <csignal>
-#include <cstring>
-#include <fcntl.h>
-#include <sys/file.h>
 #include <thread>
-#include <unistd.h>
 
 namespace ClusterDeck {
 
@@ -53,371 +47,12 @@ qint64 lockTtlMs()
     return ok && ms > 0 ? ms : kDefaultLockTtlMs;
 }
 
-// This process's owner id in lock rows: random, made once. Whether a row's holder is alive is
-// judged by its expiry (the holder renews it), never by a pid, which another PID namespace or
-// host may reuse.
-const QString &ourOwnerId()
-{
-    static const QString id = QUuid::createUuid().toString(QUuid::WithoutBraces);
-    return id;
-}
 constexpr qint64 kChangeRetentionMs = 10 * 60 * 1000;
-
-// The tokens of the session locks this process holds, over all its stores: a lock row of this
-// process whose token is not among them was released, but its row could not be deleted (the
-// disk was full); it must not keep the session busy until it expires.
-std::mutex g_heldTokensMutex;
-QSet<QString> g_heldTokens;
-
-bool processHoldsToken(const QString &token)
-{
-    std::lock_guard lock(g_heldTokensMutex);
-    return g_heldTokens.contains(token);
-}
-
-// Whether a lock row's owner process is still alive, on this machine, whatever its PID namespace:
-// every process that takes a session lock first holds an flock on <file>-owners/<owner id> for
-// its lifetime (the kernel drops it when the process ends, however it ends). A row whose owner's
-// file we can lock belongs to a process that is gone; a row without such a file (another
-// machine, a full disk) is judged by its expiry alone.
-std::mutex g_ownerFilesMutex;
-
-// Our owner files (directory → descriptor, kept open and locked); removed at a normal exit.
-struct OwnerFiles
-{
-    struct File
-    {
-        int fd = -1;
-        QByteArray path;
-    };
-    QHash<QString, File> byDir;
-    // A release whose DELETE failed (a full disk) left a row of ours behind: our file must stay
-    // (unlocked once we exit), or that row would wait for its TTL instead of being taken over
-    // as the row of an ended process.
-    std::atomic_bool rowsLeftBehind{false};
-    ~OwnerFiles()
-    {
-        for (const File &f : std::as_const(byDir)) {
-            if (f.fd < 0)
-                continue;
-            if (!rowsLeftBehind.load())
-                ::unlink(f.path.constData());
-            ::close(f.fd);
-        }
-    }
-};
-OwnerFiles g_ownerFiles;
-
-QString ownersDir(const QString &dbPath)
-{
-    return dbPath + QStringLiteral("-owners");
-}
-
-void announceOwner(const QString &dbPath)
-{
-    const QString dir = ownersDir(dbPath);
-    {
-        // (A killed process's file stays until a takeover of one of its rows removes it: without
-        // the file, its rows would wait for their TTL.)
-        std::lock_guard lock(g_ownerFilesMutex);
-        if (g_ownerFiles.byDir.contains(dir))
-            return;
-        int fd = -1;
-        const QByteArray file = QFile::encodeName(dir + u'/' + ourOwnerId());
-        if (PrivateFiles::ensureDirectory(dir)) {
-            fd = ::open(file.constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-            if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-                ::close(fd);
-                fd = -1;
-            }
-        }
-        if (fd < 0)
-            qCInfo(lcStore) << "no owner file in" << dir << "(" << strerror(errno)
-                            << "): our stale locks expire with their TTL";
-        g_ownerFiles.byDir.insert(dir, {fd, file});
-    }
-}
-
-bool ownerGone(const QString &dbPath, const QString &ownerId)
-{
-    if (ownerId.isEmpty() || ownerId == ourOwnerId() || QUuid::fromString(ownerId).isNull())
-        return false;
-    const QByteArray file = QFile::encodeName(ownersDir(dbPath) + u'/' + ownerId);
-    const int fd = ::open(file.constData(), O_RDWR | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    // Locked by nobody: its process ended. (A file made a moment ago and not locked yet looks
-    // the same; removing it only leaves that process's rows to their TTL.)
-    const bool gone = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
-    ::close(fd);
-    return gone;
-}
-
-// After the last row of an ended owner was taken over: its file has nothing left to tell.
-void forgetOwner(const QString &dbPath, const QString &ownerId)
-{
-    ::unlink(QFile::encodeName(ownersDir(dbPath) + u'/' + ownerId).constData());
-}
-
-// Migration i takes the schema from version i to i + 1.
-const char *const kMigrations[] = {
-    R"sql(
-CREATE TABLE hosts (
-    name TEXT PRIMARY KEY,
-    endpoint TEXT NOT NULL,
-    tls_ca TEXT, tls_cert TEXT, tls_key TEXT,
-    public_address TEXT,
-    labels TEXT NOT NULL DEFAULT '{}',
-    added_at TEXT
-);
-CREATE TABLE sessions (
-    id TEXT PRIMARY KEY,
-    name TEXT, template_name TEXT, template_snapshot TEXT,
-    launch_options TEXT NOT NULL DEFAULT '{}',
-    mode TEXT, desired TEXT NOT NULL, status TEXT NOT NULL,
-    history TEXT NOT NULL DEFAULT '[]',
-    last_error TEXT, network_name TEXT, network_id TEXT, network_host TEXT,
-    restart_count INTEGER NOT NULL DEFAULT 0,
-    created_at TEXT, updated_at TEXT
-);
-CREATE TABLE kernels (
-    id TEXT PRIMARY KEY,
-    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    role TEXT, role_idx INTEGER, local_rank INTEGER, is_primary INTEGER NOT NULL DEFAULT 0,
-    hostname TEXT, host TEXT, container_name TEXT, container_id TEXT,
-    status TEXT NOT NULL, desired TEXT NOT NULL,
-    history TEXT NOT NULL DEFAULT '[]', ports TEXT NOT NULL DEFAULT '[]',
-    cpus REAL, memory_bytes INTEGER,
-    created_at TEXT, updated_at TEXT
-);
-CREATE INDEX kernels_by_session ON kernels(session_id, local_rank);
-CREATE TABLE events (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    at TEXT, actor TEXT, session_id TEXT, kernel_id TEXT, action TEXT, detail TEXT
-);
-CREATE TABLE changes (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    kind TEXT NOT NULL, a TEXT, b TEXT, at_ms INTEGER NOT NULL
-);
-CREATE TABLE locks (
-    session_id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL, token TEXT NOT NULL, pid INTEGER, hostname TEXT,
-    since TEXT, expires_ms INTEGER NOT NULL
-);
-)sql",
-    // 2: what the controller observes of each kernel, when a session finished, the controller's
-    // leader row (term = fencing token, kept across leaders so it only grows) and its status.
-    R"sql(
-ALTER TABLE kernels ADD COLUMN observed TEXT NOT NULL DEFAULT '{}';
-ALTER TABLE sessions ADD COLUMN finished_at TEXT;
-CREATE TABLE leader (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    owner TEXT NOT NULL, record TEXT NOT NULL, term INTEGER NOT NULL, expires_ms INTEGER NOT NULL
-);
-CREATE TABLE controller (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    status TEXT, requests INTEGER NOT NULL DEFAULT 0
-);
-INSERT INTO controller(id, status, requests) VALUES (1, NULL, 0);
-)sql",
-    // 3: the store's identity. `id` (a random UUID, the io.clusterdeck.store label) and, for a
-    // file made before it, `legacy_labels` (a JSON array of the URL labels earlier builds wrote)
-    // are written by migrate() in the same transaction.
-    R"sql(
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-)sql",
-    // 4: each session's secrets once, in launch_options["secrets"], not inline in every kernel's
-    // spec (SessionSecrets). migrate() moves them in the same transaction; earlier builds would
-    // recreate kernels with empty key files from such a record, so they must refuse the file.
-    R"sql(
-SELECT 1;
-)sql",
-    // 5: the random owner id of a session lock's process (ourOwnerId()); `owner`, `pid` and
-    // `hostname` stay for people. migrate() adds the column locks.owner_id when it is missing.
-    R"sql(
-SELECT 1;
-)sql",
-    // 6: the VXLAN id and /24 of each multi-node session (issue 26). UNIQUE: two sessions never
-    // share either, whatever a writer does; the rows go with their session. IF NOT EXISTS: a file
-    // taken back to an older version number by hand keeps its table.
-    R"sql(
-CREATE TABLE IF NOT EXISTS network_allocations (
-    session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
-    vni INTEGER NOT NULL UNIQUE,
-    subnet TEXT NOT NULL UNIQUE,
-    avoided TEXT NOT NULL DEFAULT '{}',
-    claimed_at TEXT
-);
-)sql",
-    // 7: store-wide settings (issue 26: network.driver, network.pool …), one row per key that is
-    // set; a key without a row reads as "". IF NOT EXISTS as for 6.
-    R"sql(
-CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-)sql",
-};
-static_assert(std::size(kMigrations) == SqliteStore::kSchemaVersion);
-
-const char kKernelColumns[] =
-    "id, session_id, role, role_idx, local_rank, is_primary, hostname, host, container_name, "
-    "container_id, status, desired, history, ports, cpus, memory_bytes, created_at, updated_at, "
-    "observed";
-const char kSessionColumns[] =
-    "id, name, template_name, template_snapshot, launch_options, mode, desired, status, history, "
-    "last_error, network_name, network_id, network_host, restart_count, created_at, updated_at, "
-    "finished_at";
 
 qint64 nowMs()
 {
     return QDateTime::currentMSecsSinceEpoch();
 }
-
-} // namespace
-
-// The prepared statements of one connection, kept for its lifetime: preparing costs more than
-// running most of ours (a status write spent a third of its time in sqlite3_prepare). Used under
-// the store's mutex only, like the connection itself.
-class SqliteStatementCache
-{
-public:
-    explicit SqliteStatementCache(sqlite3 *db)
-        : m_db(db)
-    {}
-    ~SqliteStatementCache()
-    {
-        for (const Entry &e : std::as_const(m_entries))
-            sqlite3_finalize(e.stmt);
-    }
-    SqliteStatementCache(const SqliteStatementCache &) = delete;
-    SqliteStatementCache &operator=(const SqliteStatementCache &) = delete;
-
-    // The statement of `sql`, reset and unbound; *cached tells whether it must go back with
-    // giveBack() (true) or be finalised (false: the cached one is in use by an outer caller).
-    sqlite3_stmt *take(const char *sql, int *rc, bool *cached)
-    {
-        const QByteArray key = QByteArray::fromRawData(sql, qsizetype(std::strlen(sql)));
-        auto it = m_entries.find(key);
-        if (it != m_entries.end() && !it->inUse) {
-            it->inUse = true;
-            *rc = SQLITE_OK;
-            *cached = true;
-            return it->stmt;
-        }
-        sqlite3_stmt *stmt = nullptr;
-        *cached = it == m_entries.end();
-        *rc = sqlite3_prepare_v3(m_db, sql, -1, *cached ? SQLITE_PREPARE_PERSISTENT : 0, &stmt,
-                                 nullptr);
-        if (*rc != SQLITE_OK || !stmt)
-            *cached = false; // a failed prepare is not kept: the next call reports it again
-        else if (*cached)
-            m_entries.insert(QByteArray(sql), {stmt, true}); // a deep copy of the key
-        return stmt;
-    }
-    void giveBack(sqlite3_stmt *stmt)
-    {
-        // Reset at once: a statement left mid-step would hold a read snapshot open.
-        sqlite3_reset(stmt);
-        sqlite3_clear_bindings(stmt);
-        const char *sql = sqlite3_sql(stmt);
-        auto it = m_entries.find(QByteArray::fromRawData(sql, qsizetype(std::strlen(sql))));
-        if (it != m_entries.end() && it->stmt == stmt)
-            it->inUse = false;
-    }
-
-private:
-    struct Entry
-    {
-        sqlite3_stmt *stmt = nullptr;
-        bool inUse = false;
-    };
-    sqlite3 *m_db;
-    QHash<QByteArray, Entry> m_entries; // SQL text → statement
-};
-
-namespace {
-
-// One prepared statement: from the connection's cache (given back, reset, on destruction) or,
-// before the store exists, prepared for this use alone (finalised). Binds are 1-based like
-// SQLite's.
-class Statement
-{
-public:
-    Statement(sqlite3 *db, const char *sql)
-        : m_db(db)
-    {
-        m_rc = sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr);
-    }
-    Statement(SqliteStatementCache &cache, const char *sql)
-        : m_cache(&cache)
-    {
-        m_stmt = cache.take(sql, &m_rc, &m_cached);
-    }
-    ~Statement()
-    {
-        if (m_cached)
-            m_cache->giveBack(m_stmt);
-        else
-            sqlite3_finalize(m_stmt);
-    }
-    Statement(const Statement &) = delete;
-    Statement &operator=(const Statement &) = delete;
-
-    int prepareRc() const { return m_rc; }
-    Statement &bind(int i, const QString &text)
-    {
-        if (text.isNull()) {
-            sqlite3_bind_null(m_stmt, i);
-        } else {
-            const QByteArray utf8 = text.toUtf8();
-            sqlite3_bind_text(m_stmt, i, utf8.constData(), int(utf8.size()), SQLITE_TRANSIENT);
-        }
-        return *this;
-    }
-    Statement &bind(int i, const QByteArray &utf8)
-    {
-        sqlite3_bind_text(m_stmt, i, utf8.constData(), int(utf8.size()), SQLITE_TRANSIENT);
-        return *this;
-    }
-    Statement &bind(int i, qint64 value)
-    {
-        sqlite3_bind_int64(m_stmt, i, value);
-        return *this;
-    }
-    Statement &bind(int i, int value) { return bind(i, qint64(value)); }
-    Statement &bind(int i, bool value) { return bind(i, qint64(value ? 1 : 0)); }
-    Statement &bind(int i, const std::optional<double> &value)
-    {
-        value ? sqlite3_bind_double(m_stmt, i, *value) : sqlite3_bind_null(m_stmt, i);
-        return *this;
-    }
-    Statement &bind(int i, const std::optional<qint64> &value)
-    {
-        value ? sqlite3_bind_int64(m_stmt, i, *value) : sqlite3_bind_null(m_stmt, i);
-        return *this;
-    }
-    // SQLITE_ROW, SQLITE_DONE or an error code.
-    int step() { return sqlite3_step(m_stmt); }
-
-    QString text(int col) const
-    {
-        const auto *p = reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, col));
-        return p ? QString::fromUtf8(p, sqlite3_column_bytes(m_stmt, col)) : QString();
-    }
-    QByteArray bytes(int col) const
-    {
-        const auto *p = reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, col));
-        return p ? QByteArray(p, sqlite3_column_bytes(m_stmt, col)) : QByteArray();
-    }
-    qint64 integer(int col) const { return sqlite3_column_int64(m_stmt, col); }
-    bool isNull(int col) const { return sqlite3_column_type(m_stmt, col) == SQLITE_NULL; }
-    double real(int col) const { return sqlite3_column_double(m_stmt, col); }
-
-private:
-    sqlite3 *m_db = nullptr;
-    SqliteStatementCache *m_cache = nullptr;
-    bool m_cached = false;
-    sqlite3_stmt *m_stmt = nullptr;
-    int m_rc = SQLITE_OK;
-};
 
 bool isBusy(int rc)
 {
@@ -425,147 +60,7 @@ bool isBusy(int rc)
     return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
 }
 
-QString ourOwner()
-{
-    const QString user = qEnvironmentVariable("USER", QStringLiteral("unknown"));
-    return QStringLiteral("%1@%2 (pid %3)")
-        .arg(user, QSysInfo::machineHostName())
-        .arg(QCoreApplication::applicationPid());
-}
-
-Result<KernelRecord> kernelFromRow(const Statement &s, const QString &where)
-{
-    KernelRecord k;
-    k.id = s.text(0);
-    k.sessionId = s.text(1);
-    k.role = s.text(2);
-    k.roleIdx = int(s.integer(3));
-    k.localRank = int(s.integer(4));
-    k.primary = s.integer(5) != 0;
-    k.hostname = s.text(6);
-    k.host = s.text(7);
-    k.containerName = s.text(8);
-    k.containerId = s.text(9);
-    const auto status = kernelStatusFromString(s.text(10));
-    const auto desired = desiredStateFromString(s.text(11));
-    if (!status || !desired)
-        return fail(Error::Kind::Decode, where,
-                    QStringLiteral("kernel %1 has an unknown status \"%2\" or desired state \"%3\"")
-                        .arg(k.id, s.text(10), s.text(11)));
-    k.status = *status;
-    k.desired = *desired;
-    auto history = RecordJson::parseArray(s.bytes(12), where);
-    auto ports = RecordJson::parseArray(s.bytes(13), where);
-    if (!history || !ports)
-        return fail(history ? ports.error() : history.error());
-    k.history = RecordJson::kernelHistoryFromJson(*history);
-    k.ports = RecordJson::portsFromJson(*ports);
-    if (!s.isNull(14))
-        k.cpus = s.real(14);
-    if (!s.isNull(15))
-        k.memoryBytes = s.integer(15);
-    k.createdAt = RecordJson::dateFromText(s.text(16));
-    k.updatedAt = RecordJson::dateFromText(s.text(17));
-    if (auto observed = RecordJson::parseObject(s.bytes(18), where); observed)
-        k.observed = RecordJson::observationFromJson(*observed);
-    return k;
-}
-
-Result<SessionRecord> sessionFromRow(const Statement &s, const QString &where)
-{
-    SessionRecord r;
-    r.id = s.text(0);
-    r.name = s.text(1);
-    r.templateName = s.text(2);
-    r.templateSnapshot = s.text(3);
-    auto options = RecordJson::parseObject(s.bytes(4), where);
-    if (!options)
-        return fail(options.error());
-    r.launchOptions = *options;
-    r.mode = RecordJson::sessionModeFromText(s.text(5));
-    const auto desired = desiredStateFromString(s.text(6));
-    const auto status = sessionStatusFromString(s.text(7));
-    if (!status || !desired)
-        return fail(
-            Error::Kind::Decode, where,
-            QStringLiteral("session %1 has an unknown status \"%2\" or desired state \"%3\"")
-                .arg(r.id, s.text(7), s.text(6)));
-    r.desired = *desired;
-    r.status = *status;
-    auto history = RecordJson::parseArray(s.bytes(8), where);
-    if (!history)
-        return fail(history.error());
-    r.history = RecordJson::sessionHistoryFromJson(*history);
-    r.lastError = s.text(9);
-    r.networkName = s.text(10);
-    r.networkId = s.text(11);
-    r.networkHost = s.text(12);
-    r.restartCount = int(s.integer(13));
-    r.createdAt = RecordJson::dateFromText(s.text(14));
-    r.updatedAt = RecordJson::dateFromText(s.text(15));
-    r.finishedAt = RecordJson::dateFromText(s.text(16));
-    return r;
-}
-
 } // namespace
-
-// A held session lock: a row in `locks` carrying a random token, deleted on destruction. A thread
-// renews the row every third of its TTL; a renewal that finds it expired or taken (or that cannot
-// write it for a whole TTL) marks the lock lost.
-class SqliteSessionLock final : public SessionLock
-{
-public:
-    SqliteSessionLock(SqliteStore *store, QString sessionId, QString token, qint64 ttlMs)
-        : m_store(store)
-        , m_sessionId(std::move(sessionId))
-        , m_token(std::move(token))
-    {
-        const auto period = std::chrono::milliseconds(std::max<qint64>(50, ttlMs / 3));
-        m_thread = std::thread([this, ttlMs, period] {
-            auto renewedAt = Clock::now();
-            std::unique_lock lock(m_mutex);
-            while (!m_stop) {
-                if (m_wake.wait_for(lock, period, [this] { return m_stop; }))
-                    break;
-                lock.unlock();
-                QString why;
-                const auto outcome = m_store ? m_store->renewLock(m_sessionId, m_token, ttlMs, &why)
-                                             : SqliteStore::Renewal::Failed;
-                if (outcome == SqliteStore::Renewal::Renewed)
-                    renewedAt = Clock::now();
-                else if (outcome == SqliteStore::Renewal::Lost ||
-                         Clock::now() - renewedAt >= std::chrono::milliseconds(ttlMs))
-                    markLost(m_sessionId,
-                             outcome == SqliteStore::Renewal::Lost
-                                 ? why
-                                 : QStringLiteral("not renewed within its TTL: %1").arg(why));
-                lock.lock();
-                if (isLost())
-                    break;
-            }
-        });
-    }
-    ~SqliteSessionLock() override
-    {
-        {
-            std::lock_guard lock(m_mutex);
-            m_stop = true;
-        }
-        m_wake.notify_all();
-        m_thread.join();
-        if (m_store)
-            m_store->unlock(m_sessionId, m_token);
-    }
-
-private:
-    QPointer<SqliteStore> m_store;
-    QString m_sessionId;
-    QString m_token;
-    std::mutex m_mutex;
-    std::condition_variable m_wake;
-    bool m_stop = false;
-    std::thread m_thread;
-};
 
 SqliteStore::SqliteStore(QString path, sqlite3 *db, QObject *parent)
     : StateStore(parent)
@@ -627,7 +122,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const QString &path, QObj
     // WAL lets readers run while one process writes; NORMAL sync is durable at checkpoints and
     // never corrupts in WAL mode.
     {
-        Statement wal(db, "PRAGMA journal_mode=WAL");
+        SqliteStatement wal(db, "PRAGMA journal_mode=WAL");
         const int step = wal.step();
         if (step != SQLITE_ROW)
             return fail(store->sqlError(step, QStringLiteral("switching to WAL mode")));
@@ -648,10 +143,10 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const QString &path, QObj
     if (auto ok = store->migrate(); !ok)
         return fail(ok.error());
 
-    Statement last(db, "SELECT COALESCE(MAX(seq), 0) FROM changes");
+    SqliteStatement last(db, "SELECT COALESCE(MAX(seq), 0) FROM changes");
     if (last.step() == SQLITE_ROW)
         store->m_lastChange = last.integer(0);
-    Statement version(db, "PRAGMA data_version");
+    SqliteStatement version(db, "PRAGMA data_version");
     if (version.step() == SQLITE_ROW)
         store->m_dataVersion = version.integer(0);
     qCDebug(lcStore) << "opened" << path << "schema" << kSchemaVersion;
@@ -705,7 +200,7 @@ Result<void> SqliteStore::migrate()
             return begin;
         }
         auto body = [&]() -> Result<void> {
-            Statement get(*m_statements, "PRAGMA user_version");
+            SqliteStatement get(*m_statements, "PRAGMA user_version");
             if (const int rc = get.step(); rc != SQLITE_ROW)
                 return fail(sqlError(rc, QStringLiteral("reading the schema version")));
             const int version = int(get.integer(0));
@@ -721,14 +216,14 @@ Result<void> SqliteStore::migrate()
                 if (version > 0) // a new file is simply created at the current schema
                     qCInfo(lcStore) << "migrating" << m_path << "from schema" << v << "to" << v + 1;
                 if (auto ok = exec(
-                        kMigrations[v],
+                        SqliteSchema::migration(v),
                         QStringLiteral("migrating the schema from %1 to %2").arg(v).arg(v + 1));
                     !ok)
                     return ok;
             }
             if (version < 5) {
-                Statement columns(*m_statements, "SELECT 1 FROM pragma_table_info('locks') "
-                                                 "WHERE name = 'owner_id'");
+                SqliteStatement columns(*m_statements, "SELECT 1 FROM pragma_table_info('locks') "
+                                                       "WHERE name = 'owner_id'");
                 if (columns.step() != SQLITE_ROW) {
                     if (auto ok = exec("ALTER TABLE locks ADD COLUMN owner_id TEXT",
                                        QStringLiteral("migrating the schema to 5"));
@@ -770,7 +265,7 @@ Result<void> SqliteStore::moveSecretsOut()
 {
     QList<std::pair<QString, QByteArray>> rewritten;
     {
-        Statement get(*m_statements, "SELECT id, launch_options FROM sessions");
+        SqliteStatement get(*m_statements, "SELECT id, launch_options FROM sessions");
         int rc;
         while ((rc = get.step()) == SQLITE_ROW) {
             auto options = RecordJson::parseObject(get.bytes(1), m_path);
@@ -788,7 +283,7 @@ Result<void> SqliteStore::moveSecretsOut()
             return fail(sqlError(rc, QStringLiteral("reading sessions to move their secrets")));
     }
     for (const auto &[id, options] : std::as_const(rewritten)) {
-        Statement put(*m_statements, "UPDATE sessions SET launch_options = ? WHERE id = ?");
+        SqliteStatement put(*m_statements, "UPDATE sessions SET launch_options = ? WHERE id = ?");
         put.bind(1, options).bind(2, id);
         if (const int rc = put.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("moving the secrets of session %1").arg(id)));
@@ -825,7 +320,7 @@ Result<void> SqliteStore::importStoreKey(const StoreKey &)
 Result<void> SqliteStore::ensureIdentity(int fromVersion)
 {
     auto put = [&](const char *key, const QString &value) -> Result<void> {
-        Statement s(*m_statements, "INSERT OR IGNORE INTO meta(key, value) VALUES(?, ?)");
+        SqliteStatement s(*m_statements, "INSERT OR IGNORE INTO meta(key, value) VALUES(?, ?)");
         s.bind(1, QString::fromLatin1(key)).bind(2, value);
         if (const int rc = s.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("writing the store id")));
@@ -841,8 +336,8 @@ Result<void> SqliteStore::ensureIdentity(int fromVersion)
     }
     m_storeId.clear();
     m_legacyLabels.clear();
-    Statement get(*m_statements,
-                  "SELECT key, value FROM meta WHERE key IN ('id', 'legacy_labels')");
+    SqliteStatement get(*m_statements,
+                        "SELECT key, value FROM meta WHERE key IN ('id', 'legacy_labels')");
     int rc;
     while ((rc = get.step()) == SQLITE_ROW) {
         if (get.text(0) == u"id") {
@@ -891,7 +386,7 @@ Result<void> SqliteStore::write(const QString &what, const std::function<Result<
             if (outcome) {
                 // Trim the change log now and then; readers only need the last few seconds.
                 if (++m_writes % 256 == 0) {
-                    Statement trim(*m_statements, "DELETE FROM changes WHERE at_ms < ?");
+                    SqliteStatement trim(*m_statements, "DELETE FROM changes WHERE at_ms < ?");
                     trim.bind(1, nowMs() - kChangeRetentionMs);
                     trim.step();
                 }
@@ -915,7 +410,7 @@ Result<void> SqliteStore::write(const QString &what, const std::function<Result<
 
 Result<void> SqliteStore::logChange(const QString &kind, const QString &a, const QString &b)
 {
-    Statement s(*m_statements, "INSERT INTO changes(kind, a, b, at_ms) VALUES(?, ?, ?, ?)");
+    SqliteStatement s(*m_statements, "INSERT INTO changes(kind, a, b, at_ms) VALUES(?, ?, ?, ?)");
     s.bind(1, kind).bind(2, a).bind(3, b).bind(4, nowMs());
     if (const int rc = s.step(); rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("recording the change")));
@@ -937,8 +432,8 @@ void SqliteStore::pollChanges()
     QList<Change> changes;
     {
         std::lock_guard lock(m_mutex);
-        Statement s(*m_statements,
-                    "SELECT seq, kind, a, b FROM changes WHERE seq > ? ORDER BY seq");
+        SqliteStatement s(*m_statements,
+                          "SELECT seq, kind, a, b FROM changes WHERE seq > ? ORDER BY seq");
         s.bind(1, m_lastChange);
         while (s.step() == SQLITE_ROW) {
             changes.append({s.integer(0), s.text(1), s.text(2), s.text(3)});
@@ -986,9 +481,9 @@ Result<void> SqliteStore::putHost(const HostRecord &h)
     if (h.name.isEmpty())
         return fail(Error::Kind::Invalid, QString(), QStringLiteral("a host needs a name"));
     return write(QStringLiteral("saving host %1").arg(h.name), [&]() -> Result<void> {
-        Statement s(*m_statements,
-                    "INSERT OR REPLACE INTO hosts(name, endpoint, tls_ca, tls_cert, tls_key, "
-                    "public_address, labels, added_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+        SqliteStatement s(*m_statements,
+                          "INSERT OR REPLACE INTO hosts(name, endpoint, tls_ca, tls_cert, tls_key, "
+                          "public_address, labels, added_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
         s.bind(1, h.name)
             .bind(2, h.endpoint.isNull() ? QStringLiteral("") : h.endpoint)
             .bind(3, h.tlsCa)
@@ -1006,7 +501,7 @@ Result<void> SqliteStore::putHost(const HostRecord &h)
 Result<void> SqliteStore::removeHost(const QString &name)
 {
     return write(QStringLiteral("removing host %1").arg(name), [&]() -> Result<void> {
-        Statement s(*m_statements, "DELETE FROM hosts WHERE name = ?");
+        SqliteStatement s(*m_statements, "DELETE FROM hosts WHERE name = ?");
         s.bind(1, name);
         if (const int rc = s.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("removing host %1").arg(name)));
@@ -1018,22 +513,6 @@ Result<void> SqliteStore::removeHost(const QString &name)
 }
 
 namespace {
-Result<HostRecord> hostFromRow(const Statement &s, const QString &where)
-{
-    HostRecord h;
-    h.name = s.text(0);
-    h.endpoint = s.text(1);
-    h.tlsCa = s.text(2);
-    h.tlsCert = s.text(3);
-    h.tlsKey = s.text(4);
-    h.publicAddress = s.text(5);
-    auto labels = RecordJson::parseObject(s.bytes(6), where);
-    if (!labels)
-        return fail(labels.error());
-    h.labels = RecordJson::labelsFromJson(*labels);
-    h.addedAt = RecordJson::dateFromText(s.text(7));
-    return h;
-}
 constexpr char kHostSelect[] = "SELECT name, endpoint, tls_ca, tls_cert, tls_key, public_address, "
                                "labels, added_at FROM hosts";
 } // namespace
@@ -1041,11 +520,12 @@ constexpr char kHostSelect[] = "SELECT name, endpoint, tls_ca, tls_cert, tls_key
 Result<QList<HostRecord>> SqliteStore::hosts() const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(*m_statements, QByteArray(QByteArray(kHostSelect) + " ORDER BY name").constData());
+    SqliteStatement s(*m_statements,
+                      QByteArray(QByteArray(kHostSelect) + " ORDER BY name").constData());
     QList<HostRecord> list;
     int rc;
     while ((rc = s.step()) == SQLITE_ROW) {
-        auto h = hostFromRow(s, QStringLiteral("state store %1, table hosts").arg(m_path));
+        auto h = SqliteRowCodec::host(s, QStringLiteral("state store %1, table hosts").arg(m_path));
         if (!h)
             return fail(h.error());
         list.append(std::move(*h));
@@ -1058,11 +538,12 @@ Result<QList<HostRecord>> SqliteStore::hosts() const
 Result<HostRecord> SqliteStore::host(const QString &name) const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(*m_statements, QByteArray(QByteArray(kHostSelect) + " WHERE name = ?").constData());
+    SqliteStatement s(*m_statements,
+                      QByteArray(QByteArray(kHostSelect) + " WHERE name = ?").constData());
     s.bind(1, name);
     const int rc = s.step();
     if (rc == SQLITE_ROW)
-        return hostFromRow(s, QStringLiteral("state store %1, host %2").arg(m_path, name));
+        return SqliteRowCodec::host(s, QStringLiteral("state store %1, host %2").arg(m_path, name));
     if (rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("reading host %1").arg(name)));
     return fail(Error::Kind::NotFound, QStringLiteral("host %1").arg(name),
@@ -1086,7 +567,7 @@ QByteArray SqliteStore::launchOptionsText(const QJsonObject &options)
 Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
 {
     const QByteArray sql =
-        insert ? QByteArray(QByteArray("INSERT INTO sessions(") + kSessionColumns +
+        insert ? QByteArray(QByteArray("INSERT INTO sessions(") + SqliteSchema::kSessionColumns +
                             ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                : QByteArray("UPDATE sessions SET name = ?2, template_name = ?3, "
                             "template_snapshot = ?4, launch_options = ?5, "
@@ -1094,7 +575,7 @@ Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
                             "last_error = ?10, network_name = ?11, network_id = "
                             "?12, network_host = ?13, restart_count = ?14, "
                             "created_at = ?15, updated_at = ?16, finished_at = ?17 WHERE id = ?1");
-    Statement s(*m_statements, sql.constData());
+    SqliteStatement s(*m_statements, sql.constData());
     s.bind(1, r.id)
         .bind(2, r.name)
         .bind(3, r.templateName)
@@ -1125,37 +606,14 @@ Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
     return logChange(insert ? QStringLiteral("session-added") : QStringLiteral("session"), r.id);
 }
 
-// INSERT and UPDATE of a kernel use the same parameter numbers, in kKernelColumns order.
-static void bindKernel(Statement &s, const KernelRecord &k)
-{
-    s.bind(1, k.id)
-        .bind(2, k.sessionId)
-        .bind(3, k.role)
-        .bind(4, k.roleIdx)
-        .bind(5, k.localRank)
-        .bind(6, k.primary)
-        .bind(7, k.hostname)
-        .bind(8, k.host)
-        .bind(9, k.containerName)
-        .bind(10, k.containerId)
-        .bind(11, toString(k.status))
-        .bind(12, toString(k.desired))
-        .bind(13, RecordJson::compact(RecordJson::historyToJson(k.history)))
-        .bind(14, RecordJson::compact(RecordJson::portsToJson(k.ports)))
-        .bind(15, k.cpus)
-        .bind(16, k.memoryBytes)
-        .bind(17, RecordJson::dateToText(k.createdAt))
-        .bind(18, RecordJson::dateToText(k.updatedAt))
-        .bind(19, RecordJson::compact(RecordJson::observationToJson(k.observed)));
-}
-
 Result<void> SqliteStore::insertKernel(const KernelRecord &k)
 {
-    Statement s(*m_statements,
-                QByteArray(QByteArray("INSERT INTO kernels(") + kKernelColumns +
-                           ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-                    .constData());
-    bindKernel(s, k);
+    SqliteStatement s(
+        *m_statements,
+        QByteArray(QByteArray("INSERT INTO kernels(") + SqliteSchema::kKernelColumns +
+                   ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            .constData());
+    SqliteRowCodec::bindKernel(s, k);
     const int rc = s.step();
     if (rc != SQLITE_DONE) {
         Error e = sqlError(rc, QStringLiteral("saving kernel %1").arg(k.id));
@@ -1168,17 +626,17 @@ Result<void> SqliteStore::insertKernel(const KernelRecord &k)
 
 Result<void> SqliteStore::writeKernel(const KernelRecord &k)
 {
-    Statement s(*m_statements,
-                "UPDATE kernels SET role = ?3, role_idx = ?4, local_rank = ?5, "
-                "is_primary = ?6, hostname = ?7, host = ?8, container_name = ?9, "
-                "container_id = ?10, status = ?11, desired = ?12, history = ?13, "
-                "ports = ?14, cpus = ?15, memory_bytes = ?16, created_at = ?17, "
-                "updated_at = ?18, "
-                // The controller's newer observation survives a writer's older copy.
-                "observed = CASE WHEN COALESCE(json_extract(observed, '$.at'), '') > "
-                "COALESCE(json_extract(?19, '$.at'), '') THEN observed ELSE ?19 END "
-                "WHERE id = ?1 AND session_id = ?2");
-    bindKernel(s, k);
+    SqliteStatement s(*m_statements,
+                      "UPDATE kernels SET role = ?3, role_idx = ?4, local_rank = ?5, "
+                      "is_primary = ?6, hostname = ?7, host = ?8, container_name = ?9, "
+                      "container_id = ?10, status = ?11, desired = ?12, history = ?13, "
+                      "ports = ?14, cpus = ?15, memory_bytes = ?16, created_at = ?17, "
+                      "updated_at = ?18, "
+                      // The controller's newer observation survives a writer's older copy.
+                      "observed = CASE WHEN COALESCE(json_extract(observed, '$.at'), '') > "
+                      "COALESCE(json_extract(?19, '$.at'), '') THEN observed ELSE ?19 END "
+                      "WHERE id = ?1 AND session_id = ?2");
+    SqliteRowCodec::bindKernel(s, k);
     if (const int rc = s.step(); rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("saving kernel %1").arg(k.id)));
     if (sqlite3_changes(m_db) == 0)
@@ -1220,22 +678,24 @@ Result<void> SqliteStore::removeSession(const QString &sessionId)
     return write(QStringLiteral("removing session %1").arg(sessionId), [&]() -> Result<void> {
         // Its network allocation goes with it (the foreign key would too; said here, so it does
         // not depend on the connection's foreign_keys setting).
-        Statement network(*m_statements, "DELETE FROM network_allocations WHERE session_id = ?");
+        SqliteStatement network(*m_statements,
+                                "DELETE FROM network_allocations WHERE session_id = ?");
         network.bind(1, sessionId);
         if (const int rc = network.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("releasing the network of %1").arg(sessionId)));
-        Statement kernels(*m_statements, "DELETE FROM kernels WHERE session_id = ?");
+        SqliteStatement kernels(*m_statements, "DELETE FROM kernels WHERE session_id = ?");
         kernels.bind(1, sessionId);
         if (const int rc = kernels.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("removing the kernels of %1").arg(sessionId)));
-        Statement s(*m_statements, "DELETE FROM sessions WHERE id = ?");
+        SqliteStatement s(*m_statements, "DELETE FROM sessions WHERE id = ?");
         s.bind(1, sessionId);
         if (const int rc = s.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("removing session %1").arg(sessionId)));
         if (sqlite3_changes(m_db) == 0)
             return fail(Error::Kind::NotFound, QStringLiteral("session %1").arg(sessionId),
                         QStringLiteral("no such session"));
-        Statement lock(*m_statements, "DELETE FROM locks WHERE session_id = ? AND expires_ms < ?");
+        SqliteStatement lock(*m_statements,
+                             "DELETE FROM locks WHERE session_id = ? AND expires_ms < ?");
         lock.bind(1, sessionId).bind(2, nowMs());
         lock.step();
         return logChange(QStringLiteral("session-removed"), sessionId);
@@ -1256,7 +716,7 @@ Result<void> SqliteStore::resizeSession(const SessionRecord &session,
         if (auto ok = writeSession(session, false); !ok)
             return ok;
         for (const QString &id : removedIds) {
-            Statement d(*m_statements, "DELETE FROM kernels WHERE session_id = ? AND id = ?");
+            SqliteStatement d(*m_statements, "DELETE FROM kernels WHERE session_id = ? AND id = ?");
             d.bind(1, session.id).bind(2, id);
             if (const int rc = d.step(); rc != SQLITE_DONE)
                 return fail(sqlError(rc, QStringLiteral("removing kernel %1").arg(id)));
@@ -1274,15 +734,16 @@ Result<void> SqliteStore::resizeSession(const SessionRecord &session,
 Result<SessionListing> SqliteStore::listSessions() const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(*m_statements, QByteArray(QByteArray("SELECT ") + kSessionColumns +
-                                          " FROM sessions ORDER BY created_at, id")
-                                   .constData());
+    SqliteStatement s(*m_statements,
+                      QByteArray(QByteArray("SELECT ") + SqliteSchema::kSessionColumns +
+                                 " FROM sessions ORDER BY created_at, id")
+                          .constData());
     SessionListing listing;
     int rc;
     while ((rc = s.step()) == SQLITE_ROW) {
         const QString row =
             QStringLiteral("state store %1, table sessions, row id %2").arg(m_path, s.text(0));
-        auto r = sessionFromRow(s, row);
+        auto r = SqliteRowCodec::session(s, row);
         if (r)
             listing.sessions.append(std::move(*r));
         else
@@ -1296,14 +757,15 @@ Result<SessionListing> SqliteStore::listSessions() const
 Result<SessionRecord> SqliteStore::session(const QString &sessionId) const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(*m_statements,
-                QByteArray(QByteArray("SELECT ") + kSessionColumns + " FROM sessions WHERE id = ?")
-                    .constData());
+    SqliteStatement s(*m_statements,
+                      QByteArray(QByteArray("SELECT ") + SqliteSchema::kSessionColumns +
+                                 " FROM sessions WHERE id = ?")
+                          .constData());
     s.bind(1, sessionId);
     const int rc = s.step();
     if (rc == SQLITE_ROW) {
-        auto r =
-            sessionFromRow(s, QStringLiteral("state store %1, session %2").arg(m_path, sessionId));
+        auto r = SqliteRowCodec::session(
+            s, QStringLiteral("state store %1, session %2").arg(m_path, sessionId));
         if (r) {
             // Read, changed and written back (a terminate, a policy): its options, unchanged,
             // need no encoding then.
@@ -1366,14 +828,15 @@ Result<std::optional<KernelRecord>> SqliteStore::readKernel(const QString &sessi
                                                             const QString &kernelId) const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(*m_statements, QByteArray(QByteArray("SELECT ") + kKernelColumns +
-                                          " FROM kernels WHERE id = ? AND session_id = ?")
-                                   .constData());
+    SqliteStatement s(*m_statements,
+                      QByteArray(QByteArray("SELECT ") + SqliteSchema::kKernelColumns +
+                                 " FROM kernels WHERE id = ? AND session_id = ?")
+                          .constData());
     s.bind(1, kernelId).bind(2, sessionId);
     const int rc = s.step();
     if (rc == SQLITE_ROW) {
-        auto k =
-            kernelFromRow(s, QStringLiteral("state store %1, kernel %2").arg(m_path, kernelId));
+        auto k = SqliteRowCodec::kernel(
+            s, QStringLiteral("state store %1, kernel %2").arg(m_path, kernelId));
         if (!k)
             return fail(k.error());
         return std::optional<KernelRecord>(std::move(*k));
@@ -1397,13 +860,14 @@ Result<KernelRecord> SqliteStore::kernel(const QString &sessionId, const QString
 Result<QList<KernelRecord>> SqliteStore::readKernels(const char *sql, const QString &arg) const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(*m_statements, sql);
+    SqliteStatement s(*m_statements, sql);
     if (!arg.isNull())
         s.bind(1, arg);
     QList<KernelRecord> list;
     int rc;
     while ((rc = s.step()) == SQLITE_ROW) {
-        auto k = kernelFromRow(s, QStringLiteral("state store %1, table kernels").arg(m_path));
+        auto k =
+            SqliteRowCodec::kernel(s, QStringLiteral("state store %1, table kernels").arg(m_path));
         if (!k)
             return fail(k.error());
         list.append(std::move(*k));
@@ -1415,14 +879,14 @@ Result<QList<KernelRecord>> SqliteStore::readKernels(const char *sql, const QStr
 
 Result<QList<KernelRecord>> SqliteStore::kernels(const QString &sessionId) const
 {
-    static const QByteArray sql = QByteArray("SELECT ") + kKernelColumns +
+    static const QByteArray sql = QByteArray("SELECT ") + SqliteSchema::kKernelColumns +
                                   " FROM kernels WHERE session_id = ? ORDER BY local_rank, id";
     return readKernels(sql.constData(), sessionId.isNull() ? QStringLiteral("") : sessionId);
 }
 
 Result<QList<KernelRecord>> SqliteStore::allKernels() const
 {
-    static const QByteArray sql = QByteArray("SELECT ") + kKernelColumns +
+    static const QByteArray sql = QByteArray("SELECT ") + SqliteSchema::kKernelColumns +
                                   " FROM kernels ORDER BY session_id, local_rank, id";
     return readKernels(sql.constData(), QString());
 }
@@ -1433,9 +897,9 @@ Result<qint64> SqliteStore::appendEvent(const EventRecord &e)
 {
     qint64 seq = 0;
     auto ok = write(QStringLiteral("appending an event"), [&]() -> Result<void> {
-        Statement s(*m_statements,
-                    "INSERT INTO events(at, actor, session_id, kernel_id, action, detail) "
-                    "VALUES(?, ?, ?, ?, ?, ?)");
+        SqliteStatement s(*m_statements,
+                          "INSERT INTO events(at, actor, session_id, kernel_id, action, detail) "
+                          "VALUES(?, ?, ?, ?, ?, ?)");
         s.bind(1, RecordJson::dateToText(e.at.isValid() ? e.at : QDateTime::currentDateTimeUtc()))
             .bind(2, e.actor)
             .bind(3, e.sessionId)
@@ -1455,9 +919,9 @@ Result<qint64> SqliteStore::appendEvent(const EventRecord &e)
 Result<QList<EventRecord>> SqliteStore::events(qint64 afterSeq, int limit) const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(*m_statements,
-                "SELECT seq, at, actor, session_id, kernel_id, action, detail FROM events "
-                "WHERE seq > ? ORDER BY seq LIMIT ?");
+    SqliteStatement s(*m_statements,
+                      "SELECT seq, at, actor, session_id, kernel_id, action, detail FROM events "
+                      "WHERE seq > ? ORDER BY seq LIMIT ?");
     s.bind(1, afterSeq).bind(2, limit > 0 ? limit : -1);
     QList<EventRecord> list;
     int rc;
@@ -1475,13 +939,14 @@ Result<QList<EventRecord>> SqliteStore::events(qint64 afterSeq, int limit) const
 Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token, qint64 ttlMs,
                                   LockHolder *holder)
 {
-    announceOwner(m_path);
+    SqliteLockOwners::announce(m_path);
     bool taken = false;
     QString endedOwner; // the owner of a row taken over because its process ended
     auto ok = write(QStringLiteral("locking session %1").arg(sessionId), [&]() -> Result<void> {
         endedOwner.clear();
-        Statement get(*m_statements, "SELECT owner, since, owner_id, expires_ms, token FROM locks "
-                                     "WHERE session_id = ?");
+        SqliteStatement get(*m_statements,
+                            "SELECT owner, since, owner_id, expires_ms, token FROM locks "
+                            "WHERE session_id = ?");
         get.bind(1, sessionId);
         const int rc = get.step();
         if (rc == SQLITE_ROW) {
@@ -1489,9 +954,10 @@ Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token
             // although its row could not be deleted. A row of another process (whatever its
             // pid or host) stays until it expires.
             const bool expired = get.integer(3) < nowMs();
-            const bool ours = get.text(2) == ourOwnerId();
-            const bool released = ours && !processHoldsToken(get.text(4));
-            const bool dead = !ours && !expired && !released && ownerGone(m_path, get.text(2));
+            const bool ours = get.text(2) == SqliteLockOwners::ownerId();
+            const bool released = ours && !SqliteLockOwners::holdsToken(get.text(4));
+            const bool dead =
+                !ours && !expired && !released && SqliteLockOwners::isGone(m_path, get.text(2));
             if (dead)
                 endedOwner = get.text(2);
             if (!expired && !released && !dead) {
@@ -1506,24 +972,24 @@ Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token
         } else if (rc != SQLITE_DONE) {
             return fail(sqlError(rc, QStringLiteral("reading the lock of %1").arg(sessionId)));
         }
-        Statement put(*m_statements,
-                      "INSERT OR REPLACE INTO locks(session_id, owner, token, pid, hostname, "
-                      "since, expires_ms, owner_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+        SqliteStatement put(*m_statements,
+                            "INSERT OR REPLACE INTO locks(session_id, owner, token, pid, hostname, "
+                            "since, expires_ms, owner_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
         put.bind(1, sessionId)
-            .bind(2, ourOwner())
+            .bind(2, SqliteLockOwners::describeThisProcess())
             .bind(3, token)
             .bind(4, qint64(QCoreApplication::applicationPid()))
             .bind(5, QSysInfo::machineHostName())
             .bind(6, RecordJson::dateToText(QDateTime::currentDateTimeUtc()))
             .bind(7, nowMs() + ttlMs)
-            .bind(8, ourOwnerId());
+            .bind(8, SqliteLockOwners::ownerId());
         if (const int prc = put.step(); prc != SQLITE_DONE)
             return fail(sqlError(prc, QStringLiteral("locking session %1").arg(sessionId)));
         if (!endedOwner.isEmpty()) {
-            Statement left(*m_statements, "SELECT 1 FROM locks WHERE owner_id = ?");
+            SqliteStatement left(*m_statements, "SELECT 1 FROM locks WHERE owner_id = ?");
             left.bind(1, endedOwner);
             if (left.step() == SQLITE_DONE)
-                forgetOwner(m_path, endedOwner);
+                SqliteLockOwners::forget(m_path, endedOwner);
         }
         taken = true;
         return {};
@@ -1531,23 +997,20 @@ Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token
     if (!ok)
         return fail(ok.error());
     if (taken) {
-        std::lock_guard lock(g_heldTokensMutex);
-        g_heldTokens.insert(token);
+        SqliteLockOwners::holdToken(token);
     }
     return taken;
 }
 
 void SqliteStore::unlock(const QString &sessionId, const QString &token)
 {
-    {
-        std::lock_guard lock(g_heldTokensMutex);
-        g_heldTokens.remove(token);
-    }
+    SqliteLockOwners::releaseToken(token);
     // Deleting our own row is safe whoever leads, so a fenced-off controller still releases.
     auto ok = write(
         QStringLiteral("unlocking session %1").arg(sessionId),
         [&]() -> Result<void> {
-            Statement s(*m_statements, "DELETE FROM locks WHERE session_id = ? AND token = ?");
+            SqliteStatement s(*m_statements,
+                              "DELETE FROM locks WHERE session_id = ? AND token = ?");
             s.bind(1, sessionId).bind(2, token);
             if (const int rc = s.step(); rc != SQLITE_DONE)
                 return fail(sqlError(rc, QStringLiteral("unlocking session %1").arg(sessionId)));
@@ -1555,7 +1018,7 @@ void SqliteStore::unlock(const QString &sessionId, const QString &token)
         },
         Fencing::Skip);
     if (!ok) {
-        g_ownerFiles.rowsLeftBehind.store(true);
+        SqliteLockOwners::keepOwnFiles();
         qCWarning(lcStore) << "could not release the lock:" << ok.error().toString();
     }
 }
@@ -1569,9 +1032,9 @@ SqliteStore::Renewal SqliteStore::renewLock(const QString &sessionId, const QStr
         [&]() -> Result<void> {
             // Only our own row, and only while it has not expired: once expired, another
             // process may have judged it stale, so it is lost even if nobody took it yet.
-            Statement s(*m_statements,
-                        "UPDATE locks SET expires_ms = ? WHERE session_id = ? AND token = ? "
-                        "AND expires_ms >= ?");
+            SqliteStatement s(*m_statements,
+                              "UPDATE locks SET expires_ms = ? WHERE session_id = ? AND token = ? "
+                              "AND expires_ms >= ?");
             const qint64 now = nowMs();
             s.bind(1, now + ttlMs).bind(2, sessionId).bind(3, token).bind(4, now);
             if (const int rc = s.step(); rc != SQLITE_DONE)
@@ -1579,7 +1042,8 @@ SqliteStore::Renewal SqliteStore::renewLock(const QString &sessionId, const QStr
             if (sqlite3_changes(m_db) == 1)
                 return {};
             outcome = Renewal::Lost;
-            Statement get(*m_statements, "SELECT owner, token FROM locks WHERE session_id = ?");
+            SqliteStatement get(*m_statements,
+                                "SELECT owner, token FROM locks WHERE session_id = ?");
             get.bind(1, sessionId);
             if (get.step() != SQLITE_ROW)
                 *why = QStringLiteral("its row is gone");
@@ -1665,14 +1129,15 @@ Result<void> SqliteStore::recordKernelProgress(const QList<KernelProgress> &prog
                 // "{…},{…}": the new entries without their array's brackets.
                 const QByteArray entries =
                     RecordJson::compact(RecordJson::historyToJson(p.changes)).chopped(1).mid(1);
-                Statement s(*m_statements,
-                            "UPDATE kernels SET status = COALESCE(?3, status), history = CASE WHEN "
-                            "?4 IS NULL THEN history ELSE json(substr(json(history), 1, "
-                            "length(json(history)) - 1) || CASE WHEN json_array_length(history) = "
-                            "0 THEN '' ELSE ',' END || ?4 || ']') END, container_id = "
-                            "COALESCE(?5, container_id), ports = COALESCE(?6, ports), updated_at "
-                            "= ?7, desired = COALESCE(?8, desired) WHERE id = ?1 AND session_id "
-                            "= ?2");
+                SqliteStatement s(
+                    *m_statements,
+                    "UPDATE kernels SET status = COALESCE(?3, status), history = CASE WHEN "
+                    "?4 IS NULL THEN history ELSE json(substr(json(history), 1, "
+                    "length(json(history)) - 1) || CASE WHEN json_array_length(history) = "
+                    "0 THEN '' ELSE ',' END || ?4 || ']') END, container_id = "
+                    "COALESCE(?5, container_id), ports = COALESCE(?6, ports), updated_at "
+                    "= ?7, desired = COALESCE(?8, desired) WHERE id = ?1 AND session_id "
+                    "= ?2");
                 s.bind(1, p.kernel.kernelId).bind(2, p.kernel.sessionId);
                 if (!p.changes.isEmpty())
                     s.bind(3, toString(p.changes.last().status)).bind(4, entries);
@@ -1701,86 +1166,9 @@ Result<void> SqliteStore::recordKernelProgress(const QList<KernelProgress> &prog
 
 // ---- the controller's leadership
 
-// Held while alive: a thread renews the row's expiry every third of the TTL; a renewal that
-// finds the row expired or taken marks the fence lost (cancelling its token) and stops.
-class SqliteLeadership final : public Leadership
-{
-public:
-    // `sentAt`: when the write that took the leadership began (its time counts from there).
-    SqliteLeadership(SqliteStore *store, LeaderRecord record, std::chrono::seconds ttl,
-                     std::shared_ptr<SqliteStore::Fence> fence, Clock::time_point sentAt)
-        : m_store(store)
-        , m_record(std::move(record))
-        , m_fence(std::move(fence))
-    {
-        // Held, without I/O, until the last confirmed renewal's start + TTL − a margin; past
-        // it the leadership is lost at once, also while a renewal waits for a busy file.
-        m_deadline = std::make_unique<LeaseDeadline>(
-            sentAt, ttl,
-            [fence = m_fence, term = m_record.term](const QString &why) {
-                if (fence->held.exchange(false))
-                    qCWarning(lcStore).noquote()
-                        << QStringLiteral("the controller's leadership (term %1) is lost: %2")
-                               .arg(term)
-                               .arg(why);
-                fence->lost.cancel();
-            },
-            m_fence->deadline);
-        const auto period = std::max<std::chrono::milliseconds>(
-            100ms, std::chrono::duration_cast<std::chrono::milliseconds>(ttl) / 3);
-        m_thread = std::thread([this, ttl, period] {
-            std::unique_lock lock(m_mutex);
-            auto wait = period;
-            while (!m_stop) {
-                if (m_wake.wait_for(lock, wait, [this] { return m_stop; }))
-                    break;
-                lock.unlock();
-                const auto sent = Clock::now();
-                const auto left = m_deadline->left();
-                std::optional<bool> renewed =
-                    m_store && left > 0ms ? m_store->renewLeadership(m_fence, ttl, sent + left)
-                                          : std::optional<bool>(false);
-                if (renewed && *renewed)
-                    m_deadline->confirmRenewal(sent, ttl);
-                lock.lock();
-                if (renewed && !*renewed)
-                    break;
-                // Busy: soon again (the deadline ends it if the file stays busy).
-                wait = renewed ? period : std::min<std::chrono::milliseconds>(period, 300ms);
-            }
-        });
-    }
-    ~SqliteLeadership() override
-    {
-        {
-            std::lock_guard lock(m_mutex);
-            m_stop = true;
-        }
-        m_wake.notify_all();
-        m_thread.join();
-        m_deadline->stop();
-        if (m_store)
-            m_store->resign(m_fence);
-    }
-
-    LeaderRecord record() const override { return m_record; }
-    bool isHeld() const override { return m_fence->held.load() && m_deadline->isValid(); }
-    CancelToken lostToken() const override { return m_fence->lost; }
-
-private:
-    QPointer<SqliteStore> m_store;
-    const LeaderRecord m_record;
-    std::shared_ptr<SqliteStore::Fence> m_fence;
-    std::mutex m_mutex;
-    std::condition_variable m_wake;
-    bool m_stop = false;
-    std::unique_ptr<LeaseDeadline> m_deadline;
-    std::thread m_thread;
-};
-
 Result<void> SqliteStore::checkFence(const Fence &fence)
 {
-    Statement s(*m_statements, "SELECT owner, term, expires_ms FROM leader WHERE id = 1");
+    SqliteStatement s(*m_statements, "SELECT owner, term, expires_ms FROM leader WHERE id = 1");
     const int rc = s.step();
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("checking the controller's leadership")));
@@ -1806,9 +1194,9 @@ std::optional<bool> SqliteStore::renewLeadership(const std::shared_ptr<Fence> &f
     auto ok = write(
         QStringLiteral("renewing the controller's leadership"),
         [&]() -> Result<void> {
-            Statement s(*m_statements,
-                        "UPDATE leader SET expires_ms = ? WHERE id = 1 AND owner = ? AND "
-                        "term = ? AND expires_ms > ?");
+            SqliteStatement s(*m_statements,
+                              "UPDATE leader SET expires_ms = ? WHERE id = 1 AND owner = ? AND "
+                              "term = ? AND expires_ms > ?");
             s.bind(1, nowMs() + qint64(ttl.count()) * 1000)
                 .bind(2, fence->owner)
                 .bind(3, fence->term)
@@ -1847,9 +1235,9 @@ void SqliteStore::resign(const std::shared_ptr<Fence> &fence)
     auto ok = write(
         QStringLiteral("resigning the controller's leadership"),
         [&]() -> Result<void> {
-            Statement s(*m_statements,
-                        "UPDATE leader SET expires_ms = 0 WHERE id = 1 AND owner = ? AND "
-                        "term = ?");
+            SqliteStatement s(*m_statements,
+                              "UPDATE leader SET expires_ms = 0 WHERE id = 1 AND owner = ? AND "
+                              "term = ?");
             s.bind(1, fence->owner).bind(2, fence->term);
             if (const int rc = s.step(); rc != SQLITE_DONE)
                 return fail(sqlError(rc, QStringLiteral("resigning")));
@@ -1862,7 +1250,7 @@ void SqliteStore::resign(const std::shared_ptr<Fence> &fence)
 
 qint64 SqliteStore::liveLeaderExpiry(const QString &ownerId) const
 {
-    Statement get(*m_statements, "SELECT owner, expires_ms FROM leader WHERE id = 1");
+    SqliteStatement get(*m_statements, "SELECT owner, expires_ms FROM leader WHERE id = 1");
     if (get.step() != SQLITE_ROW)
         return 0;
     const qint64 expires = get.integer(1);
@@ -1898,8 +1286,9 @@ Result<std::unique_ptr<Leadership>> SqliteStore::campaign(const LeaderRecord &ca
             QStringLiteral("campaigning for the controller's leadership"),
             [&]() -> Result<void> {
                 holder.reset();
-                Statement get(*m_statements, "SELECT owner, record, term, expires_ms FROM leader "
-                                             "WHERE id = 1");
+                SqliteStatement get(*m_statements,
+                                    "SELECT owner, record, term, expires_ms FROM leader "
+                                    "WHERE id = 1");
                 const int rc = get.step();
                 if (rc != SQLITE_ROW && rc != SQLITE_DONE)
                     return fail(sqlError(rc, QStringLiteral("reading the leader")));
@@ -1915,9 +1304,9 @@ Result<std::unique_ptr<Leadership>> SqliteStore::campaign(const LeaderRecord &ca
                 }
                 won.term = term + 1;
                 won.since = QDateTime::currentDateTimeUtc();
-                Statement put(*m_statements,
-                              "INSERT OR REPLACE INTO leader(id, owner, record, term, "
-                              "expires_ms) VALUES(1, ?, ?, ?, ?)");
+                SqliteStatement put(*m_statements,
+                                    "INSERT OR REPLACE INTO leader(id, owner, record, term, "
+                                    "expires_ms) VALUES(1, ?, ?, ?, ?)");
                 put.bind(1, won.ownerId)
                     .bind(2, RecordJson::compact(RecordJson::toJson(won)))
                     .bind(3, won.term)
@@ -1963,7 +1352,7 @@ Result<std::unique_ptr<Leadership>> SqliteStore::campaign(const LeaderRecord &ca
 Result<std::optional<LeaderRecord>> SqliteStore::leader() const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(*m_statements, "SELECT record, term, expires_ms FROM leader WHERE id = 1");
+    SqliteStatement s(*m_statements, "SELECT record, term, expires_ms FROM leader WHERE id = 1");
     const int rc = s.step();
     if (rc == SQLITE_DONE)
         return std::optional<LeaderRecord>();
@@ -1984,7 +1373,7 @@ Result<std::optional<LeaderRecord>> SqliteStore::leader() const
 Result<void> SqliteStore::putControllerStatus(const ControllerStatus &status)
 {
     return write(QStringLiteral("saving the controller's status"), [&]() -> Result<void> {
-        Statement s(*m_statements, "UPDATE controller SET status = ? WHERE id = 1");
+        SqliteStatement s(*m_statements, "UPDATE controller SET status = ? WHERE id = 1");
         s.bind(1, RecordJson::compact(RecordJson::toJson(status)));
         if (const int rc = s.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("saving the controller's status")));
@@ -1995,7 +1384,7 @@ Result<void> SqliteStore::putControllerStatus(const ControllerStatus &status)
 Result<std::optional<ControllerStatus>> SqliteStore::controllerStatus() const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(*m_statements, "SELECT status FROM controller WHERE id = 1");
+    SqliteStatement s(*m_statements, "SELECT status FROM controller WHERE id = 1");
     const int rc = s.step();
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return fail(sqlError(rc, QStringLiteral("reading the controller's status")));
@@ -2012,10 +1401,11 @@ Result<qint64> SqliteStore::requestControllerPass()
 {
     qint64 requests = 0;
     auto ok = write(QStringLiteral("asking the controller for a pass"), [&]() -> Result<void> {
-        Statement s(*m_statements, "UPDATE controller SET requests = requests + 1 WHERE id = 1");
+        SqliteStatement s(*m_statements,
+                          "UPDATE controller SET requests = requests + 1 WHERE id = 1");
         if (const int rc = s.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("asking the controller for a pass")));
-        Statement get(*m_statements, "SELECT requests FROM controller WHERE id = 1");
+        SqliteStatement get(*m_statements, "SELECT requests FROM controller WHERE id = 1");
         if (get.step() == SQLITE_ROW)
             requests = get.integer(0);
         return logChange(QStringLiteral("controller-request"), QString::number(requests));
@@ -2028,7 +1418,7 @@ Result<qint64> SqliteStore::requestControllerPass()
 Result<qint64> SqliteStore::controllerPassRequests() const
 {
     std::lock_guard lock(m_mutex);
-    Statement s(*m_statements, "SELECT requests FROM controller WHERE id = 1");
+    SqliteStatement s(*m_statements, "SELECT requests FROM controller WHERE id = 1");
     const int rc = s.step();
     if (rc == SQLITE_ROW)
         return s.integer(0);
@@ -2044,7 +1434,7 @@ Result<QString> SqliteStore::setting(const QString &key) const
     if (auto ok = checkSettingKey(key); !ok)
         return fail(ok.error());
     std::lock_guard lock(m_mutex);
-    Statement s(*m_statements, "SELECT value FROM settings WHERE key = ?");
+    SqliteStatement s(*m_statements, "SELECT value FROM settings WHERE key = ?");
     s.bind(1, key);
     const int rc = s.step();
     if (rc == SQLITE_ROW)
@@ -2061,9 +1451,10 @@ Result<void> SqliteStore::setSetting(const QString &key, const QString &value)
     const QString what = value.isEmpty() ? QStringLiteral("removing setting %1").arg(key)
                                          : QStringLiteral("writing setting %1").arg(key);
     return write(what, [&]() -> Result<void> {
-        Statement s(*m_statements,
-                    value.isEmpty() ? "DELETE FROM settings WHERE key = ?"
-                                    : "INSERT OR REPLACE INTO settings(key, value) VALUES(?, ?)");
+        SqliteStatement s(*m_statements,
+                          value.isEmpty()
+                              ? "DELETE FROM settings WHERE key = ?"
+                              : "INSERT OR REPLACE INTO settings(key, value) VALUES(?, ?)");
         s.bind(1, key);
         if (!value.isEmpty())
             s.bind(2, value);
@@ -2077,7 +1468,7 @@ Result<void> SqliteStore::setSetting(const QString &key, const QString &value)
 
 Result<QList<NetworkAllocation>> SqliteStore::readNetworkAllocations(const QString &sessionId) const
 {
-    Statement s(
+    SqliteStatement s(
         *m_statements,
         sessionId.isNull()
             ? "SELECT session_id, vni, subnet, avoided, claimed_at FROM network_allocations "
@@ -2119,7 +1510,7 @@ Result<NetworkAllocation> SqliteStore::claimNetwork(const NetworkClaim &claim)
     NetworkAllocation claimed;
     auto written = write(what, [&]() -> Result<void> {
         {
-            Statement exists(*m_statements, "SELECT 1 FROM sessions WHERE id = ?");
+            SqliteStatement exists(*m_statements, "SELECT 1 FROM sessions WHERE id = ?");
             exists.bind(1, claim.sessionId);
             const int rc = exists.step();
             if (rc == SQLITE_DONE)
@@ -2147,10 +1538,11 @@ Result<NetworkAllocation> SqliteStore::claimNetwork(const NetworkClaim &claim)
             return {};
         // An upsert, never INSERT OR REPLACE: that would delete another session's row whose
         // VNI or subnet clashed instead of failing on the UNIQUE constraint.
-        Statement put(*m_statements,
-                      "INSERT INTO network_allocations(session_id, vni, subnet, avoided, "
-                      "claimed_at) VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(session_id) DO UPDATE "
-                      "SET vni = ?2, subnet = ?3, avoided = ?4, claimed_at = ?5");
+        SqliteStatement put(
+            *m_statements,
+            "INSERT INTO network_allocations(session_id, vni, subnet, avoided, "
+            "claimed_at) VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(session_id) DO UPDATE "
+            "SET vni = ?2, subnet = ?3, avoided = ?4, claimed_at = ?5");
         put.bind(1, claimed.sessionId)
             .bind(2, qint64(claimed.vni))
             .bind(3, claimed.subnet.toString())
@@ -2171,7 +1563,7 @@ Result<void> SqliteStore::releaseNetworkAllocation(const QString &sessionId)
 {
     const QString what = QStringLiteral("releasing the network of session %1").arg(sessionId);
     return write(what, [&]() -> Result<void> {
-        Statement s(*m_statements, "DELETE FROM network_allocations WHERE session_id = ?");
+        SqliteStatement s(*m_statements, "DELETE FROM network_allocations WHERE session_id = ?");
         s.bind(1, sessionId);
         if (const int rc = s.step(); rc != SQLITE_DONE)
             return fail(sqlError(rc, what));

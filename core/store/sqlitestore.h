@@ -1,5 +1,6 @@
 #pragma once
 
+#include "sqliteschema.h"
 #include "statestore.h"
 
 #include <QSet>
@@ -29,7 +30,7 @@ class SqliteStore : public StateStore
     Q_OBJECT
 
 public:
-    static constexpr int kSchemaVersion = 7;
+    static constexpr int kSchemaVersion = SqliteSchema::kVersion;
 
     // Opens the file (creating it, its folder and the schema when missing) and migrates an older
     // schema; a file written by a newer ClusterDeck is refused.
