@@ -4,17 +4,18 @@
 #include "etcd/etcdclient.h"
 #include "etcd/etcdlock.h"
 #include "etcd/etcdwatch.h"
+#include "etcdleadership.h"
+#include "etcdsessionlock.h"
+#include "lockholder.h"
 #include "recordjson.h"
 #include "secretbox.h"
 #include "sessionsecrets.h"
 
-#include <QCoreApplication>
 #include <QFile>
 #include <QJsonArray>
 #include <QPointer>
 #include <QRandomGenerator>
 #include <QSet>
-#include <QSysInfo>
 #include <QTimer>
 #include <QUuid>
 
@@ -39,18 +40,12 @@ RangeOptions countOnly()
 }
 constexpr qint64 kLockTtlSeconds = 15;
 
-QString ourOwner()
-{
-    return QStringLiteral("%1@%2 (pid %3)")
-        .arg(qEnvironmentVariable("USER", QStringLiteral("unknown")), QSysInfo::machineHostName())
-        .arg(QCoreApplication::applicationPid());
-}
-
 QByteArray holderValue()
 {
-    return RecordJson::compact(QJsonObject{
-        {QStringLiteral("owner"), ourOwner()},
-        {QStringLiteral("since"), RecordJson::dateToText(QDateTime::currentDateTimeUtc())}});
+    const LockHolder me = LockHolder::thisProcess();
+    return RecordJson::compact(
+        QJsonObject{{QStringLiteral("owner"), me.owner},
+                    {QStringLiteral("since"), RecordJson::dateToText(me.since)}});
 }
 
 Result<void> checkId(const QString &what, const QString &id)
@@ -72,39 +67,6 @@ void backoff(int attempt)
 }
 
 } // namespace
-
-// A held lease-based lock; keeps the client alive for as long as the lock needs it. When its
-// lease dies (revoked, or no keep-alive got through within the TTL) the lock is marked lost.
-class EtcdSessionLock final : public SessionLock
-{
-public:
-    EtcdSessionLock(std::shared_ptr<EtcdClient> client, std::unique_ptr<EtcdLock> lock,
-                    const QString &sessionId)
-        : m_client(std::move(client))
-        , m_lock(std::move(lock))
-    {
-        // Emitted on the lease keeper's thread; markLost is thread-safe.
-        QObject::connect(
-            m_lock.get(), &EtcdLock::lost, m_lock.get(),
-            [this, sessionId](const Error &reason) {
-                markLost(sessionId, QStringLiteral("expired: %1").arg(reason.toString()));
-            },
-            Qt::DirectConnection);
-        if (!m_lock->isHeld())
-            markLost(sessionId, QStringLiteral("expired: its lease ended while it was taken"));
-    }
-    ~EtcdSessionLock() override
-    {
-        if (auto ok = m_lock->unlock(); !ok)
-            qCWarning(lcStore) << "could not release" << m_lock->name() << ":"
-                               << ok.error().toString() << "(it expires with its lease)";
-        m_lock.reset();
-    }
-
-private:
-    std::shared_ptr<EtcdClient> m_client; // declared first: outlives the lock
-    std::unique_ptr<EtcdLock> m_lock;
-};
 
 EtcdStore::EtcdStore(std::shared_ptr<EtcdClient> client, QByteArray prefix, QString url,
                      QObject *parent)
@@ -1517,23 +1479,18 @@ Result<std::unique_ptr<SessionLock>> EtcdStore::lockSession(const QString &sessi
         if (kind != Error::Kind::Timeout && kind != Error::Kind::Conflict)
             return fail(
                 taken.error().withContext(QStringLiteral("locking session %1").arg(sessionId)));
-        QString owner = QStringLiteral("another console");
-        QString since = QStringLiteral("an unknown time");
-        if (auto holder = lock->holder(); holder && *holder) {
-            const auto object = RecordJson::parseObject((*holder)->value, QString());
+        LockHolder holder; // unknown unless the lock's value says
+        if (auto value = lock->holder(); value && *value) {
+            const auto object = RecordJson::parseObject((*value)->value, QString());
             if (object) {
-                owner = object->value(QLatin1StringView("owner")).toString();
-                since =
-                    RecordJson::dateFromText(object->value(QLatin1StringView("since")).toString())
-                        .toLocalTime()
-                        .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+                holder.owner = object->value(QLatin1StringView("owner")).toString();
+                holder.since =
+                    RecordJson::dateFromText(object->value(QLatin1StringView("since")).toString());
             } else {
-                owner = QString::fromUtf8((*holder)->value);
+                holder.owner = QString::fromUtf8((*value)->value);
             }
         }
-        return fail(Error::Kind::Conflict, QStringLiteral("session %1").arg(sessionId),
-                    QStringLiteral("session %1 is busy: locked by %2 since %3")
-                        .arg(sessionId, owner, since));
+        return fail(holder.busyError(sessionId));
     }
     // Record when we actually got it (the value was written when we started waiting).
     PutOptions put;
@@ -1580,40 +1537,6 @@ Result<TxnResult> EtcdStore::commit(TxnRequest txn)
     }
     return result;
 }
-
-// Holds the election key (an EtcdLock on <prefix>/controller/leader) while alive.
-class EtcdLeadership final : public Leadership
-{
-public:
-    EtcdLeadership(EtcdStore *store, std::shared_ptr<EtcdClient> client,
-                   std::unique_ptr<EtcdLock> lock, LeaderRecord record,
-                   std::shared_ptr<EtcdStore::Fence> fence)
-        : m_store(store)
-        , m_client(std::move(client))
-        , m_lock(std::move(lock))
-        , m_record(std::move(record))
-        , m_fence(std::move(fence))
-    {}
-    ~EtcdLeadership() override
-    {
-        if (m_store)
-            m_store->resign(m_fence);
-        if (auto ok = m_lock->unlock(); !ok)
-            qCWarning(lcStore) << "could not resign the controller's leadership:"
-                               << ok.error().toString() << "(it ends with its lease)";
-        m_lock.reset();
-    }
-    LeaderRecord record() const override { return m_record; }
-    bool isHeld() const override { return m_fence->held.load() && m_lock->isHeld(); }
-    CancelToken lostToken() const override { return m_fence->lost; }
-
-private:
-    QPointer<EtcdStore> m_store;
-    std::shared_ptr<EtcdClient> m_client; // outlives the lock
-    std::unique_ptr<EtcdLock> m_lock;
-    const LeaderRecord m_record;
-    std::shared_ptr<EtcdStore::Fence> m_fence;
-};
 
 void EtcdStore::resign(const std::shared_ptr<Fence> &fence)
 {

@@ -3,11 +3,9 @@
 #include "common/logging.h"
 #include "common/privatefiles.h"
 
-#include <QCoreApplication>
 #include <QFile>
 #include <QHash>
 #include <QSet>
-#include <QSysInfo>
 #include <QUuid>
 
 #include <atomic>
@@ -66,14 +64,6 @@ const QString &SqliteLockOwners::ownerId()
 {
     static const QString id = QUuid::createUuid().toString(QUuid::WithoutBraces);
     return id;
-}
-
-QString SqliteLockOwners::describeThisProcess()
-{
-    const QString user = qEnvironmentVariable("USER", QStringLiteral("unknown"));
-    return QStringLiteral("%1@%2 (pid %3)")
-        .arg(user, QSysInfo::machineHostName())
-        .arg(QCoreApplication::applicationPid());
 }
 
 void SqliteLockOwners::holdToken(const QString &token)

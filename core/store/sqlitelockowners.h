@@ -17,8 +17,6 @@ public:
     // is judged by its expiry (the holder renews it) or its owner file, never by a pid, which
     // another PID namespace or host may reuse.
     static const QString &ownerId();
-    // "user@machine (pid N)": the holder a "busy" message names.
-    static QString describeThisProcess();
 
     // The tokens of the session locks this process holds, over all its stores: a lock row of
     // this process whose token is not among them was released, but its row could not be deleted

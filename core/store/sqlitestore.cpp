@@ -961,7 +961,7 @@ Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token
             if (dead)
                 endedOwner = get.text(2);
             if (!expired && !released && !dead) {
-                *holder = {get.text(0), get.text(1)};
+                *holder = {get.text(0), RecordJson::dateFromText(get.text(1))};
                 return {};
             }
             qCInfo(lcStore) << "taking over the stale lock of session" << sessionId << "from"
@@ -975,12 +975,13 @@ Result<bool> SqliteStore::tryLock(const QString &sessionId, const QString &token
         SqliteStatement put(*m_statements,
                             "INSERT OR REPLACE INTO locks(session_id, owner, token, pid, hostname, "
                             "since, expires_ms, owner_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+        const LockHolder me = LockHolder::thisProcess();
         put.bind(1, sessionId)
-            .bind(2, SqliteLockOwners::describeThisProcess())
+            .bind(2, me.owner)
             .bind(3, token)
             .bind(4, qint64(QCoreApplication::applicationPid()))
             .bind(5, QSysInfo::machineHostName())
-            .bind(6, RecordJson::dateToText(QDateTime::currentDateTimeUtc()))
+            .bind(6, RecordJson::dateToText(me.since))
             .bind(7, nowMs() + ttlMs)
             .bind(8, SqliteLockOwners::ownerId());
         if (const int prc = put.step(); prc != SQLITE_DONE)
@@ -1081,11 +1082,7 @@ Result<std::unique_ptr<SessionLock>> SqliteStore::lockSession(const QString &ses
             50ms,
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()) + 1ms));
     }
-    const QDateTime since = RecordJson::dateFromText(holder.since);
-    return fail(Error::Kind::Conflict, QStringLiteral("session %1").arg(sessionId),
-                QStringLiteral("session %1 is busy: locked by %2 since %3")
-                    .arg(sessionId, holder.owner,
-                         since.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))));
+    return fail(holder.busyError(sessionId));
 }
 
 // ---- kernels, read-modify-write

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "lockholder.h"
 #include "sqliteschema.h"
 #include "statestore.h"
 
@@ -131,11 +132,6 @@ private:
         QString kind;
         QString a;
         QString b;
-    };
-    struct LockHolder
-    {
-        QString owner;
-        QString since;
     };
 
     SqliteStore(QString path, sqlite3 *db, QObject *parent);
