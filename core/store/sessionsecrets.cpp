@@ -7,6 +7,8 @@
 #include <QHash>
 #include <QJsonArray>
 
+#include <functional>
+
 namespace ClusterDeck {
 
 namespace {
@@ -21,10 +23,12 @@ QByteArray contextOf(const QString &storeId, const QString &sessionId, const QSt
 
 } // namespace
 
-QMap<QString, QByteArray> SessionSecrets::extract(QJsonObject &spec)
+namespace {
+
+// Calls `edit` for each entry of the spec's kernels[].files[]; the entries it changed (it
+// returns true) are written back.
+void editFiles(QJsonObject &spec, const std::function<bool(QJsonObject &file)> &edit)
 {
-    QMap<QString, QByteArray> values;
-    QHash<QByteArray, QString> nameOf;
     QJsonArray kernels = spec.value(QStringLiteral("kernels")).toArray();
     for (qsizetype k = 0; k < kernels.size(); ++k) {
         QJsonObject kernel = kernels[k].toObject();
@@ -32,20 +36,8 @@ QMap<QString, QByteArray> SessionSecrets::extract(QJsonObject &spec)
         bool changed = false;
         for (qsizetype f = 0; f < files.size(); ++f) {
             QJsonObject file = files[f].toObject();
-            PlannedFile planned;
-            planned.mode = PlanJson::fileMode(file);
-            if (!planned.isSecret() || !file.contains(QStringLiteral("content")))
+            if (!edit(file))
                 continue;
-            const QByteArray content =
-                QByteArray::fromBase64(file.value(QStringLiteral("content")).toString().toLatin1());
-            QString name = nameOf.value(content);
-            if (name.isEmpty()) {
-                name = QStringLiteral("s%1").arg(values.size() + 1);
-                nameOf.insert(content, name);
-                values.insert(name, content);
-            }
-            file.remove(QStringLiteral("content"));
-            file.insert(QStringLiteral("secret"), name);
             files[f] = file;
             changed = true;
         }
@@ -55,37 +47,49 @@ QMap<QString, QByteArray> SessionSecrets::extract(QJsonObject &spec)
         }
     }
     spec.insert(QStringLiteral("kernels"), kernels);
+}
+
+} // namespace
+
+QMap<QString, QByteArray> SessionSecrets::extract(QJsonObject &spec)
+{
+    QMap<QString, QByteArray> values;
+    QHash<QByteArray, QString> nameOf;
+    editFiles(spec, [&](QJsonObject &file) {
+        PlannedFile planned;
+        planned.mode = PlanJson::fileMode(file);
+        if (!planned.isSecret() || !file.contains(QStringLiteral("content")))
+            return false;
+        const QByteArray content =
+            QByteArray::fromBase64(file.value(QStringLiteral("content")).toString().toLatin1());
+        QString name = nameOf.value(content);
+        if (name.isEmpty()) {
+            name = QStringLiteral("s%1").arg(values.size() + 1);
+            nameOf.insert(content, name);
+            values.insert(name, content);
+        }
+        file.remove(QStringLiteral("content"));
+        file.insert(QStringLiteral("secret"), name);
+        return true;
+    });
     return values;
 }
 
 QStringList SessionSecrets::restore(QJsonObject &spec, const QMap<QString, QByteArray> &values)
 {
     QStringList missing;
-    QJsonArray kernels = spec.value(QStringLiteral("kernels")).toArray();
-    for (qsizetype k = 0; k < kernels.size(); ++k) {
-        QJsonObject kernel = kernels[k].toObject();
-        QJsonArray files = kernel.value(QStringLiteral("files")).toArray();
-        bool changed = false;
-        for (qsizetype f = 0; f < files.size(); ++f) {
-            QJsonObject file = files[f].toObject();
-            const QString name = file.value(QStringLiteral("secret")).toString();
-            if (name.isEmpty())
-                continue;
-            if (!values.contains(name)) {
-                if (!missing.contains(name))
-                    missing.append(name);
-                continue;
-            }
-            file.insert(QStringLiteral("content"), QString::fromLatin1(values[name].toBase64()));
-            files[f] = file;
-            changed = true;
+    editFiles(spec, [&](QJsonObject &file) {
+        const QString name = file.value(QStringLiteral("secret")).toString();
+        if (name.isEmpty())
+            return false;
+        if (!values.contains(name)) {
+            if (!missing.contains(name))
+                missing.append(name);
+            return false;
         }
-        if (changed) {
-            kernel.insert(QStringLiteral("files"), files);
-            kernels[k] = kernel;
-        }
-    }
-    spec.insert(QStringLiteral("kernels"), kernels);
+        file.insert(QStringLiteral("content"), QString::fromLatin1(values[name].toBase64()));
+        return true;
+    });
     return missing;
 }
 
