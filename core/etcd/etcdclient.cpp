@@ -378,13 +378,14 @@ Result<RangeResult> EtcdClient::range(const QByteArray &key, const RangeOptions 
 }
 
 Result<RangeResult> EtcdClient::rangeAll(const QByteArray &key, const QByteArray &rangeEnd,
-                                         qint64 pageSize, bool keysOnly) const
+                                         qint64 pageSize, bool keysOnly, qint64 revision) const
 {
     RangeResult all;
     RangeOptions options;
     options.rangeEnd = rangeEnd;
     options.limit = std::max<qint64>(1, pageSize);
     options.keysOnly = keysOnly;
+    options.revision = revision;
     QByteArray from = key;
     for (bool first = true;; first = false) {
         auto page = range(from, options);
@@ -394,7 +395,9 @@ Result<RangeResult> EtcdClient::rangeAll(const QByteArray &key, const QByteArray
             all.header = page->header;
             all.count = page->count;
             // Later pages read the same revision, so the result is one consistent snapshot.
-            options.revision = page->header.revision;
+            // (The header names the store's current revision, not the one read.)
+            if (revision <= 0)
+                options.revision = page->header.revision;
         }
         all.kvs.append(page->kvs);
         if (!page->more || page->kvs.isEmpty())
@@ -406,9 +409,9 @@ Result<RangeResult> EtcdClient::rangeAll(const QByteArray &key, const QByteArray
 }
 
 Result<RangeResult> EtcdClient::rangePrefix(const QByteArray &prefix, qint64 pageSize,
-                                            bool keysOnly) const
+                                            bool keysOnly, qint64 revision) const
 {
-    return rangeAll(prefix, prefixEnd(prefix), pageSize, keysOnly);
+    return rangeAll(prefix, prefixEnd(prefix), pageSize, keysOnly, revision);
 }
 
 Result<DeleteResult> EtcdClient::remove(const QByteArray &key, const DeleteOptions &options) const

@@ -45,11 +45,13 @@ public:
     // One range request, exactly as asked (limit applies; `more` tells whether keys were left).
     Result<RangeResult> range(const QByteArray &key, const RangeOptions &options = {}) const;
     // Every key of [key, rangeEnd), fetched in pages of `pageSize` at one pinned revision, so a
-    // large range neither hits etcd's request size limit nor mixes revisions.
+    // large range neither hits etcd's request size limit nor mixes revisions: `revision` when
+    // given (a snapshot consistent with an earlier read), else the first page's.
     Result<RangeResult> rangeAll(const QByteArray &key, const QByteArray &rangeEnd,
-                                 qint64 pageSize = 1000, bool keysOnly = false) const;
+                                 qint64 pageSize = 1000, bool keysOnly = false,
+                                 qint64 revision = 0) const;
     Result<RangeResult> rangePrefix(const QByteArray &prefix, qint64 pageSize = 1000,
-                                    bool keysOnly = false) const;
+                                    bool keysOnly = false, qint64 revision = 0) const;
     Result<DeleteResult> remove(const QByteArray &key, const DeleteOptions &options = {}) const;
     // Deletes every key starting with `prefix`; an empty prefix is refused.
     Result<DeleteResult> removePrefix(const QByteArray &prefix, bool prevKv = false) const;

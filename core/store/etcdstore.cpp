@@ -1132,27 +1132,32 @@ Result<QList<KernelRecord>> EtcdStore::allKernels() const
         return fail(range.error().withContext(QStringLiteral("listing kernels")));
     if (range->kvs.isEmpty())
         return QList<KernelRecord>();
-    RangeOptions options;
-    options.rangeEnd = prefixEnd(m_prefix + "/sessions/");
-    options.revision = range->header.revision;
-    options.keysOnly = true;
-    auto sessionKeys = m_client->range(m_prefix + "/sessions/", options);
-    if (!sessionKeys)
-        return fail(sessionKeys.error().withContext(QStringLiteral("listing sessions")));
-    QSet<QString> live;
-    const int skip = int(m_prefix.size() + QByteArray("/sessions/").size());
-    for (const KeyValue &kv : std::as_const(sessionKeys->kvs))
-        live.insert(QString::fromUtf8(kv.key.mid(skip)));
+    auto live = liveSessionIds(range->header.revision);
+    if (!live)
+        return fail(live.error().withContext(QStringLiteral("listing sessions")));
     auto list = parseAll(range->kvs, &RecordJson::kernelFromJson);
     if (!list)
         return list;
-    list->removeIf([&live](const KernelRecord &k) { return !live.contains(k.sessionId); });
+    list->removeIf([&live](const KernelRecord &k) { return !live->contains(k.sessionId); });
     std::stable_sort(list->begin(), list->end(), [](const KernelRecord &a, const KernelRecord &b) {
         if (a.sessionId != b.sessionId)
             return a.sessionId < b.sessionId;
         return a.localRank != b.localRank ? a.localRank < b.localRank : a.id < b.id;
     });
     return list;
+}
+
+Result<QSet<QString>> EtcdStore::liveSessionIds(qint64 revision) const
+{
+    const QByteArray prefix = m_prefix + "/sessions/";
+    auto keys = m_client->rangePrefix(prefix, 1000, /*keysOnly=*/true, revision);
+    if (!keys)
+        return fail(keys.error());
+    QSet<QString> live;
+    live.reserve(keys->kvs.size());
+    for (const KeyValue &kv : std::as_const(keys->kvs))
+        live.insert(QString::fromUtf8(kv.key.mid(prefix.size())));
+    return live;
 }
 
 // ---- unknown outcomes, unfinished writes
@@ -1296,22 +1301,14 @@ Result<int> EtcdStore::removeStrayRecords(std::chrono::milliseconds grace)
     auto all = m_client->rangePrefix(m_prefix + "/kernels/", 1000, /*keysOnly=*/true);
     if (!all)
         return fail(all.error().withContext(QStringLiteral("looking for stray kernels")));
-    RangeOptions options;
-    options.rangeEnd = prefixEnd(m_prefix + "/sessions/");
-    options.revision = all->header.revision;
-    options.keysOnly = true;
-    auto sessionKeys = m_client->range(m_prefix + "/sessions/", options);
-    if (!sessionKeys)
-        return fail(sessionKeys.error().withContext(QStringLiteral("looking for stray kernels")));
-    QSet<QString> live;
-    const int skip = int(m_prefix.size() + QByteArray("/sessions/").size());
-    for (const KeyValue &kv : std::as_const(sessionKeys->kvs))
-        live.insert(QString::fromUtf8(kv.key.mid(skip)));
+    auto live = liveSessionIds(all->header.revision);
+    if (!live)
+        return fail(live.error().withContext(QStringLiteral("looking for stray kernels")));
     QHash<QString, QDateTime> stray; // session id → newest time of its kernels
     const int kskip = int(m_prefix.size() + QByteArray("/kernels/").size());
     for (const KeyValue &kv : std::as_const(all->kvs)) {
         const QString sid = QString::fromUtf8(kv.key.mid(kskip).split('/').value(0));
-        if (!live.contains(sid))
+        if (!live->contains(sid))
             stray.insert(sid, QDateTime());
     }
     // Only the stray ones are read in full, for their age.

@@ -5,6 +5,7 @@
 
 #include <QDateTime>
 #include <QHash>
+#include <QSet>
 
 #include <atomic>
 #include <chrono>
@@ -152,6 +153,8 @@ public:
     };
 
 private:
+    // The ids of the stored sessions at `revision` (keys only, read in pages).
+    Result<QSet<QString>> liveSessionIds(qint64 revision) const;
     friend class EtcdLeadership;
     EtcdStore(std::shared_ptr<Etcd::EtcdClient> client, QByteArray prefix, QString url,
               QObject *parent);

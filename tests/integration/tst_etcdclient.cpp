@@ -261,6 +261,21 @@ void TestEtcdClient::rangePagesLargePrefix()
     QVERIFY(keysOnly);
     QCOMPARE(keysOnly->kvs.size(), 2500);
     QVERIFY(keysOnly->kvs.constFirst().value.isEmpty());
+
+    // Pinned to an earlier revision, every page reads that snapshot: a key put since is not
+    // there, on the first page or a later one (the stores read sessions consistent with kernels).
+    const qint64 before = all->header.revision;
+    QVERIFY(m_client->put(prefix + "00000x", "late"));
+    QVERIFY(m_client->put(prefix + "02499x", "late"));
+    auto then = m_client->rangePrefix(prefix, 700, true, before);
+    QVERIFY2(then, qPrintable(then ? QString() : then.error().toString()));
+    QCOMPARE(then->kvs.size(), 2500);
+    QCOMPARE(then->header.revision >= before, true);
+    auto now = m_client->rangePrefix(prefix, 700, true);
+    QVERIFY(now);
+    QCOMPARE(now->kvs.size(), 2502);
+    QVERIFY(m_client->remove(prefix + "00000x"));
+    QVERIFY(m_client->remove(prefix + "02499x"));
 }
 
 void TestEtcdClient::deletePrefix()
