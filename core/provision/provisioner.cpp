@@ -14,6 +14,7 @@
 #include "hostprobe.h"
 #include "hostwatchdog.h"
 #include "kernelstatusbatcher.h"
+#include "launchplanner.h"
 #include "network/networksettings.h"
 #include "network/sessionnetwork.h"
 #include "network/vxlanaddressplan.h"
@@ -246,29 +247,15 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
     }
     const ImageDefaultsMap images = imageDefaultsFor(t, reachable);
 
-    auto plan = resolvePlan(t, opts, images);
-    if (!plan)
-        return fail(plan.error());
     // Multi-node sessions are placed for the store's network driver, and keep it.
     auto network = NetworkSettings::driver(*m_store);
     if (!network)
         return fail(network.error());
-    auto placement = place(*plan, *capacities, request.strategy, *network);
-    if (placement && plan->mode == ClusterMode::Auto) {
-        // `auto` is decided now; resolve again so BACKEND_CLUSTER_MODE says what was chosen.
-        opts.mode = placement->mode;
-        auto decided = resolvePlan(t, opts, images);
-        if (!decided)
-            return fail(decided.error());
-        plan = std::move(decided);
-    }
-
-    // A VXLAN network gives every host a gateway and every kernel an address of its /24.
-    if (placement && placement->mode == ClusterMode::MultiNode &&
-        placement->driver == NetworkDriver::Vxlan) {
-        if (auto slots = VxlanAddressPlan::assignSlots(*placement, *plan); !slots)
-            placement = fail(slots.error());
-    }
+    auto planned = LaunchPlanner::plan(t, opts, *capacities, images, request.strategy, *network);
+    if (!planned)
+        return fail(planned.error());
+    const ClusterPlan *plan = &planned->plan;
+    const Result<Placement> &placement = planned->placement;
 
     SessionSpec spec;
     spec.plan = *plan;

@@ -33,6 +33,8 @@ private Q_SLOTS:
     void launchDialogCountsRespectMinMax_data();
     void launchDialogCountsRespectMinMax();
     void launchDialogPreviewMatchesCorePlacement();
+    void launchDialogPreviewIsTheLaunchPlan_data();
+    void launchDialogPreviewIsTheLaunchPlan();
     void launchDialogSaysWhatBlocks_data();
     void launchDialogSaysWhatBlocks();
     void launchDialogShowsHostPaths_data();
@@ -356,6 +358,65 @@ void TestHostsEvents::launchDialogSaysWhatBlocks()
     // The console points to its own actions, never to a command to type.
     QVERIFY2(!text.contains(QLatin1String("clusterdeckctl")), qPrintable(text));
     QCOMPARE(dialog.launchButton()->isEnabled(), says.startsWith(QLatin1String("Fits")));
+}
+
+// The preview is what the launch decides (issue 25, item 4): `auto` is decided (the plan says
+// which mode, as BACKEND_CLUSTER_MODE), and the images' defaults count. The dialog used to
+// resolve on its own: its plan stayed `auto` and knew no image's ENV.
+void TestHostsEvents::launchDialogPreviewIsTheLaunchPlan_data()
+{
+    QTest::addColumn<int>("cpusPerHost");
+    QTest::addColumn<int>("workers");
+    QTest::addColumn<QString>("mode");
+    QTest::newRow("fits on one host") << 2 << 2 << QStringLiteral("single-node");
+    QTest::newRow("needs three hosts") << 1 << 8 << QStringLiteral("multi-node");
+}
+
+void TestHostsEvents::launchDialogPreviewIsTheLaunchPlan()
+{
+    QFETCH(int, cpusPerHost);
+    QFETCH(int, workers);
+    QFETCH(QString, mode);
+    ConsoleController controller;
+    LaunchDialog dialog(&controller);
+    dialog.addTemplateFile(labBasic());
+    QVERIFY(dialog.selectTemplate(labBasic()));
+    QCOMPARE(dialog.currentTemplate()->mode, ClusterMode::Auto);
+    QList<HostCapacity> hosts;
+    for (const QString &name : {QStringLiteral("h1"), QStringLiteral("h2"), QStringLiteral("h3")}) {
+        HostCapacity h;
+        h.name = name;
+        h.ncpu = cpusPerHost;
+        h.memTotal = 4LL << 30;
+        hosts << h;
+    }
+    dialog.setNetworkDriver(NetworkDriver::Vxlan);
+    dialog.setHostCapacities(hosts);
+    ImageDefaults image;
+    image.env.insert(QStringLiteral("IMAGE_SAYS"), QStringLiteral("hello from the image"));
+    const ImageDefaultsMap images{{QStringLiteral("clusterdeck/lab:latest"), image}};
+    dialog.setImageDefaults(images);
+    dialog.countBox(QStringLiteral("worker"))->setValue(workers);
+
+    const auto plan = dialog.previewPlan();
+    QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().toString()));
+    QCOMPARE(modeName(plan->mode), mode);
+    QCOMPARE(plan->kernels.size(), 1 + workers);
+    for (const KernelSpec &k : plan->kernels) {
+        QCOMPARE(k.env.value(QStringLiteral("BACKEND_CLUSTER_MODE")), mode);
+        QCOMPARE(k.env.value(QStringLiteral("IMAGE_SAYS")), QStringLiteral("hello from the image"));
+    }
+    // And the same as the provisioner's planner given the same inputs.
+    const auto options = dialog.launchOptions();
+    QVERIFY(options);
+    const auto core = LaunchPlanner::plan(*dialog.currentTemplate(), *options, hosts, images,
+                                          PlacementStrategy::Spread, NetworkDriver::Vxlan);
+    QVERIFY(core && core->placement);
+    const auto placement = dialog.previewPlacement();
+    QVERIFY(placement);
+    QCOMPARE(modeName(placement->mode), mode);
+    QCOMPARE(placement->hostOf, core->placement->hostOf);
+    QCOMPARE(placement->hostsUsed.size(), mode == u"multi-node" ? 3 : 1);
 }
 
 // A template that mounts host paths says which before anything starts (issue 24 D.6).

@@ -344,6 +344,7 @@ void LaunchDialog::loadTemplate(int index)
                                    .arg(m_loadError.toHtmlEscaped()));
     }
     rebuildRoles();
+    requestImageDefaults();
     updatePreview();
 }
 
@@ -437,23 +438,70 @@ void LaunchDialog::setNetworkDriver(NetworkDriver driver)
     updatePreview();
 }
 
-Result<ClusterPlan> LaunchDialog::previewPlan() const
+Result<LaunchPlan> LaunchDialog::previewLaunchPlan() const
 {
+    if (!m_loaded)
+        return fail(Error::Kind::Invalid, QString(), tr("No template is loaded."));
     auto opts = launchOptions();
     if (!opts)
         return std::unexpected(opts.error());
     if (Presets::needsSshKeyPair(m_loaded->presets))
         opts->sshKeyPair = SshKeyPair::fromEd25519(QByteArray(32, '\0'), QByteArray(32, '\0'),
                                                    QStringLiteral("preview"));
-    return resolvePlan(*m_loaded, *opts, {});
+    return LaunchPlanner::plan(*m_loaded, *opts, capacities(), m_imageDefaults,
+                               PlacementStrategy::Spread, m_networkDriver);
+}
+
+Result<ClusterPlan> LaunchDialog::previewPlan() const
+{
+    auto planned = previewLaunchPlan();
+    if (!planned)
+        return std::unexpected(planned.error());
+    return std::move(planned->plan);
 }
 
 Result<Placement> LaunchDialog::previewPlacement() const
 {
-    auto plan = previewPlan();
-    if (!plan)
-        return std::unexpected(plan.error());
-    return place(*plan, capacities(), PlacementStrategy::Spread, m_networkDriver);
+    auto planned = previewLaunchPlan();
+    if (!planned)
+        return std::unexpected(planned.error());
+    return std::move(planned->placement);
+}
+
+void LaunchDialog::setImageDefaults(const ImageDefaultsMap &images)
+{
+    m_imageDefaultsOverride = true;
+    ++m_imageDefaultsRequest; // a request under way no longer counts
+    m_imageDefaults = images;
+    updatePreview();
+}
+
+void LaunchDialog::requestImageDefaults()
+{
+    const quint64 request = ++m_imageDefaultsRequest;
+    if (m_imageDefaultsOverride)
+        return;
+    m_imageDefaults.clear();
+    StateStore *store = m_controller->store();
+    HostRegistry *registry = m_controller->registry();
+    if (!m_loaded || !store || !registry)
+        return;
+    QStringList reachable;
+    for (const HostCapacity &h : capacities())
+        if (h.reachable)
+            reachable.append(h.name);
+    // Image inspects and registry lookups (up to 10 s each): never on the UI thread.
+    QPointer<LaunchDialog> self(this);
+    m_controller->runInBackground(
+        [store, registry, t = *m_loaded, reachable] {
+            return Provisioner(store, registry).imageDefaultsFor(t, reachable);
+        },
+        [self, request](const ImageDefaultsMap &images) {
+            if (!self || request != self->m_imageDefaultsRequest)
+                return;
+            self->m_imageDefaults = images;
+            self->updatePreview();
+        });
 }
 
 void LaunchDialog::updateHostPaths()

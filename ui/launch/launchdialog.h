@@ -2,7 +2,9 @@
 
 #include "http/httptypes.h"
 #include "placement/placement.h"
+#include "plan/imagedefaults.h"
 #include "plan/launchoptions.h"
+#include "provision/launchplanner.h"
 #include "store/status.h"
 #include "template/clustertemplate.h"
 
@@ -63,12 +65,18 @@ public:
     Result<LaunchOptions> launchOptions() const;
     Result<ClusterPlan> previewPlan() const;
     Result<Placement> previewPlacement() const;
+    // Both, from LaunchPlanner: what Provisioner::prepare decides with the same inputs.
+    Result<LaunchPlan> previewLaunchPlan() const;
     // Shown when the template mounts host paths: which, and that the kernels can change them.
     QLabel *hostPathsWarning() const { return m_hostPaths; }
     // Hosts for the preview; by default the controller's latest host statuses.
     void setHostCapacities(const QList<HostCapacity> &hosts);
     // The multi-node network driver for the preview; by default the store's (read at opening).
     void setNetworkDriver(NetworkDriver driver);
+    // What the template's images bring (ENV, service ports …) for the preview; by default asked
+    // of the hosts and registries in the background whenever a template is loaded, as the
+    // launch itself does.
+    void setImageDefaults(const ImageDefaultsMap &images);
 
     bool isLaunching() const { return m_launching; }
     QString launchedSessionId() const { return m_sessionId; }
@@ -87,6 +95,7 @@ protected:
 
 private:
     void loadTemplate(int index);
+    void requestImageDefaults();
     void rebuildRoles();
     void updateHostPaths();
     void setKernelStatus(const QString &hostname, KernelStatus status);
@@ -125,6 +134,9 @@ private:
     QString m_loadError;
     std::optional<QList<HostCapacity>> m_hostsOverride;
     NetworkDriver m_networkDriver = NetworkDriver::Vxlan; // the store's, once read
+    ImageDefaultsMap m_imageDefaults;
+    bool m_imageDefaultsOverride = false;
+    quint64 m_imageDefaultsRequest = 0; // answers to an earlier template's request are dropped
     bool m_launching = false;
     CancelToken m_cancelToken;
     QString m_sessionId;
