@@ -994,7 +994,7 @@ Result<void> FakeDockerHost::streamEvents(const Docker::EventFilter &filter,
         if (m_down.load())
             return fail(Error::Kind::Transport, displayName(),
                         QStringLiteral("connection reset (the fake host went down)"));
-        m_changed.wait_for(lock, std::chrono::milliseconds(20));
+        m_changed.wait_for(lock, std::chrono::milliseconds(m_streamPollMs.load()));
     }
 }
 

@@ -1,0 +1,365 @@
+// Fleet scale (issue 28): many simulated Docker hosts (tests/support/fakedockerhost.h, answered
+// from memory at once) holding many sessions, on the real SQLite store and, when the lab's etcd
+// is in the environment (CLUSTERDECK_LAB_ETCD), on the real etcd, side by side in one run:
+//   launch     ClusterDeck's own time per kernel (the daemons answer at once): filling the fleet
+//              with 1+K sessions, then one 1+999 session on top of it
+//   resync     one controller pass over the whole fleet (Controller::runOnce): wall, CPU, and
+//              the process's resident set after it
+//   idle       a leading controller with nothing changing, its default pass every 30 s: CPU per
+//              minute (and % of a core), store writes per minute (every change the store
+//              announces, its own included). The fake hosts' event streams look at their cancel
+//              token every 500 ms (not 20 ms), so that the fake's polling is not counted.
+// Usage: bench_fleet [--hosts 1000] [--sessions 2000] [--kernels 50] [--idle-seconds 60]
+//                    [--stores sqlite,etcd] [--json FILE]
+// The default (ctest) is CI-sized: 50 hosts, 20 sessions of 1+49 (1,000 kernels), 10 s idle.
+// The full size: --hosts 1000 --sessions 2000 (100,000 kernels). Fails only when the fleet is
+// not what it should be (a launch that fails, containers missing), never on a figure.
+
+#include "control/controller.h"
+#include "etcd/etcdclient.h"
+#include "fakedockerhost.h"
+#include "host/hostregistry.h"
+#include "network/networksettings.h"
+#include "provision/provisioner.h"
+#include "store/statestore.h"
+#include "store/storefactory.h"
+#include "template/templateloader.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QUrl>
+#include <QUuid>
+
+#include <atomic>
+#include <cstdio>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+using namespace ClusterDeck;
+using namespace ClusterDeck::TestSupport;
+using namespace std::chrono_literals;
+
+namespace {
+
+[[noreturn]] void die(const QString &what)
+{
+    std::fprintf(stderr, "bench_fleet: %s\n", qPrintable(what));
+    std::exit(1);
+}
+
+QString templateText(int workers)
+{
+    return QStringLiteral(R"(apiVersion: clusterdeck/v1
+kind: Cluster
+name: fleet
+mode: multi-node
+failurePolicy:
+  action: ignore
+roles:
+  - name: master
+    count: 1
+    task:
+      image: clusterdeck/lab:latest
+      command: [sleep, "3600"]
+      resources: {cpus: 0.01, memory: 8m}
+  - name: worker
+    count: %1
+    max: 100000
+    task:
+      image: clusterdeck/lab:latest
+      command: [sleep, "3600"]
+      resources: {cpus: 0.01, memory: 8m}
+)")
+        .arg(workers);
+}
+
+double cpuSeconds()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// The resident set now (the peak of the process would include an earlier store's run).
+double rssMiB()
+{
+    QFile statm(QStringLiteral("/proc/self/statm"));
+    if (!statm.open(QIODevice::ReadOnly))
+        return 0;
+    const QList<QByteArray> fields = statm.readAll().split(' ');
+    return double(fields.value(1).toLongLong()) * double(sysconf(_SC_PAGESIZE)) / (1 << 20);
+}
+
+struct Options
+{
+    int hosts = 50;
+    int sessions = 20;
+    int kernels = 50; // per session: 1 master + kernels-1 workers
+    int idleSeconds = 10;
+    QStringList stores{QStringLiteral("sqlite"), QStringLiteral("etcd")};
+    QString json;
+};
+
+struct Figures
+{
+    QString store;
+    int kernels = 0;
+    double fillMsPerKernel = 0; // 1+K sessions, each launched into the growing fleet
+    double bigMsPerKernel = 0;  // one 1+999 session on top of the full fleet
+    qint64 resyncMs = 0;
+    double resyncCpu = 0;
+    double rss = 0;              // resident set after the pass
+    double idleCpuPerMinute = 0; // CPU seconds per minute
+    double idleWritesPerMinute = 0;
+    QJsonObject toJson() const
+    {
+        return {{QStringLiteral("store"), store},
+                {QStringLiteral("kernels"), kernels},
+                {QStringLiteral("launch_ms_per_kernel_1+K"), fillMsPerKernel},
+                {QStringLiteral("launch_ms_per_kernel_1+999"), bigMsPerKernel},
+                {QStringLiteral("resync_ms"), resyncMs},
+                {QStringLiteral("resync_cpu_s"), resyncCpu},
+                {QStringLiteral("rss_mib_after_resync"), rss},
+                {QStringLiteral("idle_cpu_s_per_min"), idleCpuPerMinute},
+                {QStringLiteral("idle_store_writes_per_min"), idleWritesPerMinute}};
+    }
+};
+
+// Counts every change a store announces (in this process at once, from others by poll/watch).
+class WriteCounter
+{
+public:
+    explicit WriteCounter(StateStore *store)
+    {
+        auto count = [this] {
+            ++m_count;
+        };
+        QObject::connect(store, &StateStore::hostChanged, store, count);
+        QObject::connect(store, &StateStore::hostRemoved, store, count);
+        QObject::connect(store, &StateStore::sessionAdded, store, count);
+        QObject::connect(store, &StateStore::sessionChanged, store, count);
+        QObject::connect(store, &StateStore::sessionRemoved, store, count);
+        QObject::connect(store, &StateStore::kernelChanged, store, count);
+        QObject::connect(store, &StateStore::eventAppended, store, count);
+        QObject::connect(store, &StateStore::controllerChanged, store, count);
+        QObject::connect(store, &StateStore::settingChanged, store, count);
+    }
+    int count() const { return m_count.load(); }
+
+private:
+    std::atomic_int m_count{0};
+};
+
+// Runs the event loop for `d`, asleep when nothing comes (store signals are delivered here).
+void spin(std::chrono::milliseconds d)
+{
+    QEventLoop loop;
+    QTimer::singleShot(d, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+Result<SessionRecord> launch(Provisioner &provisioner, int workers)
+{
+    TemplateLoader loader;
+    const QString text = templateText(workers);
+    auto t = loader.loadClusterFromData(text.toUtf8(), QStringLiteral("fleet.yaml"));
+    if (!t)
+        return fail(t.error());
+    LaunchRequest request;
+    request.clusterTemplate = *t;
+    request.templateSource = text;
+    request.actor = QStringLiteral("bench_fleet");
+    request.options.sessionId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    return provisioner.launch(request);
+}
+
+Figures run(const QString &kind, const QString &url, const Options &o)
+{
+    Figures f;
+    f.store = kind;
+    auto store = openStore(url);
+    if (!store)
+        die(store.error().toString());
+    // Hundreds of hosts per session: a Swarm overlay (a VXLAN /24 gives 30 hosts a gateway).
+    if (auto ok = NetworkSettings::setDriver(**store, NetworkDriver::Swarm); !ok)
+        die(ok.error().toString());
+    HostRegistry registry(store->get());
+    FakeDockerFleet fleet;
+    if (auto ok = fleet.install(registry, o.hosts); !ok)
+        die(ok.error().toString());
+    for (const auto &h : fleet.hosts())
+        h->setStreamPollInterval(500ms); // the fake's own polling is not the controller's CPU
+    Provisioner provisioner(store->get(), &registry);
+    provisioner.setSettlePeriod(0ms);
+
+    QElapsedTimer timer;
+    timer.start();
+    for (int s = 0; s < o.sessions; ++s) {
+        auto session = launch(provisioner, o.kernels - 1);
+        if (!session || session->status != SessionStatus::Running)
+            die(QStringLiteral("%1: session %2 of the fleet: %3")
+                    .arg(kind)
+                    .arg(s + 1)
+                    .arg(session ? toString(session->status) : session.error().toString()));
+    }
+    f.fillMsPerKernel = double(timer.elapsed()) / double(o.sessions * o.kernels);
+    timer.restart();
+    auto big = launch(provisioner, 999);
+    if (!big || big->status != SessionStatus::Running)
+        die(QStringLiteral("%1: the 1+999 session: %2")
+                .arg(kind, big ? toString(big->status) : big.error().toString()));
+    f.bigMsPerKernel = double(timer.elapsed()) / 1000.0;
+    f.kernels = o.sessions * o.kernels + 1000;
+    if (const int running = fleet.containerCount(); running != f.kernels)
+        die(QStringLiteral("%1: %2 containers, not %3").arg(kind).arg(running).arg(f.kernels));
+
+    // The defaults (a pass every 30 s): an idle leader as it runs.
+    ControllerOptions options;
+    options.actor = QStringLiteral("bench_fleet");
+    {
+        Controller once(store->get(), &registry, options);
+        const double cpu0 = cpuSeconds();
+        timer.restart();
+        auto report = once.runOnce();
+        if (!report)
+            die(QStringLiteral("%1: the resync pass: %2").arg(kind, report.error().toString()));
+        f.resyncMs = timer.elapsed();
+        f.resyncCpu = cpuSeconds() - cpu0;
+        f.rss = rssMiB();
+        if (report->changes() != 0)
+            std::fprintf(stderr,
+                         "bench_fleet: %s: the pass over an unchanged fleet made %d "
+                         "change(s)\n",
+                         qPrintable(kind), report->changes());
+    }
+
+    // Idle: a leader with every stream open and nothing happening.
+    Controller leader(store->get(), &registry, options);
+    std::atomic_int passes{0};
+    QObject::connect(
+        &leader, &Controller::passFinished, &leader, [&](int, int) { ++passes; },
+        Qt::DirectConnection);
+    leader.start();
+    QElapsedTimer wait;
+    wait.start();
+    while ((!leader.isLeading() || passes.load() < 1) && wait.elapsed() < 120000)
+        spin(50ms);
+    if (!leader.isLeading() || passes.load() < 1)
+        die(QStringLiteral("%1: the controller did not lead and pass in 120 s").arg(kind));
+    spin(1s); // its streams open
+    WriteCounter writes(store->get());
+    const double cpu0 = cpuSeconds();
+    timer.restart();
+    spin(std::chrono::seconds(o.idleSeconds));
+    const double minutes = double(timer.elapsed()) / 60000.0;
+    f.idleCpuPerMinute = (cpuSeconds() - cpu0) / minutes;
+    f.idleWritesPerMinute = double(writes.count()) / minutes;
+    leader.stop();
+    return f;
+}
+
+Options parse(const QStringList &args)
+{
+    Options o;
+    for (qsizetype i = 1; i < args.size(); ++i) {
+        const QString a = args.at(i);
+        const QString v = args.value(i + 1);
+        bool ok = true;
+        if (a == u"--hosts")
+            o.hosts = v.toInt(&ok);
+        else if (a == u"--sessions")
+            o.sessions = v.toInt(&ok);
+        else if (a == u"--kernels")
+            o.kernels = v.toInt(&ok);
+        else if (a == u"--idle-seconds")
+            o.idleSeconds = v.toInt(&ok);
+        else if (a == u"--stores")
+            o.stores = v.split(u',', Qt::SkipEmptyParts);
+        else if (a == u"--json")
+            o.json = v;
+        else
+            ok = false;
+        if (!ok || v.isEmpty())
+            die(QStringLiteral("usage: bench_fleet [--hosts 1000] [--sessions 2000] [--kernels "
+                               "50] [--idle-seconds 60] [--stores sqlite,etcd] [--json FILE]"));
+        ++i;
+    }
+    if (o.hosts < 1 || o.sessions < 1 || o.kernels < 2 || o.idleSeconds < 1)
+        die(QStringLiteral("--hosts, --sessions and --idle-seconds take a positive number, "
+                           "--kernels at least 2"));
+    return o;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QLoggingCategory::setFilterRules(QStringLiteral("clusterdeck.*.debug=false\n"
+                                                    "clusterdeck.*.info=false\n"
+                                                    "clusterdeck.*.warning=false"));
+    const Options o = parse(app.arguments());
+    std::printf("bench_fleet: %d simulated hosts, %d sessions of 1+%d and one of 1+999 "
+                "(%d kernels), %d s idle\n",
+                o.hosts, o.sessions, o.kernels - 1, o.sessions * o.kernels + 1000, o.idleSeconds);
+    std::printf("%-7s %8s | %12s %12s | %10s %8s %9s | %12s %7s %13s\n", "store", "kernels",
+                "launch ms/k", "1+999 ms/k", "resync ms", "CPU s", "RSS MiB", "idle CPU s/min",
+                "% core", "writes/min");
+    QJsonArray results;
+    for (const QString &kind : o.stores) {
+        QString url;
+        QTemporaryDir dir;
+        std::unique_ptr<Etcd::EtcdClient> etcd;
+        QString prefix;
+        if (kind == u"sqlite") {
+            if (!dir.isValid())
+                die(QStringLiteral("no temporary directory"));
+            url = QStringLiteral("sqlite://") + dir.filePath(QStringLiteral("fleet.db"));
+        } else if (kind == u"etcd") {
+            const QString endpoint = qEnvironmentVariable("CLUSTERDECK_LAB_ETCD");
+            if (endpoint.isEmpty()) {
+                std::printf("%-7s (no lab etcd: CLUSTERDECK_LAB_ETCD is not set)\n", "etcd");
+                continue;
+            }
+            Etcd::EtcdConfig config;
+            config.endpoints = {endpoint};
+            etcd = std::make_unique<Etcd::EtcdClient>(config);
+            prefix = QStringLiteral("/bench-fleet/") +
+                     QUuid::createUuid().toString(QUuid::WithoutBraces).left(8);
+            url = QStringLiteral("etcd://") + QUrl(endpoint).authority() + prefix;
+        } else {
+            die(QStringLiteral("unknown store %1 (sqlite, etcd)").arg(kind));
+        }
+        const Figures f = run(kind, url, o);
+        if (etcd) {
+            if (auto removed = etcd->removePrefix((prefix + u'/').toUtf8()); !removed)
+                std::fprintf(stderr, "bench_fleet: could not remove %s from etcd: %s\n",
+                             qPrintable(prefix), qPrintable(removed.error().toString()));
+        }
+        std::printf("%-7s %8d | %12.3f %12.3f | %10lld %8.2f %9.0f | %12.2f %7.2f %13.1f\n",
+                    qPrintable(kind), f.kernels, f.fillMsPerKernel, f.bigMsPerKernel, f.resyncMs,
+                    f.resyncCpu, f.rss, f.idleCpuPerMinute, f.idleCpuPerMinute / 60.0 * 100.0,
+                    f.idleWritesPerMinute);
+        std::fflush(stdout);
+        results.append(f.toJson());
+    }
+    if (!o.json.isEmpty()) {
+        QFile out(o.json);
+        if (!out.open(QIODevice::WriteOnly) ||
+            out.write(QJsonDocument(QJsonObject{{QStringLiteral("hosts"), o.hosts},
+                                                {QStringLiteral("results"), results}})
+                          .toJson()) < 0)
+            die(QStringLiteral("cannot write %1").arg(o.json));
+    }
+    return 0;
+}
