@@ -21,6 +21,7 @@
 #include "host/hostregistry.h"
 #include "network/networksettings.h"
 #include "provision/provisioner.h"
+#include "simulatedsession.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
 #include "template/templateloader.h"
@@ -54,40 +55,6 @@ namespace {
 {
     std::fprintf(stderr, "bench_fleet: %s\n", qPrintable(what));
     std::exit(1);
-}
-
-QString templateText(int workers)
-{
-    return QStringLiteral(R"(apiVersion: clusterdeck/v1
-kind: Cluster
-name: fleet
-mode: multi-node
-failurePolicy:
-  action: ignore
-roles:
-  - name: master
-    count: 1
-    task:
-      image: clusterdeck/lab:latest
-      command: [sleep, "3600"]
-      resources: {cpus: 0.01, memory: 8m}
-  - name: worker
-    count: %1
-    max: 100000
-    task:
-      image: clusterdeck/lab:latest
-      command: [sleep, "3600"]
-      resources: {cpus: 0.01, memory: 8m}
-)")
-        .arg(workers);
-}
-
-double cpuSeconds()
-{
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 // The resident set now (the peak of the process would include an earlier store's run).
@@ -171,7 +138,8 @@ void spin(std::chrono::milliseconds d)
 Result<SessionRecord> launch(Provisioner &provisioner, int workers)
 {
     TemplateLoader loader;
-    const QString text = templateText(workers);
+    const QString text =
+        simulatedSessionTemplate(QStringLiteral("fleet"), workers, QStringLiteral("ignore"));
     auto t = loader.loadClusterFromData(text.toUtf8(), QStringLiteral("fleet.yaml"));
     if (!t)
         return fail(t.error());
@@ -228,13 +196,13 @@ Figures run(const QString &kind, const QString &url, const Options &o)
     options.actor = QStringLiteral("bench_fleet");
     {
         Controller once(store->get(), &registry, options);
-        const double cpu0 = cpuSeconds();
+        const double cpu0 = processCpuSeconds();
         timer.restart();
         auto report = once.runOnce();
         if (!report)
             die(QStringLiteral("%1: the resync pass: %2").arg(kind, report.error().toString()));
         f.resyncMs = timer.elapsed();
-        f.resyncCpu = cpuSeconds() - cpu0;
+        f.resyncCpu = processCpuSeconds() - cpu0;
         f.rss = rssMiB();
         if (report->changes() != 0)
             std::fprintf(stderr,
@@ -258,11 +226,11 @@ Figures run(const QString &kind, const QString &url, const Options &o)
         die(QStringLiteral("%1: the controller did not lead and pass in 120 s").arg(kind));
     spin(1s); // its streams open
     WriteCounter writes(store->get());
-    const double cpu0 = cpuSeconds();
+    const double cpu0 = processCpuSeconds();
     timer.restart();
     spin(std::chrono::seconds(o.idleSeconds));
     const double minutes = double(timer.elapsed()) / 60000.0;
-    f.idleCpuPerMinute = (cpuSeconds() - cpu0) / minutes;
+    f.idleCpuPerMinute = (processCpuSeconds() - cpu0) / minutes;
     f.idleWritesPerMinute = double(writes.count()) / minutes;
     leader.stop();
     return f;

@@ -15,6 +15,7 @@
 #include "network/networksettings.h"
 #include "provision/provisioner.h"
 #include "provision/sessioncontroller.h"
+#include "simulatedsession.h"
 #include "store/statestore.h"
 #include "store/storefactory.h"
 #include "template/templateloader.h"
@@ -40,42 +41,6 @@ void die(const QString &what)
 {
     std::fprintf(stderr, "bench_scale: %s\n", qPrintable(what));
     std::exit(1);
-}
-
-QString templateText(int kernels)
-{
-    return QStringLiteral(R"(apiVersion: clusterdeck/v1
-kind: Cluster
-name: scale
-mode: multi-node
-failurePolicy:
-  action: terminate-session
-roles:
-  - name: master
-    count: 1
-    task:
-      image: clusterdeck/lab:latest
-      command: [sleep, "3600"]
-      resources: {cpus: 0.01, memory: 8m}
-  - name: worker
-    count: %1
-    max: 100000
-    task:
-      image: clusterdeck/lab:latest
-      command: [sleep, "3600"]
-      resources: {cpus: 0.01, memory: 8m}
-)")
-        .arg(kernels - 1);
-}
-
-// CPU seconds (user + system) of this process so far: the machine may be shared, and wall
-// time then counts the waits for a core too.
-double cpuSeconds()
-{
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 struct Figures
@@ -116,7 +81,8 @@ Figures runOnce(int kernels, int hosts, std::chrono::microseconds delay, int per
     fleet.setCallDelay(delay);
 
     TemplateLoader loader;
-    const QString text = templateText(kernels);
+    const QString text = simulatedSessionTemplate(QStringLiteral("scale"), kernels - 1,
+                                                  QStringLiteral("terminate-session"));
     auto t = loader.loadClusterFromData(text.toUtf8(), QStringLiteral("scale.yaml"));
     if (!t)
         die(t.error().toString());
@@ -131,7 +97,7 @@ Figures runOnce(int kernels, int hosts, std::chrono::microseconds delay, int per
     provisioner.setPerHostConcurrency(perHost);
     Figures f;
     QElapsedTimer timer;
-    const double cpu0 = cpuSeconds();
+    const double cpu0 = processCpuSeconds();
     timer.start();
     auto spec = provisioner.prepare(request);
     if (!spec)
@@ -157,7 +123,7 @@ Figures runOnce(int kernels, int hosts, std::chrono::microseconds delay, int per
     if (!ended)
         die(QStringLiteral("terminate: ") + ended.error().toString());
     f.terminateMs = timer.restart();
-    f.cpu = cpuSeconds() - cpu0;
+    f.cpu = processCpuSeconds() - cpu0;
     if (const int left = fleet.containerCount(); left != 0)
         die(QStringLiteral("%1 containers left after terminate").arg(left));
 
