@@ -64,32 +64,55 @@ HostInspector::HostInspector(HostRegistry *registry, std::chrono::milliseconds t
     , m_timeout(timeout)
 {}
 
+namespace {
+
+void account(HostAllocation &allocation, const KernelRecord &kernel)
+{
+    ++allocation.kernels;
+    if (kernel.cpus)
+        allocation.cpus += *kernel.cpus;
+    // Saturating: records are input too, and a wrapped sum would make a full host look empty.
+    if (kernel.memoryBytes &&
+        __builtin_add_overflow(allocation.memoryBytes, std::max<qint64>(0, *kernel.memoryBytes),
+                               &allocation.memoryBytes))
+        allocation.memoryBytes = std::numeric_limits<qint64>::max();
+    if (!kernel.cpus || !kernel.memoryBytes)
+        ++allocation.unlimitedKernels;
+}
+
+} // namespace
+
 HostAllocation HostInspector::allocationFor(const QString &hostName,
                                             const QList<KernelRecord> &kernels)
 {
     HostAllocation allocation;
     for (const KernelRecord &kernel : kernels) {
-        if (kernel.host != hostName || kernel.desired != DesiredState::Running)
-            continue;
-        ++allocation.kernels;
-        if (kernel.cpus)
-            allocation.cpus += *kernel.cpus;
-        // Saturating: records are input too, and a wrapped sum would make a full host look empty.
-        if (kernel.memoryBytes &&
-            __builtin_add_overflow(allocation.memoryBytes, std::max<qint64>(0, *kernel.memoryBytes),
-                                   &allocation.memoryBytes))
-            allocation.memoryBytes = std::numeric_limits<qint64>::max();
-        if (!kernel.cpus || !kernel.memoryBytes)
-            ++allocation.unlimitedKernels;
+        if (kernel.host == hostName && kernel.desired == DesiredState::Running)
+            account(allocation, kernel);
     }
     return allocation;
 }
 
+QHash<QString, HostAllocation> HostInspector::allocationsByHost(const QList<KernelRecord> &kernels)
+{
+    QHash<QString, HostAllocation> byHost;
+    for (const KernelRecord &kernel : kernels) {
+        if (kernel.desired == DesiredState::Running)
+            account(byHost[kernel.host], kernel);
+    }
+    return byHost;
+}
+
 HostStatus HostInspector::inspect(const HostRecord &host, const QList<KernelRecord> &kernels) const
+{
+    return inspectWith(host, allocationFor(host.name, kernels));
+}
+
+HostStatus HostInspector::inspectWith(const HostRecord &host, const HostAllocation &allocated) const
 {
     HostStatus status;
     status.host = host;
-    status.allocated = allocationFor(host.name, kernels);
+    status.allocated = allocated;
     const Deadline deadline(m_timeout);
     auto finish = [&](const Error &error) {
         status.error = error.toString();
@@ -170,8 +193,9 @@ Result<HostStatus> HostInspector::inspect(const QString &name) const
 QList<HostStatus> HostInspector::inspectAll(const QList<HostRecord> &hosts,
                                             const QList<KernelRecord> &kernels) const
 {
+    const QHash<QString, HostAllocation> allocated = allocationsByHost(kernels);
     if (hosts.size() == 1)
-        return {inspect(hosts.first(), kernels)};
+        return {inspectWith(hosts.first(), allocated.value(hosts.first().name))};
     // An executor of our own: a dead host must not hold a worker of the shared one that others
     // wait for. (Not QThreadPool: its hand-off through Qt's futex-based locks is invisible to
     // ThreadSanitizer, which then reports every reused pool thread as a race.)
@@ -180,8 +204,9 @@ QList<HostStatus> HostInspector::inspectAll(const QList<HostRecord> &hosts,
     BoundedExecutor executor(limits);
     QList<HostStatus> statuses(hosts.size());
     HostStatus *out = statuses.data(); // detached once here, not from the workers
-    executor.forEach(static_cast<int>(hosts.size()),
-                     [&](int i) { out[i] = inspect(hosts.at(i), kernels); });
+    executor.forEach(static_cast<int>(hosts.size()), [&](int i) {
+        out[i] = inspectWith(hosts.at(i), allocated.value(hosts.at(i).name));
+    });
     return statuses;
 }
 

@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "hoststatus.h"
 
+#include <QHash>
 #include <QList>
 
 #include <chrono>
@@ -28,6 +29,9 @@ public:
     // Pure: what the kernels meant to run on `hostName` take of it.
     static HostAllocation allocationFor(const QString &hostName,
                                         const QList<KernelRecord> &kernels);
+    // Pure: the same for every host at once, in one pass over the kernels (a host without
+    // kernels is not in it). A launch surveys every host: per host, that was hosts × kernels.
+    static QHash<QString, HostAllocation> allocationsByHost(const QList<KernelRecord> &kernels);
 
     // One host, with the kernels to account allocations from.
     HostStatus inspect(const HostRecord &host, const QList<KernelRecord> &kernels) const;
@@ -40,6 +44,8 @@ public:
     Result<QList<HostStatus>> inspectAll() const;
 
 private:
+    HostStatus inspectWith(const HostRecord &host, const HostAllocation &allocated) const;
+
     HostRegistry *m_registry;
     std::chrono::milliseconds m_timeout;
     bool m_listImages = true;

@@ -512,6 +512,20 @@ void TestHostRegistry::allocation()
     QTEST(a.cpus, "cpus");
     QTEST(a.memoryBytes, "memory");
     QTEST(a.unlimitedKernels, "unlimited");
+    // All hosts in one pass (what a launch's survey uses) says the same for h1, and for every
+    // other host what allocationFor says of it.
+    const QHash<QString, HostAllocation> all = HostInspector::allocationsByHost(kernels);
+    const HostAllocation b = all.value(QStringLiteral("h1"));
+    QCOMPARE(b.kernels, a.kernels);
+    QCOMPARE(b.cpus, a.cpus);
+    QCOMPARE(b.memoryBytes, a.memoryBytes);
+    QCOMPARE(b.unlimitedKernels, a.unlimitedKernels);
+    for (auto it = all.cbegin(); it != all.cend(); ++it) {
+        const HostAllocation one = HostInspector::allocationFor(it.key(), kernels);
+        QCOMPARE(it->kernels, one.kernels);
+        QCOMPARE(it->cpus, one.cpus);
+        QCOMPARE(it->memoryBytes, one.memoryBytes);
+    }
 }
 
 void TestHostRegistry::advertiseAddress_data()
