@@ -17,8 +17,6 @@
 #include "launchplanner.h"
 #include "network/networksettings.h"
 #include "network/sessionnetwork.h"
-#include "network/vxlanaddressplan.h"
-#include "plan/planresolver.h"
 #include "plan/presets.h"
 #include "plan/useraccounts.h"
 #include "registry/imagereference.h"
@@ -254,11 +252,11 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
     auto planned = LaunchPlanner::plan(t, opts, *capacities, images, request.strategy, *network);
     if (!planned)
         return fail(planned.error());
-    const ClusterPlan *plan = &planned->plan;
+    const ClusterPlan &plan = planned->plan;
     const Result<Placement> &placement = planned->placement;
 
     SessionSpec spec;
-    spec.plan = *plan;
+    spec.plan = plan;
     if (placement)
         spec.placement = *placement;
     if (!record) {
@@ -269,9 +267,9 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
 
     const QDateTime now = QDateTime::currentDateTimeUtc();
     SessionRecord s;
-    s.id = plan->sessionId;
-    s.name = plan->sessionName;
-    s.templateName = plan->templateName;
+    s.id = plan.sessionId;
+    s.name = plan.sessionName;
+    s.templateName = plan.templateName;
     s.templateSnapshot = request.templateSource;
     s.launchOptions = launchOptionsJson(request, {});
     if (auto ok = spec.storeInto(*m_store, s.launchOptions); !ok)
@@ -279,13 +277,13 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
     s.mode = placement ? placement->mode : ClusterMode::Auto;
     s.desired = DesiredState::Running;
     s.changeStatus(SessionStatus::Pending, now, QStringLiteral("launch requested"));
-    s.networkName = plan->networkName;
+    s.networkName = plan.networkName;
     s.networkHost = placement ? placement->networkHost : QString();
     s.createdAt = now;
     s.updatedAt = now;
 
     QList<KernelRecord> kernels;
-    for (const KernelSpec &k : std::as_const(plan->kernels)) {
+    for (const KernelSpec &k : std::as_const(plan.kernels)) {
         kernels.append(recordFor(k, s.id,
                                  placement ? placement->hostOf.value(k.hostname) : QString(),
                                  KernelStatus::Pending, QString(), now));

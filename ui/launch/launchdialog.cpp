@@ -7,7 +7,6 @@
 #include "network/networksettings.h"
 #include "placement/placement.h"
 #include "plan/launchvalues.h"
-#include "plan/planresolver.h"
 #include "plan/planvalidator.h"
 #include "plan/presets.h"
 #include "plan/sshkeypair.h"
@@ -504,9 +503,8 @@ void LaunchDialog::requestImageDefaults()
         });
 }
 
-void LaunchDialog::updateHostPaths()
+void LaunchDialog::updateHostPaths(const ClusterPlan *plan)
 {
-    const auto plan = previewPlan();
     const QStringList paths = plan ? PlanValidator::hostPaths(*plan) : QStringList();
     m_hostPaths->setVisible(!paths.isEmpty());
     m_hostPaths->setText(
@@ -529,7 +527,9 @@ void LaunchDialog::updatePreview()
     if (m_launching)
         return;
     m_preview->clear();
-    updateHostPaths();
+    // Planned once per update: the host paths and the placement come from the same plan.
+    const auto planned = previewLaunchPlan();
+    updateHostPaths(planned ? &planned->plan : nullptr);
     auto refuse = [this](const QString &why) {
         m_previewStatus->setText(
             QStringLiteral("<span style='color:#cc3333'>%1</span>").arg(why.toHtmlEscaped()));
@@ -547,7 +547,8 @@ void LaunchDialog::updatePreview()
                           ? tr("The registered host does not answer: see the Hosts view.")
                           : tr("None of the %1 registered hosts answers: see the Hosts view.")
                                 .arg(hosts.size()));
-    const auto placement = previewPlacement();
+    const Result<Placement> placement =
+        planned ? planned->placement : Result<Placement>(std::unexpected(planned.error()));
     if (!placement) {
         const auto opts = launchOptions();
         const ClusterMode mode = opts && opts->mode ? *opts->mode

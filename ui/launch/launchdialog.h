@@ -97,7 +97,7 @@ private:
     void loadTemplate(int index);
     void requestImageDefaults();
     void rebuildRoles();
-    void updateHostPaths();
+    void updateHostPaths(const ClusterPlan *plan);
     void setKernelStatus(const QString &hostname, KernelStatus status);
     void setPullProgress(const QString &host, const QString &image, double fraction,
                          qint64 downloaded, qint64 total, const QString &error);
