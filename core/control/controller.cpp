@@ -149,6 +149,7 @@ void Controller::lead(Leadership &leadership)
         m_intakeRunning = true;
         m_health.clear();
         m_networksChecked.clear();
+        m_mustPublish = true;
     }
     m_intakeThread = std::thread([this] { intakeLoop(); });
 
@@ -182,6 +183,8 @@ void Controller::lead(Leadership &leadership)
             requests && *requests > requestsSeen) {
             requestsSeen = *requests;
             due = true;
+            std::lock_guard lock(m_mutex);
+            m_mustPublish = true; // `reconcile` waits for the published count to grow
         }
         // A host that did not answer in the last pass is asked every 2 s: the pass that follows
         // its return restarts what waits for it at once, not at the next resync.
@@ -292,15 +295,28 @@ ReconcileReport Controller::pass(Leadership &leadership)
     ControllerStatus status;
     status.ownerId = m_candidate.ownerId;
     status.actor = m_candidate.actor;
+    status.lastPassAt = report.finishedAt;
+    status.lastReport = report.toJson();
+    QJsonObject said = status.lastReport;
+    said.remove(QLatin1StringView("started_at"));
+    said.remove(QLatin1StringView("finished_at"));
+    bool publish = false;
     {
         std::lock_guard lock(m_mutex);
         status.passes = ++m_passes;
         status.hosts = m_health;
+        publish = m_mustPublish || said != m_publishedReport || m_health != m_publishedHealth;
     }
-    status.lastPassAt = report.finishedAt;
-    status.lastReport = report.toJson();
-    if (auto ok = m_store->putControllerStatus(status); !ok)
-        qCWarning(lcControl) << "publishing the pass:" << ok.error().toString();
+    if (publish) {
+        if (auto ok = m_store->putControllerStatus(status); !ok) {
+            qCWarning(lcControl) << "publishing the pass:" << ok.error().toString();
+        } else {
+            std::lock_guard lock(m_mutex);
+            m_publishedReport = said;
+            m_publishedHealth = status.hosts;
+            m_mustPublish = false;
+        }
+    }
     if (!report.refused.isEmpty())
         qCWarning(lcControl).noquote() << "pass" << status.passes << "refused:" << report.refused;
     else if (report.changes() > 0 || !report.warnings.isEmpty())
@@ -324,6 +340,10 @@ Result<ReconcileReport> Controller::runOnce()
     });
     if (auto status = m_store->controllerStatus(); status && *status)
         m_passes = (*status)->passes;
+    {
+        std::lock_guard lock(m_mutex);
+        m_mustPublish = true;
+    }
     ReconcileReport report = pass(**leadership);
     m_applier->setStillLeading({});
     return report;

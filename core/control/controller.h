@@ -131,6 +131,13 @@ private:
     // each new leadership, a host leaves it when it stops answering.
     QSet<QString> m_networksChecked;
     qint64 m_passes = 0;
+    // The status last put into the store, without its pass count and times: a pass that would
+    // publish the same again writes nothing (an idle leader does not write), unless a pass was
+    // asked for through the store (`reconcile` waits for the count to grow) or it is the first
+    // pass of a leadership.
+    QJsonObject m_publishedReport;
+    QMap<QString, HostHealth> m_publishedHealth;
+    bool m_mustPublish = true;
     qint64 m_intakeOverflows = 0;
     qsizetype m_intakePeak = 0;
 };

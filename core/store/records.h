@@ -159,7 +159,8 @@ struct HostHealth
     friend bool operator==(const HostHealth &, const HostHealth &) = default;
 };
 
-// What the leader publishes after each pass; `reconcile` and the console read it.
+// What the leader publishes after a pass that says something new (and the first of a leadership,
+// and one `reconcile` asked for); `reconcile` and the console read it.
 struct ControllerStatus
 {
     QString ownerId;

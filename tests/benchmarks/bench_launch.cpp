@@ -190,12 +190,34 @@ void rawBridges(const Recipe &r)
     });
 }
 
+// A refused removal ("has active endpoints") is retried for 10 s, as ClusterDeck retries its
+// own; one still refused then says what the network holds: no container at all means dockerd's
+// endpoint count is stale (moby/moby#42119), which no wait ends.
+void removeBridge(const Docker::DockerClient &client, const QString &host, const QString &name)
+{
+    for (int attempt = 0;; ++attempt) {
+        auto ok = client.removeNetwork(name, call());
+        if (ok)
+            return;
+        if (attempt >= 40) {
+            auto info = client.inspectNetwork(name, call());
+            const QString held =
+                !info ? info.error().toString()
+                      : QStringLiteral("%1 endpoint(s) listed: %2")
+                            .arg(info->containers.size())
+                            .arg(QStringList(info->containers.keys()).join(QStringLiteral(", ")));
+            die(QStringLiteral("bridge floor: network removal on %1 refused for 10 s: %2; %3")
+                    .arg(host, ok.error().toString(), held));
+        }
+        std::this_thread::sleep_for(250ms);
+    }
+}
+
 void rawRemoveBridges(const Recipe &r)
 {
     const QStringList hosts = r.spec.placement.hostsUsed;
     Concurrent::forEach(int(hosts.size()), [&](int i) {
-        must(r.clients.value(hosts.at(i))->removeNetwork(r.spec.plan.networkName, call()),
-             QStringLiteral("bridge floor: network removal on ") + hosts.at(i));
+        removeBridge(*r.clients.value(hosts.at(i)), hosts.at(i), r.spec.plan.networkName);
     });
 }
 
