@@ -105,6 +105,15 @@ public:
                                         const Removal &removal) const;
     // After the network is gone from every host: what the store held for it (default: nothing).
     virtual Result<void> released(const Scope &scope) const;
+    // How many of the session's containers one host may remove (or stop) at once, given the
+    // caller's own limit `wanted` (0: no limit). dockerd 20.10 can lose a decrement of a local
+    // network's endpoint count when several endpoints of it are released at once (libnetwork
+    // shares one count object through its cached network object and reloads it over another
+    // goroutine's unsaved change on a write conflict); the network then answers "has active
+    // endpoints" with none listed until dockerd restarts (moby/moby#42119). A driver whose
+    // network is a host-local bridge therefore releases one endpoint at a time on each host.
+    // Default: `wanted`.
+    virtual int removalsAtOnce(int wanted) const { return wanted; }
 
     // Makes the session's network on `host` (the single-node session's host, or the one that
     // creates it for all), or adopts the one this session's interrupted attempt made: only with

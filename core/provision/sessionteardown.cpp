@@ -95,6 +95,8 @@ Result<void> SessionTeardown::remove(const SessionSpec &spec,
                (kernels.isEmpty() || kernels.contains(labels.value(Labels::kernel())));
     };
 
+    const auto network = SessionNetwork::forPlacement(spec.placement, m_store);
+    const int removalsAtOnce = network->removalsAtOnce(m_perHostLimit);
     Concurrent::forEach(int(hosts.size()), [&](int h) {
         const QString host = hosts.at(h);
         if (options.skipHosts.contains(host))
@@ -127,7 +129,8 @@ Result<void> SessionTeardown::remove(const SessionSpec &spec,
                                     << "(labels of another store or kernel, or not a kernel's "
                                        "name)";
         }
-        // At most m_perHostLimit DELETEs at this host at once, not all of them.
+        // At most m_perHostLimit DELETEs at this host at once, not all of them (one at a time
+        // on a host-local bridge: SessionNetwork::removalsAtOnce).
         Concurrent::forEachPerHost(
             int(targets.size()), [&](int) { return host; },
             [&](int i) {
@@ -141,12 +144,11 @@ Result<void> SessionTeardown::remove(const SessionSpec &spec,
                 if (!ok && !ok.error().isGone())
                     note(host, ok.error());
             },
-            m_perHostLimit);
+            removalsAtOnce);
     });
 
     // The network, from every host it is on (one host, or every host of a VXLAN session), then
     // what the store holds for it once it is gone from all of them.
-    const auto network = SessionNetwork::forPlacement(spec.placement, m_store);
     const QStringList networkHosts = network->hostsOf(spec.placement);
     bool networkGone = true;
     Concurrent::forEach(int(networkHosts.size()), [&](int i) {
