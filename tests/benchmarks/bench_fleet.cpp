@@ -9,8 +9,13 @@
 //              minute (and % of a core), store writes per minute (every change the store
 //              announces, its own included). The fake hosts' event streams look at their cancel
 //              token every 500 ms (not 20 ms), so that the fake's polling is not counted.
+//   burst      the same leader, then a burst of container deaths (kernels of the fleet's 1+K
+//              sessions, spread over every session, policy `ignore`): from each `die` to its
+//              kernel's change in the store (the store's own signal, on the writing thread),
+//              p50 / p99 lag and deaths per second; every kernel of the burst must be recorded
+//              as ended
 // Usage: bench_fleet [--hosts 1000] [--sessions 2000] [--kernels 50] [--idle-seconds 60]
-//                    [--stores sqlite,etcd] [--json FILE]
+//                    [--burst 10000] [--stores sqlite,etcd] [--json FILE]
 // The default (ctest) is CI-sized: 50 hosts, 20 sessions of 1+49 (1,000 kernels), 10 s idle.
 // The full size: --hosts 1000 --sessions 2000 (100,000 kernels). Fails only when the fleet is
 // not what it should be (a launch that fails, containers missing), never on a figure.
@@ -33,6 +38,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 #include <QLoggingCategory>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -73,6 +79,7 @@ struct Options
     int sessions = 20;
     int kernels = 50; // per session: 1 master + kernels-1 workers
     int idleSeconds = 10;
+    int burst = 1000; // container deaths at once (at most the fleet's 1+K kernels)
     QStringList stores{QStringLiteral("sqlite"), QStringLiteral("etcd")};
     QString json;
 };
@@ -88,6 +95,8 @@ struct Figures
     double rss = 0;              // resident set after the pass
     double idleCpuPerMinute = 0; // CPU seconds per minute
     double idleWritesPerMinute = 0;
+    int burst = 0;
+    double burstP50Ms = 0, burstP99Ms = 0, burstPerSecond = 0;
     QJsonObject toJson() const
     {
         return {{QStringLiteral("store"), store},
@@ -98,6 +107,10 @@ struct Figures
                 {QStringLiteral("resync_cpu_s"), resyncCpu},
                 {QStringLiteral("rss_mib_after_resync"), rss},
                 {QStringLiteral("idle_cpu_s_per_min"), idleCpuPerMinute},
+                {QStringLiteral("burst_deaths"), burst},
+                {QStringLiteral("burst_lag_p50_ms"), burstP50Ms},
+                {QStringLiteral("burst_lag_p99_ms"), burstP99Ms},
+                {QStringLiteral("burst_deaths_per_s"), burstPerSecond},
                 {QStringLiteral("idle_store_writes_per_min"), idleWritesPerMinute}};
     }
 };
@@ -149,6 +162,101 @@ Result<SessionRecord> launch(Provisioner &provisioner, int workers)
     request.actor = QStringLiteral("bench_fleet");
     request.options.sessionId = QUuid::createUuid().toString(QUuid::WithoutBraces);
     return provisioner.launch(request);
+}
+
+// Kills `count` kernels of the fleet's 1+K sessions (not the 1+999 one: `exclude`), taken
+// round-robin over the sessions, as fast as the fake hosts take it, while the leader runs; each
+// lag runs from its kernel's `die` to the store's signal that its record changed.
+void measureBurst(const QString &kind, StateStore *store, FakeDockerFleet &fleet,
+                  const SessionRecord &exclude, int count, Figures &f)
+{
+    auto all = store->allKernels();
+    if (!all)
+        die(QStringLiteral("%1: reading the kernels: %2").arg(kind, all.error().toString()));
+    QMap<QString, QList<KernelRecord>> bySession;
+    for (const KernelRecord &k : std::as_const(*all))
+        if (k.sessionId != exclude.id && k.status == KernelStatus::Running)
+            bySession[k.sessionId].append(k);
+    QList<KernelRecord> victims;
+    for (qsizetype i = 0; qsizetype(victims.size()) < count; ++i) {
+        bool any = false;
+        for (const QList<KernelRecord> &kernels : std::as_const(bySession)) {
+            if (i < kernels.size() && qsizetype(victims.size()) < count) {
+                victims.append(kernels.at(i));
+                any = true;
+            }
+        }
+        if (!any)
+            break;
+    }
+    using Clock = std::chrono::steady_clock;
+    std::mutex mutex;
+    QHash<QString, Clock::time_point> died;    // kernel id → its die
+    QHash<QString, Clock::time_point> changed; // kernel id → its record's last change so far
+    // A death is written twice: the container's observed state (the event intake), then the
+    // kernel's status (the policy's decision). The last change is the status: nothing writes the
+    // kernel after it (`ignore` changes the session, not the kernel).
+    const auto connection = QObject::connect(
+        store, &StateStore::kernelChanged, store,
+        [&](const QString &, const QString &kernelId) {
+            const auto now = Clock::now();
+            std::lock_guard lock(mutex);
+            if (died.contains(kernelId))
+                changed.insert(kernelId, now);
+        },
+        Qt::DirectConnection);
+    QSet<QString> victimIds;
+    for (const KernelRecord &k : std::as_const(victims))
+        victimIds.insert(k.id);
+    const auto first = Clock::now();
+    for (const KernelRecord &k : std::as_const(victims)) {
+        {
+            std::lock_guard lock(mutex);
+            died.insert(k.id, Clock::now());
+        }
+        if (!fleet.host(k.host)->exitContainer(k.containerName, 137))
+            die(QStringLiteral("%1: no container %2 on %3").arg(kind, k.containerName, k.host));
+    }
+    // Until the store says every one of them ended.
+    const auto ended = [&] {
+        auto now = store->allKernels();
+        if (!now)
+            die(QStringLiteral("%1: reading the kernels: %2").arg(kind, now.error().toString()));
+        int n = 0;
+        for (const KernelRecord &k : std::as_const(*now))
+            n += victimIds.contains(k.id) && k.status == KernelStatus::Error ? 1 : 0;
+        return n;
+    };
+    QElapsedTimer wait;
+    wait.start();
+    int n = 0;
+    while ((n = ended()) < int(victims.size()) && wait.elapsed() < 300000)
+        spin(200ms);
+    spin(300ms); // the last signals delivered
+    QObject::disconnect(connection);
+    if (n < int(victims.size()))
+        die(QStringLiteral("%1: %2 of %3 deaths recorded in the store in 300 s")
+                .arg(kind)
+                .arg(n)
+                .arg(victims.size()));
+    std::lock_guard lock(mutex);
+    QList<double> lags;
+    auto last = first;
+    for (auto it = died.cbegin(); it != died.cend(); ++it) {
+        if (!changed.contains(it.key()))
+            die(QStringLiteral("%1: a kernel ended without a change signal").arg(kind));
+        const auto at = changed.value(it.key());
+        lags.append(std::chrono::duration<double, std::milli>(at - *it).count());
+        last = std::max(last, at);
+    }
+    std::sort(lags.begin(), lags.end());
+    const auto quantile = [&lags](double q) {
+        return lags.value(std::min(qsizetype(q * double(lags.size())), lags.size() - 1));
+    };
+    f.burst = int(lags.size());
+    f.burstP50Ms = quantile(0.50);
+    f.burstP99Ms = quantile(0.99);
+    f.burstPerSecond = double(lags.size()) / std::chrono::duration<double>(last - first).count();
 }
 
 Figures run(const QString &kind, const QString &url, const Options &o)
@@ -232,6 +340,7 @@ Figures run(const QString &kind, const QString &url, const Options &o)
     const double minutes = double(timer.elapsed()) / 60000.0;
     f.idleCpuPerMinute = (processCpuSeconds() - cpu0) / minutes;
     f.idleWritesPerMinute = double(writes.count()) / minutes;
+    measureBurst(kind, store->get(), fleet, *big, o.burst, f);
     leader.stop();
     return f;
 }
@@ -251,6 +360,8 @@ Options parse(const QStringList &args)
             o.kernels = v.toInt(&ok);
         else if (a == u"--idle-seconds")
             o.idleSeconds = v.toInt(&ok);
+        else if (a == u"--burst")
+            o.burst = v.toInt(&ok);
         else if (a == u"--stores")
             o.stores = v.split(u',', Qt::SkipEmptyParts);
         else if (a == u"--json")
@@ -259,11 +370,11 @@ Options parse(const QStringList &args)
             ok = false;
         if (!ok || v.isEmpty())
             die(QStringLiteral("usage: bench_fleet [--hosts 1000] [--sessions 2000] [--kernels "
-                               "50] [--idle-seconds 60] [--stores sqlite,etcd] [--json FILE]"));
+                               "50] [--idle-seconds 60] [--burst 10000] [--stores sqlite,etcd] [--json FILE]"));
         ++i;
     }
-    if (o.hosts < 1 || o.sessions < 1 || o.kernels < 2 || o.idleSeconds < 1)
-        die(QStringLiteral("--hosts, --sessions and --idle-seconds take a positive number, "
+    if (o.hosts < 1 || o.sessions < 1 || o.kernels < 2 || o.idleSeconds < 1 || o.burst < 1)
+        die(QStringLiteral("--hosts, --sessions, --idle-seconds and --burst take a positive number, "
                            "--kernels at least 2"));
     return o;
 }
@@ -280,9 +391,9 @@ int main(int argc, char **argv)
     std::printf("bench_fleet: %d simulated hosts, %d sessions of 1+%d and one of 1+999 "
                 "(%d kernels), %d s idle\n",
                 o.hosts, o.sessions, o.kernels - 1, o.sessions * o.kernels + 1000, o.idleSeconds);
-    std::printf("%-7s %8s | %12s %12s | %10s %8s %9s | %12s %7s %13s\n", "store", "kernels",
-                "launch ms/k", "1+999 ms/k", "resync ms", "CPU s", "RSS MiB", "idle CPU s/min",
-                "% core", "writes/min");
+    std::printf("%-7s %8s | %12s %12s | %10s %8s %9s | %12s %7s %10s | %6s %8s %8s %8s\n",
+                "store", "kernels", "launch ms/k", "1+999 ms/k", "resync ms", "CPU s", "RSS MiB",
+                "idle CPU s/min", "% core", "writes/min", "deaths", "p50 ms", "p99 ms", "per s");
     QJsonArray results;
     for (const QString &kind : o.stores) {
         QString url;
@@ -314,10 +425,11 @@ int main(int argc, char **argv)
                 std::fprintf(stderr, "bench_fleet: could not remove %s from etcd: %s\n",
                              qPrintable(prefix), qPrintable(removed.error().toString()));
         }
-        std::printf("%-7s %8d | %12.3f %12.3f | %10lld %8.2f %9.0f | %12.2f %7.2f %13.1f\n",
+        std::printf("%-7s %8d | %12.3f %12.3f | %10lld %8.2f %9.0f | %12.2f %7.2f %10.1f | %6d "
+                    "%8.0f %8.0f %8.0f\n",
                     qPrintable(kind), f.kernels, f.fillMsPerKernel, f.bigMsPerKernel, f.resyncMs,
                     f.resyncCpu, f.rss, f.idleCpuPerMinute, f.idleCpuPerMinute / 60.0 * 100.0,
-                    f.idleWritesPerMinute);
+                    f.idleWritesPerMinute, f.burst, f.burstP50Ms, f.burstP99Ms, f.burstPerSecond);
         std::fflush(stdout);
         results.append(f.toJson());
     }

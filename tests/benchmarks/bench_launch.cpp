@@ -225,7 +225,8 @@ void rawRemoveBridges(const Recipe &r)
 void rawKernel(const Recipe &r, const KernelSpec &k, bool bridges = false)
 {
     const auto &client = r.clients.value(r.spec.placement.hostOf.value(k.hostname));
-    Docker::ContainerSpec spec = ContainerSpecBuilder::specFor(k, r.spec.plan.networkName, QString());
+    Docker::ContainerSpec spec =
+        ContainerSpecBuilder::specFor(k, r.spec.plan.networkName, QString());
     // Per-host bridges do not join the hosts: a worker away from master1 would ask the lab's
     // unreachable resolver for it, and dockerd then holds that container's removal until the
     // query times out (about 4 s). Every kernel's name is answered locally instead (ClusterDeck's
