@@ -16,7 +16,8 @@
 //              as ended
 // Usage: bench_fleet [--hosts 1000] [--sessions 2000] [--kernels 50] [--idle-seconds 60]
 //                    [--burst 10000] [--stores sqlite,etcd] [--json FILE]
-// The default (ctest) is CI-sized: 50 hosts, 20 sessions of 1+49 (1,000 kernels), 10 s idle.
+// The default is CI-sized: 50 hosts, 20 sessions of 1+49 (1,000 kernels), 10 s idle, a burst of
+// 1,000 deaths (ctest: 5 s idle, 200 deaths).
 // The full size: --hosts 1000 --sessions 2000 (100,000 kernels). Fails only when the fleet is
 // not what it should be (a launch that fails, containers missing), never on a figure.
 
@@ -38,8 +39,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSet>
 #include <QLoggingCategory>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QUrl>
@@ -369,13 +370,15 @@ Options parse(const QStringList &args)
         else
             ok = false;
         if (!ok || v.isEmpty())
-            die(QStringLiteral("usage: bench_fleet [--hosts 1000] [--sessions 2000] [--kernels "
-                               "50] [--idle-seconds 60] [--burst 10000] [--stores sqlite,etcd] [--json FILE]"));
+            die(QStringLiteral(
+                "usage: bench_fleet [--hosts 1000] [--sessions 2000] [--kernels "
+                "50] [--idle-seconds 60] [--burst 10000] [--stores sqlite,etcd] [--json FILE]"));
         ++i;
     }
     if (o.hosts < 1 || o.sessions < 1 || o.kernels < 2 || o.idleSeconds < 1 || o.burst < 1)
-        die(QStringLiteral("--hosts, --sessions, --idle-seconds and --burst take a positive number, "
-                           "--kernels at least 2"));
+        die(QStringLiteral(
+            "--hosts, --sessions, --idle-seconds and --burst take a positive number, "
+            "--kernels at least 2"));
     return o;
 }
 
@@ -391,8 +394,8 @@ int main(int argc, char **argv)
     std::printf("bench_fleet: %d simulated hosts, %d sessions of 1+%d and one of 1+999 "
                 "(%d kernels), %d s idle\n",
                 o.hosts, o.sessions, o.kernels - 1, o.sessions * o.kernels + 1000, o.idleSeconds);
-    std::printf("%-7s %8s | %12s %12s | %10s %8s %9s | %12s %7s %10s | %6s %8s %8s %8s\n",
-                "store", "kernels", "launch ms/k", "1+999 ms/k", "resync ms", "CPU s", "RSS MiB",
+    std::printf("%-7s %8s | %12s %12s | %10s %8s %9s | %12s %7s %10s | %6s %8s %8s %8s\n", "store",
+                "kernels", "launch ms/k", "1+999 ms/k", "resync ms", "CPU s", "RSS MiB",
                 "idle CPU s/min", "% core", "writes/min", "deaths", "p50 ms", "p99 ms", "per s");
     QJsonArray results;
     for (const QString &kind : o.stores) {
