@@ -10,6 +10,7 @@
 // Target: p99 < 500 ms on both. Fails only when the run did not end as it should (the session
 // not RUNNING again, nothing observed), never on the timing itself.
 
+#include "benchmedian.h"
 #include "common/logging.h"
 #include "labcli.h"
 #include "store/sqlitestore.h"
@@ -63,15 +64,6 @@ bool spinUntil(const std::function<bool()> &done, int timeoutMs)
         QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
     }
     return true;
-}
-
-double percentile(QList<double> v, double p)
-{
-    if (v.isEmpty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    const qsizetype i = std::min(v.size() - 1, qsizetype(p * double(v.size() - 1) + 0.5));
-    return v.at(i);
 }
 
 struct BurstResult

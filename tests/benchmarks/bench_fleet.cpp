@@ -21,6 +21,7 @@
 // The full size: --hosts 1000 --sessions 2000 (100,000 kernels). Fails only when the fleet is
 // not what it should be (a launch that fails, containers missing), never on a figure.
 
+#include "benchmedian.h"
 #include "control/controller.h"
 #include "etcd/etcdclient.h"
 #include "fakedockerhost.h"
@@ -250,13 +251,9 @@ void measureBurst(const QString &kind, StateStore *store, FakeDockerFleet &fleet
         lags.append(std::chrono::duration<double, std::milli>(at - *it).count());
         last = std::max(last, at);
     }
-    std::sort(lags.begin(), lags.end());
-    const auto quantile = [&lags](double q) {
-        return lags.value(std::min(qsizetype(q * double(lags.size())), lags.size() - 1));
-    };
     f.burst = int(lags.size());
-    f.burstP50Ms = quantile(0.50);
-    f.burstP99Ms = quantile(0.99);
+    f.burstP50Ms = percentile(lags, 0.50);
+    f.burstP99Ms = percentile(lags, 0.99);
     f.burstPerSecond = double(lags.size()) / std::chrono::duration<double>(last - first).count();
 }
 

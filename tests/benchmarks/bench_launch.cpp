@@ -165,6 +165,31 @@ void must(const Result<void> &ok, const QString &what)
         die(what + QStringLiteral(": ") + ok.error().toString());
 }
 
+// A refused removal ("has active endpoints") is retried for 10 s, as ClusterDeck retries its
+// own (an overlay reports active endpoints for a moment after its last container left); one
+// still refused then says what the network holds: no container at all means dockerd's endpoint
+// count is stale (moby/moby#42119), which no wait ends.
+void removeNetworkWaiting(const Docker::DockerClient &client, const QString &name,
+                          const QString &what)
+{
+    for (int attempt = 0;; ++attempt) {
+        auto ok = client.removeNetwork(name, call());
+        if (ok)
+            return;
+        if (attempt >= 40) {
+            auto info = client.inspectNetwork(name, call());
+            const QString held =
+                !info ? info.error().toString()
+                      : QStringLiteral("%1 endpoint(s) listed: %2")
+                            .arg(info->containers.size())
+                            .arg(QStringList(info->containers.keys()).join(QStringLiteral(", ")));
+            die(QStringLiteral("%1 refused for 10 s: %2; %3")
+                    .arg(what, ok.error().toString(), held));
+        }
+        std::this_thread::sleep_for(250ms);
+    }
+}
+
 void rawNetwork(const Recipe &r)
 {
     Docker::NetworkSpec n;
@@ -191,34 +216,12 @@ void rawBridges(const Recipe &r)
     });
 }
 
-// A refused removal ("has active endpoints") is retried for 10 s, as ClusterDeck retries its
-// own; one still refused then says what the network holds: no container at all means dockerd's
-// endpoint count is stale (moby/moby#42119), which no wait ends.
-void removeBridge(const Docker::DockerClient &client, const QString &host, const QString &name)
-{
-    for (int attempt = 0;; ++attempt) {
-        auto ok = client.removeNetwork(name, call());
-        if (ok)
-            return;
-        if (attempt >= 40) {
-            auto info = client.inspectNetwork(name, call());
-            const QString held =
-                !info ? info.error().toString()
-                      : QStringLiteral("%1 endpoint(s) listed: %2")
-                            .arg(info->containers.size())
-                            .arg(QStringList(info->containers.keys()).join(QStringLiteral(", ")));
-            die(QStringLiteral("bridge floor: network removal on %1 refused for 10 s: %2; %3")
-                    .arg(host, ok.error().toString(), held));
-        }
-        std::this_thread::sleep_for(250ms);
-    }
-}
-
 void rawRemoveBridges(const Recipe &r)
 {
     const QStringList hosts = r.spec.placement.hostsUsed;
     Concurrent::forEach(int(hosts.size()), [&](int i) {
-        removeBridge(*r.clients.value(hosts.at(i)), hosts.at(i), r.spec.plan.networkName);
+        removeNetworkWaiting(*r.clients.value(hosts.at(i)), r.spec.plan.networkName,
+                             QStringLiteral("bridge floor: network removal on ") + hosts.at(i));
     });
 }
 
@@ -261,17 +264,8 @@ void rawRemoveKernel(const Recipe &r, const KernelSpec &k)
 
 void rawRemoveNetwork(const Recipe &r)
 {
-    // The same wait ClusterDeck has: an overlay reports active endpoints for a moment after
-    // its last container left.
-    const auto &client = r.clients.value(r.spec.placement.networkHost);
-    for (int attempt = 0;; ++attempt) {
-        auto ok = client->removeNetwork(r.spec.plan.networkName, call());
-        if (ok)
-            return;
-        if (attempt >= 40)
-            die(QStringLiteral("raw network removal: ") + ok.error().toString());
-        std::this_thread::sleep_for(250ms);
-    }
+    removeNetworkWaiting(*r.clients.value(r.spec.placement.networkHost), r.spec.plan.networkName,
+                         QStringLiteral("raw network removal"));
 }
 
 // Containers and networks of a session left on any host, once worker nodes had a moment to drop
