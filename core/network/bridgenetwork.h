@@ -9,8 +9,9 @@ class BridgeNetwork final : public SessionNetwork
 {
 public:
     QString driverName() const override { return QStringLiteral("bridge"); }
-    // A host-local bridge: one endpoint released at a time (SessionNetwork::removalsAtOnce).
-    int removalsAtOnce(int) const override { return 1; }
+    // A host-local bridge: one endpoint released at a time
+    // (SessionNetwork::endpointReleasesAtOnce).
+    int endpointReleasesAtOnce(int) const override { return 1; }
 
 protected:
     Docker::NetworkSpec specFor(const Scope &scope) const override;

@@ -1,6 +1,7 @@
 #include "sessionnetwork.h"
 
 #include "bridgenetwork.h"
+#include "common/concurrent.h"
 #include "common/labels.h"
 #include "networklogging.h"
 #include "swarmoverlaynetwork.h"
@@ -64,6 +65,29 @@ Result<void> SessionNetwork::connect(const Scope &, const Placement &, const Sit
 void SessionNetwork::configureKernel(const Placement &, const QString &,
                                      Docker::ContainerSpec &) const
 {}
+
+void SessionNetwork::leaveFirst(
+    const QString &networkName, const QString &hostName, const Docker::DockerHost &host,
+    const QStringList &containers,
+    const std::function<std::optional<Docker::CallOptions>()> &call) const
+{
+    const int atOnce = endpointReleasesAtOnce(0);
+    if (atOnce <= 0 || networkName.isEmpty())
+        return;
+    Concurrent::forEachPerHost(
+        int(containers.size()), [&](int) { return hostName; },
+        [&](int i) {
+            const auto options = call();
+            if (!options)
+                return;
+            if (auto ok = host.disconnectNetwork(networkName, containers.at(i), true, *options);
+                !ok)
+                qCDebug(lcNetwork).noquote()
+                    << "container" << containers.at(i).left(12) << "on host" << hostName
+                    << "did not leave network" << networkName << "first:" << ok.error().toString();
+        },
+        atOnce);
+}
 
 Result<void> SessionNetwork::removeHostSide(const Scope &, const QString &,
                                             const Docker::DockerHost &, const Removal &) const

@@ -105,15 +105,24 @@ public:
                                         const Removal &removal) const;
     // After the network is gone from every host: what the store held for it (default: nothing).
     virtual Result<void> released(const Scope &scope) const;
-    // How many of the session's containers one host may remove (or stop) at once, given the
-    // caller's own limit `wanted` (0: no limit). dockerd 20.10 can lose a decrement of a local
-    // network's endpoint count when several endpoints of it are released at once (libnetwork
-    // shares one count object through its cached network object and reloads it over another
-    // goroutine's unsaved change on a write conflict); the network then answers "has active
-    // endpoints" with none listed until dockerd restarts (moby/moby#42119). A driver whose
-    // network is a host-local bridge therefore releases one endpoint at a time on each host.
-    // Default: `wanted`.
-    virtual int removalsAtOnce(int wanted) const { return wanted; }
+    // How many endpoints of the session's network one host may release at once (a container
+    // stopped, removed or disconnected), given the caller's own limit `wanted` (0: no limit).
+    // dockerd 20.10 can lose a decrement of a local network's endpoint count when several
+    // endpoints of it are released at once (libnetwork shares one count object through its
+    // cached network object and reloads it over another goroutine's unsaved change on a write
+    // conflict); the network then answers "has active endpoints" with none listed until dockerd
+    // restarts (moby/moby#42119). A driver whose network is a host-local bridge therefore
+    // releases one endpoint at a time on each host. Default: `wanted`.
+    virtual int endpointReleasesAtOnce(int wanted) const { return wanted; }
+    // Before several of the session's containers on one host are stopped or removed together:
+    // where the network releases a limited number of endpoints at once, each container leaves
+    // it first, that many at a time, so what follows releases nothing of it and may run at
+    // full width. Best effort: a container that does not leave (already off the network, gone)
+    // is stopped or removed all the same. `call` gives each disconnect its bounds (nullopt:
+    // out of time, the rest is skipped).
+    void leaveFirst(const QString &networkName, const QString &hostName,
+                    const Docker::DockerHost &host, const QStringList &containers,
+                    const std::function<std::optional<Docker::CallOptions>()> &call) const;
 
     // Makes the session's network on `host` (the single-node session's host, or the one that
     // creates it for all), or adopts the one this session's interrupted attempt made: only with

@@ -42,8 +42,8 @@ public:
 
     QString driverName() const override { return QStringLiteral("vxlan"); }
     // A host-local bridge per host: one endpoint released at a time on each
-    // (SessionNetwork::removalsAtOnce).
-    int removalsAtOnce(int) const override { return 1; }
+    // (SessionNetwork::endpointReleasesAtOnce).
+    int endpointReleasesAtOnce(int) const override { return 1; }
 
     QStringList hostsOf(const Placement &placement) const override;
     // prepare(), then connect().

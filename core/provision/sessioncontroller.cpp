@@ -10,6 +10,7 @@
 #include "eventlog.h"
 #include "host/hostregistry.h"
 #include "hostprobe.h"
+#include "network/sessionnetwork.h"
 #include "ownedcontainer.h"
 #include "provisioner.h"
 #include "sessionteardown.h"
@@ -207,22 +208,54 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
         auto hostOf = [&](int i) {
             return kernels->at(i).host;
         };
+        auto callFor = [&] {
+            Docker::CallOptions call;
+            call.timeout = std::chrono::seconds(m_stopTimeout + 60);
+            call.cancel = m_cancel;
+            return call;
+        };
+        // The kernels' own containers (labels and name), never a same-named other.
+        QList<std::optional<QString>> targets(kernels->size());
         Concurrent::forEachPerHost(int(kernels->size()), hostOf, [&](int i) {
             const KernelRecord &k = kernels->at(i);
             auto client = m_registry->dockerHost(k.host);
             if (!client)
                 return;
-            Docker::CallOptions call;
-            call.timeout = std::chrono::seconds(m_stopTimeout + 60);
-            call.cancel = m_cancel;
-            auto target = OwnedContainer::of(**client, k, self, call);
-            if (!target) {
-                if (target.error().kind == Error::Kind::Conflict)
-                    qCWarning(lcProvision) << target.error().toString();
+            auto target = OwnedContainer::of(**client, k, self, callFor());
+            if (target)
+                targets[i] = *target;
+            else if (target.error().kind == Error::Kind::Conflict)
+                qCWarning(lcProvision) << target.error().toString();
+        });
+        // On a host-local bridge they leave the network one at a time before the stops
+        // (SessionNetwork::leaveFirst): the new containers join the same network.
+        QMap<QString, QStringList> onHost;
+        for (qsizetype i = 0; i < kernels->size(); ++i) {
+            if (targets.at(i))
+                onHost[kernels->at(i).host].append(*targets.at(i));
+        }
+        const auto network = SessionNetwork::forPlacement(spec->placement, m_store);
+        const QStringList hostNames = onHost.keys();
+        Concurrent::forEach(int(hostNames.size()), [&](int h) {
+            auto client = m_registry->dockerHost(hostNames.at(h));
+            if (client)
+                network->leaveFirst(spec->plan.networkName, hostNames.at(h), **client,
+                                    onHost.value(hostNames.at(h)),
+                                    [&]() -> std::optional<Docker::CallOptions> {
+                                        if (m_cancel.isCancelled())
+                                            return std::nullopt;
+                                        return callFor();
+                                    });
+        });
+        Concurrent::forEachPerHost(int(kernels->size()), hostOf, [&](int i) {
+            const KernelRecord &k = kernels->at(i);
+            auto client = m_registry->dockerHost(k.host);
+            if (!client || !targets.at(i))
                 return;
-            }
+            const QString target = *targets.at(i);
+            const Docker::CallOptions call = callFor();
             // A stop that fails is not fatal: the forced remove below kills the container.
-            if (auto stopped = (*client)->stopContainer(*target, m_stopTimeout, call); !stopped)
+            if (auto stopped = (*client)->stopContainer(target, m_stopTimeout, call); !stopped)
                 qCInfo(lcProvision).noquote()
                     << "stopping" << k.hostname
                     << "before its restart:" << stopped.error().toString();
@@ -230,7 +263,7 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
             rm.force = true;
             // Left behind, the old container holds the name: the create below then fails with
             // the daemon's conflict message, which is what the admin sees.
-            if (auto removed = (*client)->removeContainer(*target, rm, call); !removed)
+            if (auto removed = (*client)->removeContainer(target, rm, call); !removed)
                 qCWarning(lcProvision).noquote()
                     << "removing" << k.hostname
                     << "before its restart:" << removed.error().toString();

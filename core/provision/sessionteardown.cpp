@@ -96,7 +96,6 @@ Result<void> SessionTeardown::remove(const SessionSpec &spec,
     };
 
     const auto network = SessionNetwork::forPlacement(spec.placement, m_store);
-    const int removalsAtOnce = network->removalsAtOnce(m_perHostLimit);
     Concurrent::forEach(int(hosts.size()), [&](int h) {
         const QString host = hosts.at(h);
         if (options.skipHosts.contains(host))
@@ -129,8 +128,13 @@ Result<void> SessionTeardown::remove(const SessionSpec &spec,
                                     << "(labels of another store or kernel, or not a kernel's "
                                        "name)";
         }
-        // At most m_perHostLimit DELETEs at this host at once, not all of them (one at a time
-        // on a host-local bridge: SessionNetwork::removalsAtOnce).
+        // Each container leaves a network that must not lose several endpoints at once first
+        // (SessionNetwork::leaveFirst), so the removals release nothing of it and run together:
+        // 16 containers of one loaded host went in 7.4 s this way, in 13.4-14.9 s removed one
+        // at a time.
+        network->leaveFirst(spec.plan.networkName, host, **client, targets,
+                            [&] { return callFor(host); });
+        // At most m_perHostLimit DELETEs at this host at once, not all of them.
         Concurrent::forEachPerHost(
             int(targets.size()), [&](int) { return host; },
             [&](int i) {
@@ -144,7 +148,7 @@ Result<void> SessionTeardown::remove(const SessionSpec &spec,
                 if (!ok && !ok.error().isGone())
                     note(host, ok.error());
             },
-            removalsAtOnce);
+            m_perHostLimit);
     });
 
     // The network, from every host it is on (one host, or every host of a VXLAN session), then

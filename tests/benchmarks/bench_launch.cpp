@@ -369,8 +369,8 @@ Times runRaw(Lab &lab, const ClusterTemplate &t, int round, bool parallel, bool 
         // One container at a time on each host (hosts at once), as ClusterDeck removes from a
         // host-local bridge: dockerd 20.10 can lose a decrement of the network's endpoint count
         // when endpoints of it are released at once, and the network then cannot be removed
-        // until dockerd restarts (SessionNetwork::removalsAtOnce). 1 of 8 runs of this bench
-        // under load (2026-12-07) lost one so; a floor must end as it should.
+        // until dockerd restarts (SessionNetwork::endpointReleasesAtOnce). 1 of 8 runs of this
+        // bench under load (2026-12-07) lost one so; a floor must end as it should.
         Concurrent::forEachPerHost(
             int(kernels.size()),
             [&](int i) { return r.spec.placement.hostOf.value(kernels.at(i).hostname); },
