@@ -64,43 +64,15 @@ HostInspector::HostInspector(HostRegistry *registry, std::chrono::milliseconds t
     , m_timeout(timeout)
 {}
 
-namespace {
-
-void account(HostAllocation &allocation, const KernelRecord &kernel)
-{
-    ++allocation.kernels;
-    if (kernel.cpus)
-        allocation.cpus += *kernel.cpus;
-    // Saturating: records are input too, and a wrapped sum would make a full host look empty.
-    if (kernel.memoryBytes &&
-        __builtin_add_overflow(allocation.memoryBytes, std::max<qint64>(0, *kernel.memoryBytes),
-                               &allocation.memoryBytes))
-        allocation.memoryBytes = std::numeric_limits<qint64>::max();
-    if (!kernel.cpus || !kernel.memoryBytes)
-        ++allocation.unlimitedKernels;
-}
-
-} // namespace
-
 HostAllocation HostInspector::allocationFor(const QString &hostName,
                                             const QList<KernelRecord> &kernels)
 {
     HostAllocation allocation;
     for (const KernelRecord &kernel : kernels) {
         if (kernel.host == hostName && kernel.desired == DesiredState::Running)
-            account(allocation, kernel);
+            allocation.add(kernel);
     }
     return allocation;
-}
-
-QHash<QString, HostAllocation> HostInspector::allocationsByHost(const QList<KernelRecord> &kernels)
-{
-    QHash<QString, HostAllocation> byHost;
-    for (const KernelRecord &kernel : kernels) {
-        if (kernel.desired == DesiredState::Running)
-            account(byHost[kernel.host], kernel);
-    }
-    return byHost;
 }
 
 HostStatus HostInspector::inspect(const HostRecord &host, const QList<KernelRecord> &kernels) const
@@ -184,16 +156,15 @@ Result<HostStatus> HostInspector::inspect(const QString &name) const
     auto host = m_registry->inspect(name);
     if (!host)
         return fail(host.error());
-    auto kernels = m_registry->store()->allKernels();
-    if (!kernels)
-        return fail(kernels.error());
-    return inspect(*host, *kernels);
+    auto allocated = m_registry->store()->allocationsByHost();
+    if (!allocated)
+        return fail(allocated.error());
+    return inspectWith(*host, allocated->value(name));
 }
 
 QList<HostStatus> HostInspector::inspectAll(const QList<HostRecord> &hosts,
-                                            const QList<KernelRecord> &kernels) const
+                                            const QHash<QString, HostAllocation> &allocated) const
 {
-    const QHash<QString, HostAllocation> allocated = allocationsByHost(kernels);
     if (hosts.size() == 1)
         return {inspectWith(hosts.first(), allocated.value(hosts.first().name))};
     // An executor of our own: a dead host must not hold a worker of the shared one that others
@@ -215,10 +186,10 @@ Result<QList<HostStatus>> HostInspector::inspectAll() const
     auto hosts = m_registry->list();
     if (!hosts)
         return fail(hosts.error());
-    auto kernels = m_registry->store()->allKernels();
-    if (!kernels)
-        return fail(kernels.error());
-    return inspectAll(*hosts, *kernels);
+    auto allocated = m_registry->store()->allocationsByHost();
+    if (!allocated)
+        return fail(allocated.error());
+    return inspectAll(*hosts, *allocated);
 }
 
 } // namespace ClusterDeck

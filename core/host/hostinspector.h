@@ -29,18 +29,17 @@ public:
     // Pure: what the kernels meant to run on `hostName` take of it.
     static HostAllocation allocationFor(const QString &hostName,
                                         const QList<KernelRecord> &kernels);
-    // Pure: the same for every host at once, in one pass over the kernels (a host without
-    // kernels is not in it). A launch surveys every host: per host, that was hosts × kernels.
-    static QHash<QString, HostAllocation> allocationsByHost(const QList<KernelRecord> &kernels);
 
     // One host, with the kernels to account allocations from.
     HostStatus inspect(const HostRecord &host, const QList<KernelRecord> &kernels) const;
     // Looks the host and the kernels up in the store first.
     Result<HostStatus> inspect(const QString &name) const;
-    // Several hosts in parallel; the result keeps the order of `hosts`.
+    // Several hosts in parallel, with what is allocated on each (host name → sums; a host not
+    // in it has nothing); the result keeps the order of `hosts`.
     QList<HostStatus> inspectAll(const QList<HostRecord> &hosts,
-                                 const QList<KernelRecord> &kernels) const;
-    // Every registered host, in name order.
+                                 const QHash<QString, HostAllocation> &allocated) const;
+    // Every registered host, in name order, with the store's sums (StateStore's
+    // allocationsByHost: a launch surveys every host, and must not decode every kernel).
     Result<QList<HostStatus>> inspectAll() const;
 
 private:

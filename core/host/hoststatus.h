@@ -1,5 +1,6 @@
 #pragma once
 
+#include "store/hostallocation.h"
 #include "store/records.h"
 
 #include <QMap>
@@ -9,15 +10,6 @@
 #include <optional>
 
 namespace ClusterDeck {
-
-// What ClusterDeck has placed on one host: kernels whose desired state is Running.
-struct HostAllocation
-{
-    int kernels = 0;
-    double cpus = 0;          // sum of the kernels' CPU limits (kernels without one count 0)
-    qint64 memoryBytes = 0;   // sum of the kernels' memory limits
-    int unlimitedKernels = 0; // kernels without a CPU or memory limit
-};
 
 // The live state of one registered host, as one round of queries saw it.
 struct HostStatus

@@ -4,6 +4,14 @@
 
 namespace ClusterDeck {
 
+Result<QHash<QString, HostAllocation>> KernelStore::allocationsByHost() const
+{
+    auto kernels = allKernels();
+    if (!kernels)
+        return fail(kernels.error());
+    return HostAllocation::byHost(*kernels);
+}
+
 Result<void> KernelStore::recordKernelProgress(const QList<KernelProgress> &progress,
                                                const std::optional<SessionRecord> &session)
 {

@@ -1,7 +1,10 @@
 #pragma once
 
 #include "common/error.h"
+#include "hostallocation.h"
 #include "records.h"
+
+#include <QHash>
 
 #include <functional>
 #include <optional>
@@ -37,6 +40,10 @@ public:
                                         const QString &kernelId) const = 0;
     virtual Result<QList<KernelRecord>> kernels(const QString &sessionId) const = 0;
     virtual Result<QList<KernelRecord>> allKernels() const = 0;
+    // What the kernels whose desired state is Running hold on each host (host name → sums): a
+    // launch's placement reads it. By default summed from allKernels(); a backend may sum
+    // without decoding every record.
+    virtual Result<QHash<QString, HostAllocation>> allocationsByHost() const;
     // Read-modify-write of several kernels in one transaction: `change` gets each current record
     // and returns whether it changed it. Kernels that do not exist are skipped. Returns the
     // records that were changed, as written.

@@ -22,6 +22,7 @@
 
 #include <sqlite3.h>
 
+#include <limits>
 #include <thread>
 
 namespace ClusterDeck {
@@ -889,6 +890,35 @@ Result<QList<KernelRecord>> SqliteStore::allKernels() const
     static const QByteArray sql = QByteArray("SELECT ") + SqliteSchema::kKernelColumns +
                                   " FROM kernels ORDER BY session_id, local_rank, id";
     return readKernels(sql.constData(), QString());
+}
+
+Result<QHash<QString, HostAllocation>> SqliteStore::allocationsByHost() const
+{
+    // One aggregate instead of decoding every kernel (a launch asks, whatever the fleet's
+    // size). total() sums in floating point, without SQLite's integer-overflow error: memory
+    // sums are exact below 2^53 bytes (8 PiB) and saturate as HostAllocation::add does.
+    static const char *const sql =
+        "SELECT host, count(*), total(cpus), total(max(memory_bytes, 0)), "
+        "sum(cpus IS NULL OR memory_bytes IS NULL) FROM kernels WHERE desired = ? GROUP BY host";
+    std::lock_guard lock(m_mutex);
+    SqliteStatement s(*m_statements, sql);
+    s.bind(1, toString(DesiredState::Running));
+    QHash<QString, HostAllocation> byHost;
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+        HostAllocation a;
+        a.kernels = int(s.integer(1));
+        a.cpus = s.real(2);
+        const double memory = s.real(3);
+        a.memoryBytes = memory >= double(std::numeric_limits<qint64>::max())
+                            ? std::numeric_limits<qint64>::max()
+                            : qint64(memory);
+        a.unlimitedKernels = int(s.integer(4));
+        byHost.insert(s.text(0), a);
+    }
+    if (rc != SQLITE_DONE)
+        return fail(sqlError(rc, QStringLiteral("summing the kernels' allocations per host")));
+    return byHost;
 }
 
 // ---- events

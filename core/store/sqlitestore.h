@@ -73,6 +73,7 @@ public:
     Result<KernelRecord> kernel(const QString &sessionId, const QString &kernelId) const override;
     Result<QList<KernelRecord>> kernels(const QString &sessionId) const override;
     Result<QList<KernelRecord>> allKernels() const override;
+    Result<QHash<QString, HostAllocation>> allocationsByHost() const override;
 
     Result<QJsonObject> sealSecrets(const QString &sessionId,
                                     const QMap<QString, QByteArray> &values) override;

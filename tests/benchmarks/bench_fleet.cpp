@@ -3,6 +3,8 @@
 // is in the environment (CLUSTERDECK_LAB_ETCD), on the real etcd, side by side in one run:
 //   launch     ClusterDeck's own time per kernel (the daemons answer at once): filling the fleet
 //              with 1+K sessions, then one 1+999 session on top of it
+//   survey     what a launch's placement reads of the whole fleet: every kernel decoded and
+//              summed per host, against the store's own sums (median of 5; they must agree)
 //   resync     one controller pass over the whole fleet (Controller::runOnce): wall, CPU, and
 //              the process's resident set after it
 //   idle       a leading controller with nothing changing, its default pass every 30 s: CPU per
@@ -48,6 +50,7 @@
 #include <QUuid>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 
 #include <sys/resource.h>
@@ -92,6 +95,9 @@ struct Figures
     int kernels = 0;
     double fillMsPerKernel = 0; // 1+K sessions, each launched into the growing fleet
     double bigMsPerKernel = 0;  // one 1+999 session on top of the full fleet
+    // What a launch's placement reads of the whole fleet (median of 5): every kernel decoded and
+    // summed, against the store's own sums (StateStore::allocationsByHost).
+    double surveyDecodeMs = 0, surveySumMs = 0;
     qint64 resyncMs = 0;
     double resyncCpu = 0;
     double rss = 0;              // resident set after the pass
@@ -105,6 +111,8 @@ struct Figures
                 {QStringLiteral("kernels"), kernels},
                 {QStringLiteral("launch_ms_per_kernel_1+K"), fillMsPerKernel},
                 {QStringLiteral("launch_ms_per_kernel_1+999"), bigMsPerKernel},
+                {QStringLiteral("survey_decode_ms"), surveyDecodeMs},
+                {QStringLiteral("survey_store_sum_ms"), surveySumMs},
                 {QStringLiteral("resync_ms"), resyncMs},
                 {QStringLiteral("resync_cpu_s"), resyncCpu},
                 {QStringLiteral("rss_mib_after_resync"), rss},
@@ -257,6 +265,44 @@ void measureBurst(const QString &kind, StateStore *store, FakeDockerFleet &fleet
     f.burstPerSecond = double(lags.size()) / std::chrono::duration<double>(last - first).count();
 }
 
+// Every kernel read and summed per host, against the store's own sums: the same figures (or the
+// bench fails), and the time of each, median of 5.
+void measureSurvey(const QString &kind, StateStore *store, Figures &f)
+{
+    QList<double> decode, sum;
+    for (int round = 0; round < 5; ++round) {
+        QElapsedTimer timer;
+        timer.start();
+        auto kernels = store->allKernels();
+        if (!kernels)
+            die(QStringLiteral("%1: reading the kernels: %2")
+                    .arg(kind, kernels.error().toString()));
+        const QHash<QString, HostAllocation> decoded = HostAllocation::byHost(*kernels);
+        decode.append(double(timer.nsecsElapsed()) / 1e6);
+        timer.restart();
+        auto summed = store->allocationsByHost();
+        if (!summed)
+            die(QStringLiteral("%1: the store's sums: %2").arg(kind, summed.error().toString()));
+        sum.append(double(timer.nsecsElapsed()) / 1e6);
+        // CPU sums in another order may differ in the last bits: the rest must be equal.
+        bool same = summed->size() == decoded.size();
+        for (auto it = decoded.cbegin(); same && it != decoded.cend(); ++it) {
+            const HostAllocation s = summed->value(it.key());
+            same = s.kernels == it->kernels && s.memoryBytes == it->memoryBytes &&
+                   s.unlimitedKernels == it->unlimitedKernels &&
+                   std::abs(s.cpus - it->cpus) <= 1e-9 * std::max(1.0, std::abs(it->cpus));
+        }
+        if (!same)
+            die(QStringLiteral("%1: the store's sums over %2 host(s) differ from the decoded "
+                               "kernels' (%3 host(s))")
+                    .arg(kind)
+                    .arg(summed->size())
+                    .arg(decoded.size()));
+    }
+    f.surveyDecodeMs = median(decode);
+    f.surveySumMs = median(sum);
+}
+
 Figures run(const QString &kind, const QString &url, const Options &o)
 {
     Figures f;
@@ -296,6 +342,8 @@ Figures run(const QString &kind, const QString &url, const Options &o)
     f.kernels = o.sessions * o.kernels + 1000;
     if (const int running = fleet.containerCount(); running != f.kernels)
         die(QStringLiteral("%1: %2 containers, not %3").arg(kind).arg(running).arg(f.kernels));
+
+    measureSurvey(kind, store->get(), f);
 
     // The defaults (a pass every 30 s): an idle leader as it runs.
     ControllerOptions options;
@@ -391,9 +439,11 @@ int main(int argc, char **argv)
     std::printf("bench_fleet: %d simulated hosts, %d sessions of 1+%d and one of 1+999 "
                 "(%d kernels), %d s idle\n",
                 o.hosts, o.sessions, o.kernels - 1, o.sessions * o.kernels + 1000, o.idleSeconds);
-    std::printf("%-7s %8s | %12s %12s | %10s %8s %9s | %12s %7s %10s | %6s %8s %8s %8s\n", "store",
-                "kernels", "launch ms/k", "1+999 ms/k", "resync ms", "CPU s", "RSS MiB",
-                "idle CPU s/min", "% core", "writes/min", "deaths", "p50 ms", "p99 ms", "per s");
+    std::printf("%-7s %8s | %12s %12s | %9s %9s | %10s %8s %9s | %12s %7s %10s | %6s %8s %8s "
+                "%8s\n",
+                "store", "kernels", "launch ms/k", "1+999 ms/k", "decode ms", "sum ms", "resync ms",
+                "CPU s", "RSS MiB", "idle CPU s/min", "% core", "writes/min", "deaths", "p50 ms",
+                "p99 ms", "per s");
     QJsonArray results;
     for (const QString &kind : o.stores) {
         QString url;
@@ -425,11 +475,12 @@ int main(int argc, char **argv)
                 std::fprintf(stderr, "bench_fleet: could not remove %s from etcd: %s\n",
                              qPrintable(prefix), qPrintable(removed.error().toString()));
         }
-        std::printf("%-7s %8d | %12.3f %12.3f | %10lld %8.2f %9.0f | %12.2f %7.2f %10.1f | %6d "
-                    "%8.0f %8.0f %8.0f\n",
-                    qPrintable(kind), f.kernels, f.fillMsPerKernel, f.bigMsPerKernel, f.resyncMs,
-                    f.resyncCpu, f.rss, f.idleCpuPerMinute, f.idleCpuPerMinute / 60.0 * 100.0,
-                    f.idleWritesPerMinute, f.burst, f.burstP50Ms, f.burstP99Ms, f.burstPerSecond);
+        std::printf("%-7s %8d | %12.3f %12.3f | %9.1f %9.1f | %10lld %8.2f %9.0f | %12.2f %7.2f "
+                    "%10.1f | %6d %8.0f %8.0f %8.0f\n",
+                    qPrintable(kind), f.kernels, f.fillMsPerKernel, f.bigMsPerKernel,
+                    f.surveyDecodeMs, f.surveySumMs, f.resyncMs, f.resyncCpu, f.rss,
+                    f.idleCpuPerMinute, f.idleCpuPerMinute / 60.0 * 100.0, f.idleWritesPerMinute,
+                    f.burst, f.burstP50Ms, f.burstP99Ms, f.burstPerSecond);
         std::fflush(stdout);
         results.append(f.toJson());
     }

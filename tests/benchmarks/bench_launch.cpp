@@ -365,17 +365,26 @@ Times runRaw(Lab &lab, const ClusterTemplate &t, int round, bool parallel, bool 
             rawKernel(r, k);
     times.launch = seconds(timer.nsecsElapsed());
     timer.restart();
-    if (parallel && bridges)
-        // One container at a time on each host (hosts at once), as ClusterDeck removes from a
-        // host-local bridge: dockerd 20.10 can lose a decrement of the network's endpoint count
-        // when endpoints of it are released at once, and the network then cannot be removed
-        // until dockerd restarts (SessionNetwork::endpointReleasesAtOnce). 1 of 8 runs of this
-        // bench under load (2026-12-07) lost one so; a floor must end as it should.
+    if (parallel && bridges) {
+        // Each container leaves the bridge on its own first (hosts at once), then all are
+        // removed at once, as ClusterDeck does on a host-local bridge: dockerd 20.10 can lose a
+        // decrement of the network's endpoint count when endpoints of it are released at once,
+        // and the network then cannot be removed until dockerd restarts
+        // (SessionNetwork::endpointReleasesAtOnce). 1 of 8 runs of this bench under load
+        // (2026-12-07) lost one so; a floor must end as it should.
         Concurrent::forEachPerHost(
             int(kernels.size()),
             [&](int i) { return r.spec.placement.hostOf.value(kernels.at(i).hostname); },
-            [&](int i) { rawRemoveKernel(r, kernels.at(i)); }, 1);
-    else if (parallel)
+            [&](int i) {
+                const KernelSpec &k = kernels.at(i);
+                must(
+                    r.clients.value(r.spec.placement.hostOf.value(k.hostname))
+                        ->disconnectNetwork(r.spec.plan.networkName, k.containerName, true, call()),
+                    QStringLiteral("raw disconnect ") + k.hostname);
+            },
+            1);
+        Concurrent::forEach(int(kernels.size()), [&](int i) { rawRemoveKernel(r, kernels.at(i)); });
+    } else if (parallel)
         Concurrent::forEach(int(kernels.size()), [&](int i) { rawRemoveKernel(r, kernels.at(i)); });
     else
         for (const KernelSpec &k : kernels)

@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <limits>
+
 using namespace ClusterDeck;
 
 Q_DECLARE_METATYPE(ClusterDeck::SwarmSetup::Action)
@@ -502,6 +504,13 @@ void TestHostRegistry::allocation_data()
     QTest::newRow("unlimited counted")
         << QList<KernelRecord>{kernel(s, h1, std::nullopt, std::nullopt), kernel(s, h1, 2, {})} << 2
         << 2.0 << qint64(0) << 2;
+    QTest::newRow("negative memory counts 0")
+        << QList<KernelRecord>{kernel(s, h1, 1, -500), kernel(s, h1, 1, 300)} << 2 << 2.0
+        << qint64(300) << 0;
+    QTest::newRow("memory saturates")
+        << QList<KernelRecord>{kernel(s, h1, 1, std::numeric_limits<qint64>::max()),
+                               kernel(s, h1, 1, std::numeric_limits<qint64>::max() / 2 + 1)}
+        << 2 << 2.0 << std::numeric_limits<qint64>::max() << 0;
 }
 
 void TestHostRegistry::allocation()
@@ -514,7 +523,7 @@ void TestHostRegistry::allocation()
     QTEST(a.unlimitedKernels, "unlimited");
     // All hosts in one pass (what a launch's survey uses) says the same for h1, and for every
     // other host what allocationFor says of it.
-    const QHash<QString, HostAllocation> all = HostInspector::allocationsByHost(kernels);
+    const QHash<QString, HostAllocation> all = HostAllocation::byHost(kernels);
     const HostAllocation b = all.value(QStringLiteral("h1"));
     QCOMPARE(b.kernels, a.kernels);
     QCOMPARE(b.cpus, a.cpus);
@@ -525,6 +534,24 @@ void TestHostRegistry::allocation()
         QCOMPARE(it->kernels, one.kernels);
         QCOMPARE(it->cpus, one.cpus);
         QCOMPARE(it->memoryBytes, one.memoryBytes);
+    }
+    // What the store sums itself (SQLite: one aggregate over the rows) says the same.
+    if (!kernels.isEmpty()) {
+        SessionRecord session;
+        session.id = kernels.first().sessionId;
+        session.name = QStringLiteral("alloc");
+        session.createdAt = session.updatedAt = QDateTime::currentDateTimeUtc();
+        QVERIFY2(m_store->createSession(session, kernels), "creating the session");
+    }
+    const auto stored = m_store->allocationsByHost();
+    QVERIFY2(stored, why(stored));
+    QCOMPARE(stored->keys().size(), all.keys().size());
+    for (auto it = all.cbegin(); it != all.cend(); ++it) {
+        const HostAllocation s = stored->value(it.key());
+        QCOMPARE(s.kernels, it->kernels);
+        QCOMPARE(s.cpus, it->cpus);
+        QCOMPARE(s.memoryBytes, it->memoryBytes);
+        QCOMPARE(s.unlimitedKernels, it->unlimitedKernels);
     }
 }
 
