@@ -633,43 +633,168 @@ QString ActionApplier::lastLines(const QString &host, const QString &containerId
 Result<std::optional<ExitDecision>> ActionApplier::handleExit(const QString &sessionId,
                                                               const KernelExit &exit)
 {
-    using Decision = std::optional<ExitDecision>;
+    auto decided = handleExits(sessionId, {exit});
+    if (!decided)
+        return fail(decided.error());
+    if (decided->isEmpty())
+        return std::optional<ExitDecision>{};
+    return std::optional<ExitDecision>{decided->first()};
+}
+
+std::optional<KernelExit> ActionApplier::recheck(const KernelExit &exit) const
+{
+    KernelExit checked = exit;
+    if (exit.containerId.isEmpty())
+        return checked;
+    auto client = m_registry->dockerHost(exit.host);
+    if (!client)
+        return checked;
+    Docker::CallOptions call;
+    call.timeout = 10s;
+    call.cancel = m_cancel;
+    auto info = (*client)->inspectContainer(exit.containerId, call);
+    if (info && info->state.running)
+        return std::nullopt;
+    // A container that never started reports exit code 0: that is no success.
+    if (info && !checked.exitCode && info->state.status != ContainerStatus::Created)
+        checked.exitCode = info->state.exitCode;
+    if (!info && info.error().isGone() && !checked.exitCode)
+        checked.vanished = true;
+    return checked;
+}
+
+Result<QList<ExitDecision>> ActionApplier::handleExits(const QString &sessionId,
+                                                       const QList<KernelExit> &exits)
+{
+    using Outcome = ExitDecision::Outcome;
+    QList<ExitDecision> decided;
     // A command holding the lock is restarting or terminating the session: its exits are
     // expected, and a real failure is found by the next pass anyway.
     auto lock = m_store->lockSession(sessionId, 2s);
     if (!lock)
-        return Decision{};
+        return decided;
     const HeldLock held(this, lock->get());
     auto session = m_store->session(sessionId);
     if (!session)
-        return session.error().isGone() ? Result<Decision>(Decision{})
-                                        : Result<Decision>(fail(session.error()));
+        return session.error().isGone() ? Result<QList<ExitDecision>>(decided)
+                                        : Result<QList<ExitDecision>>(fail(session.error()));
     auto kernels = m_store->kernels(sessionId);
     if (!kernels)
         return fail(kernels.error());
-    KernelExit checked = exit;
-    // Running again by now (restarted by someone)? Then there is nothing to decide.
-    if (!exit.containerId.isEmpty()) {
-        if (auto client = m_registry->dockerHost(exit.host); client) {
-            Docker::CallOptions call;
-            call.timeout = 10s;
-            call.cancel = m_cancel;
-            auto info = (*client)->inspectContainer(exit.containerId, call);
-            if (info && info->state.running)
-                return Decision{};
-            // A container that never started reports exit code 0: that is no success.
-            if (info && !checked.exitCode && info->state.status != ContainerStatus::Created)
-                checked.exitCode = info->state.exitCode;
-            if (!info && info.error().isGone() && !checked.exitCode)
-                checked.vanished = true;
+    QList<Recorded> recorded;
+    const auto flush = [&]() -> Result<void> {
+        if (recorded.isEmpty())
+            return {};
+        auto ok = record(*session, recorded);
+        for (const Recorded &r : std::as_const(recorded))
+            decided.append(r.decision);
+        recorded.clear();
+        return ok;
+    };
+    for (const KernelExit &exit : exits) {
+        // Running again by now (restarted by someone)? Then there is nothing to decide.
+        const std::optional<KernelExit> checked = recheck(exit);
+        if (!checked)
+            continue;
+        const ExitDecision d =
+            decideExit(*session, *kernels, SessionPolicies::of(*session), *checked);
+        if (d.outcome == Outcome::Expected)
+            continue;
+        if (d.outcome == Outcome::Ignore || d.outcome == Outcome::KernelSucceeded) {
+            // Recorded with the others; the exits after it are decided on what it leaves.
+            recorded.append({*checked, d});
+            for (KernelRecord &k : *kernels) {
+                if (k.id == checked->kernelId)
+                    k.status = d.outcome == Outcome::Ignore ? KernelStatus::Error
+                                                            : KernelStatus::Terminated;
+            }
+            if (d.outcome == Outcome::Ignore)
+                session->status = SessionStatus::Degraded;
+            continue;
         }
+        // It restarts, terminates or completes the session: what came before is written
+        // first, then it is acted on alone, and the rest is decided on the session it leaves.
+        if (auto ok = flush(); !ok)
+            return fail(ok.error());
+        auto fresh = m_store->session(sessionId);
+        auto freshKernels = m_store->kernels(sessionId);
+        if (!fresh || !freshKernels)
+            return fail(!fresh ? fresh.error() : freshKernels.error());
+        auto acted = decideAndAct(*fresh, *freshKernels, *checked);
+        if (!acted)
+            return fail(acted.error());
+        if (acted->outcome != Outcome::Expected)
+            decided.append(*acted);
+        session = m_store->session(sessionId);
+        if (!session)
+            return session.error().isGone() ? Result<QList<ExitDecision>>(decided)
+                                            : Result<QList<ExitDecision>>(fail(session.error()));
+        kernels = m_store->kernels(sessionId);
+        if (!kernels)
+            return fail(kernels.error());
     }
-    auto decided = decideAndAct(*session, *kernels, checked);
-    if (!decided)
-        return fail(decided.error());
-    if (decided->outcome == ExitDecision::Outcome::Expected)
-        return Decision{};
-    return Decision{*decided};
+    if (auto ok = flush(); !ok)
+        return fail(ok.error());
+    return decided;
+}
+
+Result<void> ActionApplier::record(const SessionRecord &session, const QList<Recorded> &recorded)
+{
+    using Outcome = ExitDecision::Outcome;
+    QHash<QString, const Recorded *> byKernel;
+    QList<KernelRef> refs;
+    QStringList details;
+    for (const Recorded &r : recorded) {
+        byKernel.insert(r.exit.kernelId, &r);
+        refs.append({session.id, r.exit.kernelId});
+        const QString lines =
+            r.exit.vanished ? QString() : lastLines(r.exit.host, r.exit.containerId);
+        details.append(lines.isEmpty()
+                           ? r.decision.reason
+                           : r.decision.reason + QStringLiteral("; last lines: ") + lines);
+    }
+    // The kernels' new statuses first: a fenced write, so a deposed leader stops right here.
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    auto marked = m_store->modifyKernels(refs, [&](KernelRecord &k) {
+        const Recorded *r = byKernel.value(k.id);
+        if (!r)
+            return false;
+        k.changeStatus(r->decision.outcome == Outcome::Ignore ? KernelStatus::Error
+                                                              : KernelStatus::Terminated,
+                       now, r->exit.describe(k.hostname));
+        if (r->exit.exitCode)
+            k.observed.exitCode = r->exit.exitCode;
+        return true;
+    });
+    if (!marked)
+        return fail(marked.error());
+    bool ignored = false;
+    for (qsizetype i = 0; i < recorded.size(); ++i) {
+        logEvent(session.id, recorded.at(i).exit.kernelId, QStringLiteral("kernel-exit"),
+                 details.at(i));
+        ignored = ignored || recorded.at(i).decision.outcome == Outcome::Ignore;
+    }
+    QString why;
+    if (!mayAct(&why))
+        return fail(Error::Kind::Cancelled, QString(), why);
+    if (!ignored)
+        return {};
+    auto fresh = m_store->session(session.id);
+    if (!fresh)
+        return fail(fresh.error());
+    for (qsizetype i = 0; i < recorded.size(); ++i) {
+        if (recorded.at(i).decision.outcome != Outcome::Ignore)
+            continue;
+        fresh->lastError = details.at(i);
+        fresh->changeStatus(SessionStatus::Degraded, now, details.at(i));
+    }
+    if (auto ok = m_store->updateSession(*fresh); !ok)
+        return fail(ok.error());
+    for (const Recorded &r : recorded) {
+        if (r.decision.outcome == Outcome::Ignore)
+            logEvent(session.id, r.exit.kernelId, QStringLiteral("policy"), r.decision.reason);
+    }
+    return {};
 }
 
 Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,

@@ -50,6 +50,13 @@ public:
     // check again and apply the session's policies. Empty when there was nothing to decide.
     Result<std::optional<ExitDecision>> handleExit(const QString &sessionId,
                                                    const KernelExit &exit);
+    // Several exits of one session at once (a burst): the lock taken and the session read once,
+    // the exits the policies only record (`ignore`, a counted success) written together (one
+    // kernel update, one session update); an exit that restarts, terminates or completes the
+    // session is acted on alone, and the rest decided on what it left. The decisions made, in
+    // the order of `exits` (none for an expected one).
+    Result<QList<ExitDecision>> handleExits(const QString &sessionId,
+                                            const QList<KernelExit> &exits);
 
 private:
     // While alive: the session lock `lock` is the one the applier works under; losing it
@@ -80,6 +87,17 @@ private:
     Outcome execute(const ReconcileAction &action, const Observed &fresh);
     void followThrough(const QString &sessionId, const QList<HostRecord> &hosts,
                        ReconcileReport *report);
+    // The container of `exit` looked at again: nullopt when it runs again (restarted by
+    // someone); otherwise the exit with the daemon's exit code, or marked vanished.
+    std::optional<KernelExit> recheck(const KernelExit &exit) const;
+    struct Recorded
+    {
+        KernelExit exit;
+        ExitDecision decision;
+    };
+    // Writes what the exits in `recorded` (`ignore` and counted successes only) decided: each
+    // kernel's status in one update, the events, and for `ignore` the session DEGRADED.
+    Result<void> record(const SessionRecord &session, const QList<Recorded> &recorded);
     Result<ExitDecision> decideAndAct(const SessionRecord &session,
                                       const QList<KernelRecord> &kernels, const KernelExit &exit);
     // A stray or orphan container, or an orphan network.

@@ -13,6 +13,7 @@
 
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QHash>
 #include <QSysInfo>
 #include <QUuid>
 
@@ -166,17 +167,27 @@ void Controller::lead(Leadership &leadership)
             due = due || m_passRequested;
             m_passRequested = false;
         }
+        // The exits waiting, session by session (in the order their sessions first died): a
+        // burst of one session's deaths is decided under one lock and written together.
+        QStringList order;
+        QHash<QString, QList<KernelExit>> bySession;
         for (const PendingExit &e : exits) {
+            if (!bySession.contains(e.sessionId))
+                order.append(e.sessionId);
+            bySession[e.sessionId].append(*e.exit);
+        }
+        for (const QString &sessionId : std::as_const(order)) {
             if (m_stopping || !leadership.isHeld())
                 break;
-            auto decided = m_applier->handleExit(e.sessionId, *e.exit);
+            auto decided = m_applier->handleExits(sessionId, bySession.value(sessionId));
             if (!decided) {
                 qCWarning(lcControl)
-                    << "kernel exit in" << e.sessionId << ":" << decided.error().toString();
-            } else if (*decided) {
-                qCInfo(lcControl).noquote() << (*decided)->reason;
-                Q_EMIT policyApplied(e.sessionId, ExitDecision::name((*decided)->outcome),
-                                     (*decided)->reason);
+                    << "kernel exits in" << sessionId << ":" << decided.error().toString();
+                continue;
+            }
+            for (const ExitDecision &d : std::as_const(*decided)) {
+                qCInfo(lcControl).noquote() << d.reason;
+                Q_EMIT policyApplied(sessionId, ExitDecision::name(d.outcome), d.reason);
             }
         }
         if (auto requests = m_store->controllerPassRequests();

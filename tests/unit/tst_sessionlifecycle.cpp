@@ -24,6 +24,7 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
@@ -102,6 +103,8 @@ private Q_SLOTS:
     void terminate();
     void exitPolicy_data();
     void exitPolicy();
+    void exitBurst_data();
+    void exitBurst();
     void policyRestartWaitsForAHostThatDoesNotAnswer_data();
     void policyRestartWaitsForAHostThatDoesNotAnswer();
     void lostLeadershipNeverRollsBack();
@@ -757,6 +760,103 @@ void TestSessionLifecycle::exitPolicy()
     auto exited = m_store->kernel(s->id, k.id);
     if (exited && outcome == int(ExitDecision::Outcome::Ignore))
         QCOMPARE(toString(exited->status), toString(KernelStatus::Error));
+}
+
+void TestSessionLifecycle::exitBurst_data()
+{
+    QTest::addColumn<QString>("failurePolicy");
+    QTest::addColumn<QString>("successPolicy");
+    QTest::addColumn<QStringList>("exiting");  // kernel hostname=exit code, in the order they died
+    QTest::addColumn<QStringList>("outcomes"); // the decisions made, in order
+    QTest::addColumn<int>("status");           // SessionStatus
+    QTest::addColumn<int>("restarts");
+    QTest::addColumn<int>("running");
+
+    const QString ignore = ExitDecision::name(ExitDecision::Outcome::Ignore);
+    QTest::newRow("ignore: three workers at once → three decisions, DEGRADED")
+        << "ignore"
+        << "" << QStringList{"worker1=1", "worker2=137", "worker3=2"}
+        << QStringList{ignore, ignore, ignore} << int(SessionStatus::Degraded) << 0 << 1;
+    QTest::newRow("restart-session: three workers at once → one restart")
+        << "restart-session"
+        << "" << QStringList{"worker1=1", "worker2=1", "worker3=1"}
+        << QStringList{ExitDecision::name(ExitDecision::Outcome::RestartSession)}
+        << int(SessionStatus::Running) << 1 << 4;
+    QTest::newRow("terminate-session: two at once → one terminate")
+        << "terminate-session"
+        << "" << QStringList{"worker2=1", "worker3=1"}
+        << QStringList{ExitDecision::name(ExitDecision::Outcome::TerminateSession)}
+        << int(SessionStatus::Terminated) << 0 << 0;
+    QTest::newRow("ignore, then the primary succeeds → recorded, then COMPLETED")
+        << "ignore"
+        << "primary-exits" << QStringList{"worker2=1", "master1=0"}
+        << QStringList{ignore, ExitDecision::name(ExitDecision::Outcome::SessionCompleted)}
+        << int(SessionStatus::Completed) << 0 << 0;
+    QTest::newRow("the same kernel twice → decided once")
+        << "ignore"
+        << "" << QStringList{"worker1=1", "worker1=1"} << QStringList{ignore}
+        << int(SessionStatus::Degraded) << 0 << 3;
+}
+
+void TestSessionLifecycle::exitBurst()
+{
+    // A burst of one session's deaths is decided under one lock (ActionApplier::handleExits):
+    // each decided on what the ones before it left, the recorded ones written together.
+    QFETCH(QString, failurePolicy);
+    QFETCH(QString, successPolicy);
+    QFETCH(QStringList, exiting);
+    QFETCH(QStringList, outcomes);
+    QFETCH(int, status);
+    QFETCH(int, restarts);
+    QFETCH(int, running);
+
+    auto s = launch(QStringLiteral("burst"), QStringLiteral("single-node"), 3, failurePolicy,
+                    successPolicy);
+    QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
+    auto kernels = m_store->kernels(s->id);
+    QVERIFY(kernels);
+    auto before = m_store->session(s->id);
+    QVERIFY(before);
+    QList<KernelExit> exits;
+    QSet<QString> failed;
+    for (const QString &e : std::as_const(exiting)) {
+        const QString name = e.section(u'=', 0, 0);
+        const int code = e.section(u'=', 1).toInt();
+        const auto it = std::find_if(kernels->cbegin(), kernels->cend(),
+                                     [&](const KernelRecord &k) { return k.hostname == name; });
+        QVERIFY2(it != kernels->cend(), qPrintable(name));
+        hostOf(*it)->exitContainer(it->containerId, code);
+        KernelExit exit;
+        exit.kernelId = it->id;
+        exit.containerId = it->containerId;
+        exit.exitCode = code;
+        exit.host = it->host;
+        exits.append(exit);
+        if (code != 0)
+            failed.insert(it->id);
+    }
+
+    ActionApplier applier(m_store.get(), m_registry.get(), m_store->identity(),
+                          QStringLiteral("tst_sessionlifecycle"));
+    applier.setStopTimeout(1);
+    auto decided = applier.handleExits(s->id, exits);
+    QVERIFY2(decided, qPrintable(decided ? QString() : decided.error().toString()));
+    QStringList names;
+    for (const ExitDecision &d : std::as_const(*decided))
+        names.append(ExitDecision::name(d.outcome));
+    QCOMPARE(names, outcomes);
+
+    auto after = m_store->session(s->id);
+    QVERIFY(after);
+    QCOMPARE(toString(after->status), toString(SessionStatus(status)));
+    QCOMPARE(after->restartCount, restarts);
+    QCOMPARE(hostOf(kernels->first())->runningCount(), running);
+    if (status == int(SessionStatus::Degraded)) {
+        // Every ignored exit is in the history and its kernel is ERROR.
+        QCOMPARE(after->history.size() - before->history.size(), qsizetype(outcomes.size()));
+        for (const QString &id : std::as_const(failed))
+            QCOMPARE(toString(m_store->kernel(s->id, id)->status), toString(KernelStatus::Error));
+    }
 }
 
 ReconcileReport TestSessionLifecycle::applyOne(ActionApplier &applier, ReconcileAction::Kind kind,
