@@ -681,6 +681,7 @@ Result<QList<ExitDecision>> ActionApplier::handleExits(const QString &sessionId,
     auto kernels = m_store->kernels(sessionId);
     if (!kernels)
         return fail(kernels.error());
+    SessionPolicies policies = SessionPolicies::of(*session);
     QList<Recorded> recorded;
     const auto flush = [&]() -> Result<void> {
         if (recorded.isEmpty())
@@ -696,8 +697,7 @@ Result<QList<ExitDecision>> ActionApplier::handleExits(const QString &sessionId,
         const std::optional<KernelExit> checked = recheck(exit);
         if (!checked)
             continue;
-        const ExitDecision d =
-            decideExit(*session, *kernels, SessionPolicies::of(*session), *checked);
+        const ExitDecision d = decideExit(*session, *kernels, policies, *checked);
         if (d.outcome == Outcome::Expected)
             continue;
         if (d.outcome == Outcome::Ignore || d.outcome == Outcome::KernelSucceeded) {
@@ -713,14 +713,12 @@ Result<QList<ExitDecision>> ActionApplier::handleExits(const QString &sessionId,
             continue;
         }
         // It restarts, terminates or completes the session: what came before is written
-        // first, then it is acted on alone, and the rest is decided on the session it leaves.
+        // first, then it is acted on alone (on the records in memory, which the writes match;
+        // every write of decideAndAct reads afresh), and the rest is decided on the session it
+        // leaves.
         if (auto ok = flush(); !ok)
             return fail(ok.error());
-        auto fresh = m_store->session(sessionId);
-        auto freshKernels = m_store->kernels(sessionId);
-        if (!fresh || !freshKernels)
-            return fail(!fresh ? fresh.error() : freshKernels.error());
-        auto acted = decideAndAct(*fresh, *freshKernels, *checked);
+        auto acted = decideAndAct(*session, *kernels, *checked);
         if (!acted)
             return fail(acted.error());
         if (acted->outcome != Outcome::Expected)
@@ -732,6 +730,7 @@ Result<QList<ExitDecision>> ActionApplier::handleExits(const QString &sessionId,
         kernels = m_store->kernels(sessionId);
         if (!kernels)
             return fail(kernels.error());
+        policies = SessionPolicies::of(*session);
     }
     if (auto ok = flush(); !ok)
         return fail(ok.error());

@@ -39,6 +39,17 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// What the event intake hands the applier when `kernel`'s container exits with `code`.
+KernelExit exitOf(const KernelRecord &kernel, int code)
+{
+    KernelExit exit;
+    exit.kernelId = kernel.id;
+    exit.containerId = kernel.containerId;
+    exit.exitCode = code;
+    exit.host = kernel.host;
+    return exit;
+}
+
 QString templateText(const QString &name, const QString &mode, int workers,
                      const QString &failurePolicy = QStringLiteral("terminate-session"),
                      const QString &successPolicy = {})
@@ -739,12 +750,7 @@ void TestSessionLifecycle::exitPolicy()
     ActionApplier applier(m_store.get(), m_registry.get(), m_store->identity(),
                           QStringLiteral("tst_sessionlifecycle"));
     applier.setStopTimeout(1);
-    KernelExit exit;
-    exit.kernelId = k.id;
-    exit.containerId = k.containerId;
-    exit.exitCode = exitCode;
-    exit.host = k.host;
-    auto decided = applier.handleExit(s->id, exit);
+    auto decided = applier.handleExit(s->id, exitOf(k, exitCode));
     QVERIFY2(decided, qPrintable(decided ? QString() : decided.error().toString()));
     QVERIFY(decided->has_value());
     QCOMPARE(ExitDecision::name(ExitDecision::Outcome((*decided)->outcome)),
@@ -826,12 +832,7 @@ void TestSessionLifecycle::exitBurst()
                                      [&](const KernelRecord &k) { return k.hostname == name; });
         QVERIFY2(it != kernels->cend(), qPrintable(name));
         hostOf(*it)->exitContainer(it->containerId, code);
-        KernelExit exit;
-        exit.kernelId = it->id;
-        exit.containerId = it->containerId;
-        exit.exitCode = code;
-        exit.host = it->host;
-        exits.append(exit);
+        exits.append(exitOf(*it, code));
         if (code != 0)
             failed.insert(it->id);
     }
@@ -904,12 +905,7 @@ void TestSessionLifecycle::policyRestartWaitsForAHostThatDoesNotAnswer()
     ActionApplier applier(m_store.get(), m_registry.get(), m_store->identity(),
                           QStringLiteral("tst_sessionlifecycle"));
     applier.setStopTimeout(1);
-    KernelExit exit;
-    exit.kernelId = k.id;
-    exit.containerId = k.containerId;
-    exit.exitCode = 137;
-    exit.host = k.host;
-    auto decided = applier.handleExit(s->id, exit);
+    auto decided = applier.handleExit(s->id, exitOf(k, 137));
     QVERIFY2(decided, qPrintable(decided ? QString() : decided.error().toString()));
     QVERIFY(decided->has_value());
     QCOMPARE(ExitDecision::name((*decided)->outcome),
