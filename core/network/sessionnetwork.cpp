@@ -8,6 +8,7 @@
 #include "vxlannetwork.h"
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 
 Q_LOGGING_CATEGORY(lcNetwork, "clusterdeck.network")
@@ -74,17 +75,27 @@ void SessionNetwork::leaveFirst(
     const int atOnce = endpointReleasesAtOnce(0);
     if (atOnce <= 0 || networkName.isEmpty())
         return;
+    // A host that stops answering costs one call's bound here, not one per container: what
+    // follows (the stops or removals) meets it with its own bounds and reports it.
+    std::atomic_bool silent{false};
     Concurrent::forEachPerHost(
         int(containers.size()), [&](int) { return hostName; },
         [&](int i) {
+            if (silent)
+                return;
             const auto options = call();
             if (!options)
                 return;
-            if (auto ok = host.disconnectNetwork(networkName, containers.at(i), true, *options);
-                !ok)
-                qCDebug(lcNetwork).noquote()
-                    << "container" << containers.at(i).left(12) << "on host" << hostName
-                    << "did not leave network" << networkName << "first:" << ok.error().toString();
+            auto ok = host.disconnectNetwork(networkName, containers.at(i), true, *options);
+            if (ok)
+                return;
+            const Error::Kind kind = ok.error().kind;
+            if (kind == Error::Kind::Timeout || kind == Error::Kind::Transport ||
+                kind == Error::Kind::Cancelled)
+                silent = true;
+            qCDebug(lcNetwork).noquote()
+                << "container" << containers.at(i).left(12) << "on host" << hostName
+                << "did not leave network" << networkName << "first:" << ok.error().toString();
         },
         atOnce);
 }

@@ -66,6 +66,8 @@ private Q_SLOTS:
     void removalStaysWithinItsDeadline();
     void removalDeletesOnlyOrphanEndpoints_data();
     void removalDeletesOnlyOrphanEndpoints();
+    void leaveFirstStopsAtASilentHost_data();
+    void leaveFirstStopsAtASilentHost();
 };
 
 void TestSessionNetwork::forModeAndSpec_data()
@@ -372,4 +374,48 @@ void TestSessionNetwork::removalDeletesOnlyOrphanEndpoints()
 }
 
 QTEST_GUILESS_MAIN(TestSessionNetwork)
+void TestSessionNetwork::leaveFirstStopsAtASilentHost_data()
+{
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<QString>("host"); // answers, down, times out
+    QTest::addColumn<int>("disconnects");
+    // Four containers, none on the network: each disconnect fails as "not found" and the next
+    // one is still asked.
+    QTest::newRow("bridge, the host answers: each container") << "single-node"
+                                                              << "answers" << 4;
+    QTest::newRow("bridge, the host is down: one call") << "single-node"
+                                                        << "down" << 1;
+    QTest::newRow("bridge, the first call times out: one call") << "single-node"
+                                                                << "times out" << 1;
+    QTest::newRow("swarm overlay: nothing leaves first") << "multi-node"
+                                                         << "answers" << 0;
+}
+
+void TestSessionNetwork::leaveFirstStopsAtASilentHost()
+{
+    // Containers leave a host-local bridge one at a time before they are stopped or removed: a
+    // host that stops answering costs one call's bound, not one per container.
+    QFETCH(QString, mode);
+    QFETCH(QString, host);
+    QFETCH(int, disconnects);
+    FakeDockerHost fake(QStringLiteral("h1"));
+    Docker::NetworkSpec existing;
+    existing.name = QStringLiteral("cd-3f2c8a1e");
+    QVERIFY(fake.createNetwork(existing));
+    if (host == QLatin1String("down"))
+        fake.setDown(true);
+    else if (host == QLatin1String("times out"))
+        fake.addFault({QStringLiteral("disconnectNetwork"), 1,
+                       Error::make(Error::Kind::Timeout, QStringLiteral("h1"),
+                                   QStringLiteral("no answer within 30 s"))});
+    const auto parsed = parseMode(mode);
+    QVERIFY(parsed);
+    const auto network = SessionNetwork::forMode(*parsed);
+    network->leaveFirst(
+        existing.name, QStringLiteral("h1"), fake,
+        {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")},
+        [] { return std::optional<Docker::CallOptions>(Docker::CallOptions{}); });
+    QCOMPARE(fake.calls(QStringLiteral("disconnectNetwork")), disconnects);
+}
+
 #include "tst_sessionnetwork.moc"
