@@ -44,8 +44,7 @@ QStringList NetworkRepair::run(const QStringList &hosts, const Observed &observe
         knownSessions.insert(s.id);
         if (s.desired != DesiredState::Running || s.mode != ClusterMode::MultiNode)
             continue;
-        auto spec =
-            SessionSpec::fromJson(s.launchOptions.value(QStringLiteral("spec")).toObject(), s.id);
+        auto spec = SessionSpec::fromJson(s.launch.spec, s.id);
         if (!spec || spec->placement.driver != NetworkDriver::Vxlan)
             continue;
         sessions.append({s, *spec});

@@ -173,7 +173,7 @@ ReconcilePlan planReconcile(const Observed &o, const StoreIdentity &self,
             const auto kernel = std::find_if(kernels.cbegin(), kernels.cend(),
                                              [&](const KernelRecord &k) { return k.id == kid; });
             // While a scale is unfinished its kernels come and go: finish-scale settles them.
-            if (s->launchOptions.contains(QStringLiteral("scale")))
+            if (s->launch.scale)
                 continue;
             if (kernel == kernels.cend()) {
                 add({Kind::RemoveStrayContainer, sid, kid, host, c.id, name, std::nullopt,
@@ -289,14 +289,11 @@ ReconcilePlan planReconcile(const Observed &o, const StoreIdentity &self,
         }
         if (isFinal(s.status))
             continue;
-        if (s.launchOptions.contains(QStringLiteral("scale"))) {
+        if (s.launch.scale) {
             // Kernels added or removed by an unfinished scale are neither failures nor orphans.
             add({Kind::FinishScale, s.id, QString(), QString(), QString(), s.name, std::nullopt,
                  QStringLiteral("a scale (%1) was interrupted: undo it or finish it")
-                     .arg(s.launchOptions.value(QStringLiteral("scale"))
-                              .toObject()
-                              .value(QStringLiteral("counts"))
-                              .toString())});
+                     .arg(s.launch.scale->counts)});
             continue;
         }
         if (s.status == SessionStatus::Pending || s.status == SessionStatus::Provisioning ||

@@ -9,8 +9,7 @@ namespace ClusterDeck {
 SessionPolicies SessionPolicies::of(const SessionRecord &session)
 {
     // The stored spec (SessionSpec::toJson()); its header is all the policies need.
-    const ClusterPlan plan =
-        PlanJson::headerFromJson(session.launchOptions.value(QLatin1StringView("spec")).toObject());
+    const ClusterPlan plan = PlanJson::headerFromJson(session.launch.spec);
     SessionPolicies p;
     p.failure = plan.failurePolicy;
     p.success = plan.successPolicy;

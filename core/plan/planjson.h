@@ -8,7 +8,7 @@ namespace ClusterDeck {
 
 // The one JSON form of a plan and its kernels, snake_case like `show --json`. Two uses share it:
 // `template render --json` shows it, and the store keeps it (SessionSpec, under
-// SessionRecord::launchOptions "spec"), so the keys cannot drift apart. They differ only in the
+// SessionRecord::launch.spec), so the keys cannot drift apart. They differ only in the
 // file contents: shown as text with their size (secret files, mode 0600, never with content), or
 // stored base64-encoded for a byte-exact round trip.
 class PlanJson

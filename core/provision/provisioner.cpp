@@ -47,29 +47,20 @@ using namespace std::chrono_literals;
 
 namespace {
 
-QJsonObject launchOptionsJson(const LaunchRequest &request, const QJsonObject &specJson)
+// What the record keeps of the admin's request (the spec is stored beside it).
+LaunchRecord launchRecordOf(const LaunchRequest &request)
 {
     const LaunchOptions &o = request.options;
-    QJsonObject counts;
-    for (auto it = o.counts.cbegin(); it != o.counts.cend(); ++it)
-        counts.insert(it.key(), it.value());
-    QJsonObject env;
-    for (auto it = o.env.cbegin(); it != o.env.cend(); ++it)
-        env.insert(it.key(), it.value());
-    QJsonArray mounts;
+    LaunchRecord r;
+    r.name = o.name;
+    r.counts = o.counts;
+    r.env = o.env;
     for (const Mount &m : o.mounts)
-        mounts.append(QString(m.source + QLatin1Char(':') + m.target +
-                              (m.readOnly ? QStringLiteral(":ro") : QString())));
-    return QJsonObject{
-        {QStringLiteral("name"), o.name},
-        {QStringLiteral("counts"), counts},
-        {QStringLiteral("env"), env},
-        {QStringLiteral("mounts"), mounts},
-        {QStringLiteral("mode"),
-         o.mode ? modeName(*o.mode) : QStringLiteral("template")},
-        {QStringLiteral("strategy"), toString(request.strategy)},
-        {QStringLiteral("spec"), specJson},
-    };
+        r.mounts.append(m.source + QLatin1Char(':') + m.target +
+                        (m.readOnly ? QStringLiteral(":ro") : QString()));
+    r.mode = o.mode ? modeName(*o.mode) : QStringLiteral("template");
+    r.strategy = toString(request.strategy);
+    return r;
 }
 
 } // namespace
@@ -271,8 +262,8 @@ Result<SessionSpec> Provisioner::prepareImpl(const LaunchRequest &request, bool 
     s.name = plan.sessionName;
     s.templateName = plan.templateName;
     s.templateSnapshot = request.templateSource;
-    s.launchOptions = launchOptionsJson(request, {});
-    if (auto ok = spec.storeInto(*m_store, s.launchOptions); !ok)
+    s.launch = launchRecordOf(request);
+    if (auto ok = spec.storeInto(*m_store, s.launch); !ok)
         return fail(ok.error().withContext(QStringLiteral("recording session %1").arg(s.name)));
     s.mode = placement ? placement->mode : ClusterMode::Auto;
     s.desired = DesiredState::Running;
@@ -1111,10 +1102,8 @@ Result<void> Provisioner::pullImages(Run &run)
             if (const KernelSpec *mine = run.spec.plan.kernel(k.hostname))
                 k.imageDigest = mine->imageDigest;
         }
-        QJsonObject options = s.launchOptions;
-        if (auto ok = stored->storeInto(*m_store, options); !ok)
+        if (auto ok = stored->storeInto(*m_store, s.launch); !ok)
             return fail(ok.error().withContext(QStringLiteral("recording image digests")));
-        s.launchOptions = options;
         if (auto ok = m_store->updateSession(s); !ok)
             return fail(ok.error().withContext(QStringLiteral("recording image digests")));
         std::lock_guard lock(run.mutex);
@@ -1125,11 +1114,11 @@ Result<void> Provisioner::pullImages(Run &run)
             std::lock_guard lock(run.mutex);
             s = run.session;
         }
-        if (auto ok = run.spec.storeInto(*m_store, s.launchOptions); !ok)
+        if (auto ok = run.spec.storeInto(*m_store, s.launch); !ok)
             return fail(ok.error().withContext(QStringLiteral("recording image digests")));
         {
             std::lock_guard lock(run.mutex);
-            run.session.launchOptions = s.launchOptions;
+            run.session.launch = s.launch;
         }
         if (auto ok = m_store->updateSession(s); !ok)
             return fail(ok.error().withContext(QStringLiteral("recording image digests")));

@@ -102,8 +102,7 @@ SessionSpec SessionController::specFromRecords(const SessionRecord &session,
     spec.placement.networkHost = session.networkHost;
     // The network's driver and where it is (every host of a VXLAN session) from the stored
     // spec, whose placement needs no secrets.
-    if (auto stored = SessionSpec::fromJson(
-            session.launchOptions.value(QStringLiteral("spec")).toObject(), session.id)) {
+    if (auto stored = SessionSpec::fromJson(session.launch.spec, session.id)) {
         spec.placement.driver = stored->placement.driver;
         spec.placement.hostsUsed = stored->placement.hostsUsed;
         spec.placement.gatewaySlots = stored->placement.gatewaySlots;

@@ -31,24 +31,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const QString kIntent = QStringLiteral("scale");
-
-QJsonArray toArray(const QStringList &list)
-{
-    QJsonArray a;
-    for (const QString &s : list)
-        a.append(s);
-    return a;
-}
-
-QStringList fromArray(const QJsonValue &v)
-{
-    QStringList list;
-    for (const QJsonValue &item : v.toArray())
-        list.append(item.toString());
-    return list;
-}
-
 QString describeCounts(const QMap<QString, int> &counts)
 {
     QStringList parts;
@@ -87,7 +69,7 @@ SessionScaler::SessionScaler(StateStore *store, HostRegistry *registry, QObject 
 
 bool SessionScaler::isScaling(const SessionRecord &session)
 {
-    return session.launchOptions.contains(kIntent);
+    return session.launch.scale.has_value();
 }
 
 Result<ScaleOutcome> SessionScaler::scale(const QString &sessionId,
@@ -166,9 +148,7 @@ Result<SessionSpec> SessionScaler::target(const SessionRecord &session, const Se
     fresh.kernels.removeIf(
         [&](const KernelSpec &k) { return !scaled->added.contains(k.hostname); });
     const PlacementStrategy strategy =
-        placementStrategyFromString(
-            session.launchOptions.value(QStringLiteral("strategy")).toString())
-            .value_or(PlacementStrategy::Spread);
+        placementStrategyFromString(session.launch.strategy).value_or(PlacementStrategy::Spread);
     auto placed = place(fresh, hosts, strategy, current.placement.driver);
     if (!placed)
         return fail(placed.error().withContext(
@@ -259,21 +239,19 @@ Result<ScaleOutcome> SessionScaler::scaleLocked(const QString &sessionId,
         added.append(Provisioner::recordFor(k, session->id, host, KernelStatus::Scheduled,
                                             QStringLiteral("scale: on host ") + host, now));
     }
-    const QJsonObject previousJson =
-        session->launchOptions.value(QStringLiteral("spec")).toObject();
-    QJsonObject intent{{QStringLiteral("phase"), QStringLiteral("grow")},
-                       {QStringLiteral("counts"), describeCounts(counts)},
-                       {QStringLiteral("added"), toArray(scaled->added)},
-                       {QStringLiteral("removed"), toArray(scaled->removed)},
-                       {QStringLiteral("previous"), previousJson},
-                       {QStringLiteral("at"), now.toString(Qt::ISODateWithMs)}};
+    const QJsonObject previousJson = session->launch.spec;
+    ScaleIntent intent;
+    intent.phase = ScaleIntent::Phase::Grow;
+    intent.counts = describeCounts(counts);
+    intent.added = scaled->added;
+    intent.removed = scaled->removed;
+    intent.previous = previousJson;
+    intent.at = now;
     SessionRecord s = *session;
-    QJsonObject options = s.launchOptions;
     // Secrets (the session's ssh key) are sealed apart, as at launch.
-    if (auto ok = target.storeInto(*m_store, options); !ok)
+    if (auto ok = target.storeInto(*m_store, s.launch); !ok)
         return fail(ok.error().withContext(QStringLiteral("recording the scale")));
-    options.insert(kIntent, intent);
-    s.launchOptions = options;
+    s.launch.scale = intent;
     s.updatedAt = now;
     if (auto ok = m_store->resizeSession(s, added, {}); !ok)
         return fail(ok.error().withContext(QStringLiteral("recording the scale")));
@@ -299,10 +277,8 @@ Result<ScaleOutcome> SessionScaler::scaleLocked(const QString &sessionId,
             for (const KernelRecord &r : std::as_const(added))
                 ids.append(r.id);
             SessionRecord back = s;
-            QJsonObject o = back.launchOptions;
-            o.insert(QStringLiteral("spec"), previousJson);
-            o.remove(kIntent);
-            back.launchOptions = o;
+            back.launch.spec = previousJson;
+            back.launch.scale.reset();
             back.updatedAt = QDateTime::currentDateTimeUtc();
             if (auto ok = m_store->resizeSession(back, {}, ids); !ok)
                 qCWarning(lcProvision) << "undoing the scale record:" << ok.error().toString()
@@ -322,14 +298,12 @@ Result<ScaleOutcome> SessionScaler::scaleLocked(const QString &sessionId,
         if (!now)
             return fail(now.error());
         s = *now;
-        options = s.launchOptions;
     }
 
     // 3. Shrink: the kernels that go stop counting (their exits are expected), then go.
     if (!scaled->removed.isEmpty()) {
-        intent.insert(QStringLiteral("phase"), QStringLiteral("shrink"));
-        options.insert(kIntent, intent);
-        s.launchOptions = options;
+        intent.phase = ScaleIntent::Phase::Shrink;
+        s.launch.scale = intent;
         auto kernels = m_store->kernels(s.id);
         if (!kernels)
             return fail(kernels.error());
@@ -355,9 +329,8 @@ Result<ScaleOutcome> SessionScaler::scaleLocked(const QString &sessionId,
         QStringList ids;
         for (const KernelRecord &k : std::as_const(going))
             ids.append(k.id);
-        intent.insert(QStringLiteral("phase"), QStringLiteral("files"));
-        options.insert(kIntent, intent);
-        s.launchOptions = options;
+        intent.phase = ScaleIntent::Phase::Files;
+        s.launch.scale = intent;
         s.updatedAt = QDateTime::currentDateTimeUtc();
         if (auto ok = m_store->resizeSession(s, {}, ids); !ok)
             return fail(ok.error().withContext(QStringLiteral("recording the scale")));
@@ -402,11 +375,9 @@ Result<SessionRecord> SessionScaler::clearIntent(const QString &sessionId,
     if (!session)
         return fail(session.error());
     SessionRecord s = *session;
-    QJsonObject o = s.launchOptions;
-    o.remove(kIntent);
+    s.launch.scale.reset();
     if (!specJson.isEmpty())
-        o.insert(QStringLiteral("spec"), specJson);
-    s.launchOptions = o;
+        s.launch.spec = specJson;
     s.updatedAt = QDateTime::currentDateTimeUtc();
     if (auto ok = m_store->resizeSession(s, {}, removeIds); !ok)
         return fail(ok.error().withContext(QStringLiteral("finishing the scale")));
@@ -479,10 +450,8 @@ Result<QStringList> SessionScaler::leaveVacatedHosts(SessionSpec &spec)
     if (!session)
         return fail(session.error().withContext(where));
     SessionRecord s = *session;
-    QJsonObject options = s.launchOptions;
-    if (auto ok = left.storeInto(*m_store, options); !ok)
+    if (auto ok = left.storeInto(*m_store, s.launch); !ok)
         return fail(ok.error().withContext(where));
-    s.launchOptions = options;
     s.updatedAt = QDateTime::currentDateTimeUtc();
     if (auto ok = m_store->resizeSession(s, {}, {}); !ok)
         return fail(ok.error().withContext(where));
@@ -499,12 +468,18 @@ Result<QString> SessionScaler::repairLocked(const QString &sessionId)
         return fail(session.error());
     if (!isScaling(*session))
         return QStringLiteral("no scale to repair");
-    const QJsonObject intent = session->launchOptions.value(kIntent).toObject();
-    const QString phase = intent.value(QStringLiteral("phase")).toString();
-    const QStringList added = fromArray(intent.value(QStringLiteral("added")));
-    const QStringList removed = fromArray(intent.value(QStringLiteral("removed")));
-    const QJsonObject previousJson = intent.value(QStringLiteral("previous")).toObject();
+    const ScaleIntent intent = *session->launch.scale;
+    const QStringList &added = intent.added;
+    const QStringList &removed = intent.removed;
+    const QJsonObject &previousJson = intent.previous;
     const QString where = QStringLiteral("session %1").arg(session->id);
+    if (intent.phase == ScaleIntent::Phase::Unknown)
+        return fail(
+            Error::Kind::Invalid, where,
+            QStringLiteral("the interrupted scale (%1) is in a phase this release does "
+                           "not know (%2): finish it with the release that began it")
+                .arg(intent.counts,
+                     intent.unknown.value(QLatin1StringView("phase")).toVariant().toString()));
     auto previous = SessionSpec::fromJson(previousJson, where);
     if (!previous)
         return fail(previous.error());
@@ -524,7 +499,7 @@ Result<QString> SessionScaler::repairLocked(const QString &sessionId)
     };
 
     QString what;
-    if (phase == QLatin1String("grow")) {
+    if (intent.phase == ScaleIntent::Phase::Grow) {
         // Not all new kernels were known to run: the scale did not happen.
         if (auto ok = removeKernelObjects(*target, added); !ok)
             return fail(ok.error().withContext(QStringLiteral("undoing the interrupted scale")));
@@ -537,7 +512,7 @@ Result<QString> SessionScaler::repairLocked(const QString &sessionId)
         if (left)
             rewriteFiles(*previous, *left);
         what = QStringLiteral("undid an interrupted scale (%1): removed %2")
-                   .arg(intent.value(QStringLiteral("counts")).toString(), shortList(added));
+                   .arg(intent.counts, shortList(added));
     } else {
         // The new kernels ran; the old ones were on their way out: finish.
         if (auto ok = removeKernelObjects(*previous, removed); !ok)
@@ -554,7 +529,7 @@ Result<QString> SessionScaler::repairLocked(const QString &sessionId)
         if (!done)
             return fail(done.error());
         what = QStringLiteral("finished an interrupted scale (%1): removed %2%3")
-                   .arg(intent.value(QStringLiteral("counts")).toString(), shortList(removed),
+                   .arg(intent.counts, shortList(removed),
                         warnings.isEmpty()
                             ? QString()
                             : QStringLiteral("; ") + warnings.join(QStringLiteral("; ")));

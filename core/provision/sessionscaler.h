@@ -37,8 +37,8 @@ struct ScalePreview
 
 // `scale SESSION ROLE=N…`: grows or shrinks roles of a running session within the template's
 // min/max (planScale() decides what changes). A session lifecycle operation: under the session
-// lock, the desired state and the intent (launchOptions "scale": phase, previous spec, kernels
-// added and removed) are written first, then
+// lock, the desired state and the intent (the launch record's ScaleIntent: phase, previous spec,
+// kernels added and removed) are written first, then
 //   grow   — the new kernels are placed and started, all-or-nothing for the batch;
 //   shrink — the removed kernels are marked TERMINATING (their exits are expected), removed;
 //   files  — the membership files are rewritten (write, then rename) in every kernel and each

@@ -213,9 +213,9 @@ Result<SessionSpec> SessionSpec::fromJson(const QJsonObject &o, const QString &w
 
 Result<SessionSpec> SessionSpec::fromRecord(const SessionRecord &session, const SecretStore &store)
 {
-    QJsonObject json = session.launchOptions.value(QStringLiteral("spec")).toObject();
+    QJsonObject json = session.launch.spec;
     std::optional<Error> unavailable;
-    const QJsonObject sealed = session.launchOptions.value(QStringLiteral("secrets")).toObject();
+    const QJsonObject &sealed = session.launch.secrets;
     if (!sealed.isEmpty()) {
         auto values = store.openSecrets(session.id, sealed);
         if (!values) {
@@ -233,21 +233,21 @@ Result<SessionSpec> SessionSpec::fromRecord(const SessionRecord &session, const 
     return spec;
 }
 
-Result<void> SessionSpec::storeInto(SecretStore &store, QJsonObject &launchOptions) const
+Result<void> SessionSpec::storeInto(SecretStore &store, LaunchRecord &launch) const
 {
     if (secretsUnavailable)
         return fail(*secretsUnavailable);
     QJsonObject json = toJson();
     const QMap<QString, QByteArray> values = SessionSecrets::extract(json);
-    launchOptions.insert(QStringLiteral("spec"), json);
-    if (values.isEmpty()) {
-        launchOptions.remove(QStringLiteral("secrets"));
-        return {};
+    QJsonObject sealed;
+    if (!values.isEmpty()) {
+        auto made = store.sealSecrets(plan.sessionId, values);
+        if (!made)
+            return fail(made.error());
+        sealed = *made;
     }
-    auto sealed = store.sealSecrets(plan.sessionId, values);
-    if (!sealed)
-        return fail(sealed.error());
-    launchOptions.insert(QStringLiteral("secrets"), *sealed);
+    launch.spec = json;
+    launch.secrets = sealed;
     return {};
 }
 

@@ -300,11 +300,11 @@ void EtcdStore::moveSecretsOut()
         auto record = RecordJson::parseObject(kv.value, where(kv.key));
         if (!record)
             continue; // reported where sessions are read
-        QJsonObject options = record->value(QStringLiteral("launch_options")).toObject();
-        if (options.contains(QStringLiteral("secrets")))
+        LaunchRecord launch =
+            LaunchRecord::fromJson(record->value(QStringLiteral("launch_options")).toObject());
+        if (!launch.secrets.isEmpty())
             continue;
-        QJsonObject spec = options.value(QStringLiteral("spec")).toObject();
-        const QMap<QString, QByteArray> values = SessionSecrets::extract(spec);
+        const QMap<QString, QByteArray> values = SessionSecrets::extract(launch.spec);
         if (values.isEmpty())
             continue;
         const QString sessionId = record->value(QStringLiteral("id")).toString();
@@ -315,9 +315,8 @@ void EtcdStore::moveSecretsOut()
                        .arg(sealed.error().toString());
             return;
         }
-        options.insert(QStringLiteral("spec"), spec);
-        options.insert(QStringLiteral("secrets"), *sealed);
-        record->insert(QStringLiteral("launch_options"), options);
+        launch.secrets = *sealed;
+        record->insert(QStringLiteral("launch_options"), launch.toJson());
         TxnRequest txn;
         txn.compare = {TxnCompare::modRevision(kv.key, TxnCompare::Op::Equal, kv.modRevision)};
         txn.success = {TxnOp::makePut(kv.key, RecordJson::compact(*record))};

@@ -167,7 +167,7 @@ QJsonObject toJson(const SessionRecord &s)
                        {QStringLiteral("name"), s.name},
                        {QStringLiteral("template"), s.templateName},
                        {QStringLiteral("template_snapshot"), s.templateSnapshot},
-                       {QStringLiteral("launch_options"), s.launchOptions},
+                       {QStringLiteral("launch_options"), s.launch.toJson()},
                        {QStringLiteral("mode"), sessionModeToText(s.mode)},
                        {QStringLiteral("desired"), toString(s.desired)},
                        {QStringLiteral("status"), toString(s.status)},
@@ -333,7 +333,7 @@ Result<SessionRecord> sessionFromJson(const QJsonObject &o, const QString &where
     s.name = str(o, QLatin1StringView("name"));
     s.templateName = str(o, QLatin1StringView("template"));
     s.templateSnapshot = str(o, QLatin1StringView("template_snapshot"));
-    s.launchOptions = o.value(QLatin1StringView("launch_options")).toObject();
+    s.launch = LaunchRecord::fromJson(o.value(QLatin1StringView("launch_options")).toObject());
     s.mode = sessionModeFromText(str(o, QLatin1StringView("mode")));
     s.desired = *desired;
     s.status = *status;

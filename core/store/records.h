@@ -4,6 +4,7 @@
 #include "common/containerstatus.h"
 #include "common/ipv4cidr.h"
 #include "common/overlaypool.h"
+#include "launchrecord.h"
 #include "status.h"
 
 #include <QDateTime>
@@ -112,7 +113,7 @@ struct SessionRecord
     QString name;
     QString templateName;
     QString templateSnapshot; // the template's YAML as launched
-    QJsonObject launchOptions;
+    LaunchRecord launch;      // how it was launched, its spec and secrets, an unfinished scale
     ClusterMode mode = ClusterMode::Auto; // SingleNode or MultiNode once placed; Auto before
     DesiredState desired = DesiredState::Running;
     SessionStatus status = SessionStatus::Pending;

@@ -53,7 +53,7 @@ Result<SessionRecord> SqliteRowCodec::session(const SqliteStatement &s, const QS
     auto options = RecordJson::parseObject(s.bytes(4), where);
     if (!options)
         return fail(options.error());
-    r.launchOptions = *options;
+    r.launch = LaunchRecord::fromJson(*options);
     r.mode = RecordJson::sessionModeFromText(s.text(5));
     const auto desired = desiredStateFromString(s.text(6));
     const auto status = sessionStatusFromString(s.text(7));

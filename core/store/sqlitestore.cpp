@@ -270,15 +270,16 @@ Result<void> SqliteStore::moveSecretsOut()
         int rc;
         while ((rc = get.step()) == SQLITE_ROW) {
             auto options = RecordJson::parseObject(get.bytes(1), m_path);
-            if (!options || options->contains(QStringLiteral("secrets")))
+            if (!options)
                 continue; // an undecodable row is reported where it is read
-            QJsonObject spec = options->value(QStringLiteral("spec")).toObject();
-            const QMap<QString, QByteArray> values = SessionSecrets::extract(spec);
+            LaunchRecord launch = LaunchRecord::fromJson(*options);
+            if (!launch.secrets.isEmpty())
+                continue;
+            const QMap<QString, QByteArray> values = SessionSecrets::extract(launch.spec);
             if (values.isEmpty())
                 continue;
-            options->insert(QStringLiteral("spec"), spec);
-            options->insert(QStringLiteral("secrets"), SessionSecrets::sealPlain(values));
-            rewritten.append({get.text(0), RecordJson::compact(*options)});
+            launch.secrets = SessionSecrets::sealPlain(values);
+            rewritten.append({get.text(0), RecordJson::compact(launch.toJson())});
         }
         if (rc != SQLITE_DONE)
             return fail(sqlError(rc, QStringLiteral("reading sessions to move their secrets")));
@@ -553,16 +554,16 @@ Result<HostRecord> SqliteStore::host(const QString &name) const
 
 // ---- sessions
 
-QByteArray SqliteStore::launchOptionsText(const QJsonObject &options)
+QByteArray SqliteStore::launchText(const LaunchRecord &launch)
 {
-    // A session's options hold its spec (about 1 KiB per kernel) and stay the same through its
-    // status changes: encoded once, not at every write (a copy of the same object compares in
-    // O(1)).
-    if (options != m_launchOptions || m_launchOptionsText.isNull()) {
-        m_launchOptions = options;
-        m_launchOptionsText = RecordJson::compact(options);
+    // A session's launch record holds its spec (about 1 KiB per kernel) and stays the same
+    // through its status changes: encoded once, not at every write (a copy of the same spec
+    // compares in O(1)).
+    if (launch != m_launch || m_launchText.isNull()) {
+        m_launch = launch;
+        m_launchText = RecordJson::compact(launch.toJson());
     }
-    return m_launchOptionsText;
+    return m_launchText;
 }
 
 Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
@@ -581,7 +582,7 @@ Result<void> SqliteStore::writeSession(const SessionRecord &r, bool insert)
         .bind(2, r.name)
         .bind(3, r.templateName)
         .bind(4, r.templateSnapshot)
-        .bind(5, launchOptionsText(r.launchOptions))
+        .bind(5, launchText(r.launch))
         .bind(6, RecordJson::sessionModeToText(r.mode))
         .bind(7, toString(r.desired))
         .bind(8, toString(r.status))
@@ -770,8 +771,8 @@ Result<SessionRecord> SqliteStore::session(const QString &sessionId) const
         if (r) {
             // Read, changed and written back (a terminate, a policy): its options, unchanged,
             // need no encoding then.
-            m_launchOptions = r->launchOptions;
-            m_launchOptionsText = s.bytes(4);
+            m_launch = r->launch;
+            m_launchText = s.bytes(4);
         }
         return r;
     }

@@ -173,7 +173,7 @@ private:
     Result<void> insertKernel(const KernelRecord &kernel);
     Result<void> writeKernel(const KernelRecord &kernel);
     Result<void> writeSession(const SessionRecord &session, bool insert);
-    QByteArray launchOptionsText(const QJsonObject &options); // under m_mutex
+    QByteArray launchText(const LaunchRecord &launch); // under m_mutex
     Result<std::optional<KernelRecord>> readKernel(const QString &sessionId,
                                                    const QString &kernelId) const;
     Result<QList<KernelRecord>> readKernels(const char *sql, const QString &arg) const;
@@ -193,8 +193,8 @@ private:
     mutable bool m_busy = false;    // the last sqlite error was SQLITE_BUSY / SQLITE_LOCKED
     std::shared_ptr<Fence> m_fence; // guarded by m_mutex
     // The last session options read or encoded, and their text; guarded by m_mutex.
-    mutable QJsonObject m_launchOptions;
-    mutable QByteArray m_launchOptionsText;
+    mutable LaunchRecord m_launch;
+    mutable QByteArray m_launchText;
 };
 
 } // namespace ClusterDeck

@@ -115,8 +115,7 @@ Figures runOnce(int kernels, int hosts, std::chrono::microseconds delay, int per
     if (running != kernels)
         die(QStringLiteral("%1 containers run, not %2").arg(running).arg(kernels));
 
-    f.recordBytes =
-        QJsonDocument(session->launchOptions).toJson(QJsonDocument::Compact).size();
+    f.recordBytes = QJsonDocument(session->launch.toJson()).toJson(QJsonDocument::Compact).size();
 
     SessionController sessions(store->get(), &registry);
     auto ended = sessions.terminate(session->id, QStringLiteral("bench"));

@@ -113,7 +113,7 @@ private:
     bool scaleIntentStored(const QString &id) const
     {
         auto s = m_store->session(id);
-        return s && s->launchOptions.contains(QStringLiteral("scale"));
+        return s && s->launch.scale.has_value();
     }
     QStringList eventActions(const QString &id) const
     {

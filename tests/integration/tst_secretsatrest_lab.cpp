@@ -215,7 +215,7 @@ void TestSecretsAtRestLab::sqliteFileModesAndOneCopy()
         auto session = (*store)->session(sid);
         QVERIFY(session);
         const QByteArray stored =
-            QJsonDocument(session->launchOptions).toJson(QJsonDocument::Compact);
+            QJsonDocument(session->launch.toJson()).toJson(QJsonDocument::Compact);
         QCOMPARE(stored.count(key.toBase64()), 1);
     }
     // Not in what show, ls and render print.

@@ -62,9 +62,11 @@ SessionRecord makeSession(const QString &id = newId())
     s.name = QStringLiteral("mpi-") + id.left(8);
     s.templateName = QStringLiteral("mpi");
     s.templateSnapshot = QStringLiteral("name: mpi\nroles:\n  - name: worker\n    count: 2\n");
-    s.launchOptions =
-        QJsonObject{{QStringLiteral("count"), QJsonObject{{QStringLiteral("worker"), 2}}},
-                    {QStringLiteral("env"), QJsonArray{QStringLiteral("A=1")}}};
+    s.launch.counts = {{QStringLiteral("worker"), 2}};
+    s.launch.env = {{QStringLiteral("A"), QStringLiteral("1")}};
+    s.launch.strategy = QStringLiteral("spread");
+    // A key of a newer release comes back as it was written.
+    s.launch.unknown = QJsonObject{{QStringLiteral("later"), QJsonArray{QStringLiteral("A=1")}}};
     s.mode = ClusterMode::MultiNode;
     s.status = SessionStatus::Provisioning;
     s.history = {{SessionStatus::Pending, at(0), {}},

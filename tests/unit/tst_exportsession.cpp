@@ -60,7 +60,7 @@ void TestExportSession::initTestCase()
     s.updatedAt = s.createdAt;
     SessionSpec spec;
     spec.plan = *plan;
-    const auto stored = spec.storeInto(**store, s.launchOptions);
+    const auto stored = spec.storeInto(**store, s.launch);
     QVERIFY2(stored, qPrintable(stored ? QString() : stored.error().toString()));
     QList<KernelRecord> kernels;
     for (const KernelSpec &k : plan->kernels) {

@@ -763,7 +763,7 @@ void TestPlanResolver::successPolicy()
     QCOMPARE(back->plan.ttlAfterFinishedSeconds, expectedTtl);
 
     SessionRecord record;
-    record.launchOptions = QJsonObject{{QStringLiteral("spec"), json}};
+    record.launch.spec = json;
     const SessionPolicies policies = SessionPolicies::of(record);
     QCOMPARE(policies.success, plan->successPolicy);
     QCOMPARE(policies.ttlAfterFinishedSeconds, expectedTtl);
@@ -913,7 +913,7 @@ void TestPlanResolver::olderStoredSpecReads()
     const KernelSpec &k = spec->plan.kernels.first();
     const FailurePolicy &failure = spec->plan.failurePolicy;
     SessionRecord record;
-    record.launchOptions = QJsonObject{{QStringLiteral("spec"), stored}};
+    record.launch.spec = stored;
     const FailurePolicy policies = SessionPolicies::of(record).failure;
     const QMap<QString, QString> actual{
         {"id", k.kernelId},

@@ -90,7 +90,7 @@ public:
                           QJsonObject{{QStringLiteral("kind"), QStringLiteral("primary-exits")}}}};
         if (ttl >= 0)
             spec.insert(QStringLiteral("ttl_after_finished_seconds"), double(ttl));
-        s.launchOptions = QJsonObject{{QStringLiteral("spec"), spec}};
+        s.launch.spec = spec;
         return *this;
     }
     World &desired(const QString &id, DesiredState desired)
@@ -101,11 +101,12 @@ public:
     // An unfinished `scale` (its intent stored in the session).
     World &scaling(const QString &id, const QString &phase)
     {
-        QJsonObject o = sessionRef(id).launchOptions;
-        o.insert(QStringLiteral("scale"),
-                 QJsonObject{{QStringLiteral("phase"), phase},
-                             {QStringLiteral("counts"), QStringLiteral("worker=3")}});
-        sessionRef(id).launchOptions = o;
+        sessionRef(id).launch.scale =
+            LaunchRecord::fromJson(
+                QJsonObject{{QStringLiteral("scale"),
+                             QJsonObject{{QStringLiteral("phase"), phase},
+                                         {QStringLiteral("counts"), QStringLiteral("worker=3")}}}})
+                .scale;
         return *this;
     }
     World &networkHost(const QString &id, const QString &host)

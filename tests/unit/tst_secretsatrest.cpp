@@ -352,7 +352,7 @@ void TestSecretsAtRest::oldRecordsAreMigrated()
     SessionRecord s;
     s.id = spec.plan.sessionId;
     s.name = spec.plan.sessionName;
-    s.launchOptions = QJsonObject{{QStringLiteral("spec"), spec.toJson()}}; // the old layout
+    s.launch.spec = spec.toJson(); // the old layout: secret contents inline, no "secrets"
     {
         auto store = SqliteStore::open(path);
         VERIFY_OK(store);
@@ -367,9 +367,10 @@ void TestSecretsAtRest::oldRecordsAreMigrated()
     VERIFY_OK(store);
     const auto migrated = (*store)->session(s.id);
     VERIFY_OK(migrated);
-    const QByteArray stored = QJsonDocument(migrated->launchOptions).toJson(QJsonDocument::Compact);
+    const QByteArray stored =
+        QJsonDocument(migrated->launch.toJson()).toJson(QJsonDocument::Compact);
     QCOMPARE(stored.count(kPrivateKey.toBase64()), 1); // once, in "secrets"
-    QVERIFY(migrated->launchOptions.contains(QStringLiteral("secrets")));
+    QVERIFY(!migrated->launch.secrets.isEmpty());
     const auto back = SessionSpec::fromRecord(*migrated, **store);
     VERIFY_OK(back);
     QVERIFY(!back->secretsUnavailable);

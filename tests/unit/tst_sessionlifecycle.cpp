@@ -361,7 +361,7 @@ void TestSessionLifecycle::storedSpecRoundTrips()
     QVERIFY2(s, qPrintable(s ? QString() : s.error().toString()));
     auto stored = m_store->session(s->id);
     QVERIFY(stored);
-    const QJsonObject json = stored->launchOptions.value(QStringLiteral("spec")).toObject();
+    const QJsonObject json = stored->launch.spec;
     QVERIFY(json.value(QStringLiteral("common_env"))
                 .toObject()
                 .contains(QStringLiteral("BACKEND_CLUSTER_HOSTS")));
@@ -1143,7 +1143,7 @@ void TestSessionLifecycle::tamperedSpecIsNotRestartedFrom()
 
     auto session = m_store->session(s->id);
     QVERIFY(session);
-    QJsonObject spec = session->launchOptions.value(QStringLiteral("spec")).toObject();
+    QJsonObject spec = session->launch.spec;
     QJsonArray kernels = spec.value(QStringLiteral("kernels")).toArray();
     for (qsizetype i = 0; i < kernels.size(); ++i) {
         QJsonObject k = kernels.at(i).toObject();
@@ -1155,7 +1155,7 @@ void TestSessionLifecycle::tamperedSpecIsNotRestartedFrom()
         kernels.replace(i, k);
     }
     spec.insert(QStringLiteral("kernels"), kernels);
-    session->launchOptions.insert(QStringLiteral("spec"), spec);
+    session->launch.spec = spec;
     QVERIFY(m_store->updateSession(*session));
 
     SessionController sessions(m_store.get(), m_registry.get());
