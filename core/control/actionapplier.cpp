@@ -6,6 +6,7 @@
 #include "common/logging.h"
 #include "docker/dockerhost.h"
 #include "host/hostregistry.h"
+#include "network/sessionnetwork.h"
 #include "network/vxlannetwork.h"
 #include "provision/eventlog.h"
 #include "provision/hostprobe.h"
@@ -13,6 +14,7 @@
 #include "provision/provisioner.h"
 #include "provision/sessioncontroller.h"
 #include "provision/sessionscaler.h"
+#include "provision/sessionspec.h"
 #include "store/statestore.h"
 
 #include <QDateTime>
@@ -849,23 +851,60 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
             if (k.id != exit.kernelId && !isFinal(k.status))
                 others.append(k);
         }
+        auto callFor = [&] {
+            Docker::CallOptions call;
+            call.timeout = std::chrono::seconds(m_stopTimeout + 30);
+            call.cancel = m_cancel;
+            return call;
+        };
+        // The kernels' own containers only (labels and name), never a same-named other.
+        QList<std::optional<QString>> targets(others.size());
         Concurrent::forEach(int(others.size()), [&](int i) {
             const KernelRecord &k = others.at(i);
             auto client = m_registry->dockerHost(k.host);
             if (!client || k.containerId.isEmpty())
                 return;
-            Docker::CallOptions call;
-            call.timeout = std::chrono::seconds(m_stopTimeout + 30);
-            call.cancel = m_cancel;
-            // The kernel's own container only (labels and name), never a same-named other.
-            auto owned = OwnedContainer::of(**client, k, m_self, call);
-            if (!owned) {
-                if (!owned.error().isGone())
-                    qCWarning(lcControl)
-                        << "stopping" << k.hostname << ":" << owned.error().toString();
-                return;
+            auto owned = OwnedContainer::of(**client, k, m_self, callFor());
+            if (owned)
+                targets[i] = *owned;
+            else if (!owned.error().isGone())
+                qCWarning(lcControl) << "stopping" << k.hostname << ":" << owned.error().toString();
+        });
+        // On a host-local bridge (single-node, VXLAN) they leave the session's network one at
+        // a time first: stopped together, their endpoints would be released together, which
+        // dockerd 20.10 can miscount, and the network could then never be removed.
+        if (auto spec = SessionSpec::fromJson(session.launch.spec, session.id)) {
+            // The placement's mode is the session's (a spec stored before placement says Auto).
+            if (session.mode != ClusterMode::Auto)
+                spec->placement.mode = session.mode;
+            QMap<QString, QStringList> onHost;
+            for (qsizetype i = 0; i < others.size(); ++i) {
+                if (targets.at(i))
+                    onHost[others.at(i).host].append(*targets.at(i));
             }
-            if (auto ok = (*client)->stopContainer(*owned, m_stopTimeout, call);
+            const auto network = SessionNetwork::forPlacement(spec->placement, m_store);
+            const QStringList hostNames = onHost.keys();
+            Concurrent::forEach(int(hostNames.size()), [&](int h) {
+                auto client = m_registry->dockerHost(hostNames.at(h));
+                if (client)
+                    network->leaveFirst(spec->plan.networkName, hostNames.at(h), **client,
+                                        onHost.value(hostNames.at(h)),
+                                        [&]() -> std::optional<Docker::CallOptions> {
+                                            if (m_cancel.isCancelled())
+                                                return std::nullopt;
+                                            return callFor();
+                                        });
+            });
+        } else {
+            qCWarning(lcControl) << "stopping the others of" << session.name
+                                 << "without leaving the network first:" << spec.error().toString();
+        }
+        Concurrent::forEach(int(others.size()), [&](int i) {
+            const KernelRecord &k = others.at(i);
+            auto client = m_registry->dockerHost(k.host);
+            if (!client || !targets.at(i))
+                return;
+            if (auto ok = (*client)->stopContainer(*targets.at(i), m_stopTimeout, callFor());
                 !ok && !ok.error().isGone())
                 qCWarning(lcControl) << "stopping" << k.hostname << ":" << ok.error().toString();
         });
