@@ -267,7 +267,16 @@ public:
         return m_err;
     }
     qint64 pid() const { return m_process.processId(); }
-    void signal(int sig) { ::kill(pid_t(m_process.processId()), sig); }
+    // Only to the controller while it runs. Its pid is freed the moment it exits (Qt reaps it
+    // at once), and this machine reuses pids within minutes (pid_max 32768): a signal by a
+    // stale pid would reach whatever process got it since, and pid 0 is the test's own group.
+    void signal(int sig)
+    {
+        if (m_process.state() == QProcess::NotRunning || m_process.waitForFinished(0))
+            return;
+        if (const qint64 pid = m_process.processId(); pid > 0)
+            ::kill(pid_t(pid), sig);
+    }
     // For a failure message: whether the process still runs, and where each of its threads is
     // (state, kernel wait channel, system call), with gdb's backtraces when gdb is installed.
     QString report()
