@@ -817,6 +817,22 @@ cmd_status() {
     return $rc
 }
 
+# Waits (up to 30 s) until process $1 is gone. SIGKILL takes effect only when a system call in
+# progress returns: an etcd member in the middle of an fsync on a loaded disk lives on for
+# seconds, holding its ports, and a member started again meanwhile fails with "bind: address
+# already in use" (CI of 12-07: the chaos etcd-leader fault's restart, 0.5 s after the kill).
+wait_gone() {
+    local pid=$1 n
+    [[ $pid =~ ^[0-9]+$ ]] || return 0
+    for n in $(seq 1 300); do
+        local state
+        state=$(ps -o stat= -p "$pid" 2>/dev/null) || return 0
+        [[ $state == Z* ]] && return 0
+        sleep 0.1
+    done
+    log "pid $pid still runs 30 s after SIGKILL"
+}
+
 cmd_etcd_member() {
     local what=${1:-} i=${2:-} members
     members=$(etcd_members)
@@ -835,8 +851,10 @@ cmd_etcd_member() {
         [[ $i =~ ^[0-9]+$ && $i -ge 1 && $i -le $members ]] || die "member must be 1..$members"
         if [[ $what == kill ]]; then
             kill -KILL "$(cat "$(etcd_pidfile "$i")")" 2>/dev/null || true
+            wait_gone "$(cat "$(etcd_pidfile "$i")")"
             log "etcd member $i killed"
         else
+            wait_gone "$(cat "$(etcd_pidfile "$i")" 2>/dev/null)"
             start_etcd_member "$i" existing
             wait_for "etcd member $i" 100 etcdctl --endpoints "http://127.0.0.1:$(etcd_client_port "$i")" endpoint health
             log "etcd member $i started"
