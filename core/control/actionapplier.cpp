@@ -874,27 +874,17 @@ Result<ExitDecision> ActionApplier::decideAndAct(const SessionRecord &session,
         // a time first: stopped together, their endpoints would be released together, which
         // dockerd 20.10 can miscount, and the network could then never be removed.
         if (auto spec = SessionSpec::fromJson(session.launch.spec, session.id)) {
-            // The placement's mode is the session's (a spec stored before placement says Auto).
-            if (session.mode != ClusterMode::Auto)
-                spec->placement.mode = session.mode;
             QMap<QString, QStringList> onHost;
             for (qsizetype i = 0; i < others.size(); ++i) {
                 if (targets.at(i))
                     onHost[others.at(i).host].append(*targets.at(i));
             }
-            const auto network = SessionNetwork::forPlacement(spec->placement, m_store);
-            const QStringList hostNames = onHost.keys();
-            Concurrent::forEach(int(hostNames.size()), [&](int h) {
-                auto client = m_registry->dockerHost(hostNames.at(h));
-                if (client)
-                    network->leaveFirst(spec->plan.networkName, hostNames.at(h), **client,
-                                        onHost.value(hostNames.at(h)),
-                                        [&]() -> std::optional<Docker::CallOptions> {
-                                            if (m_cancel.isCancelled())
-                                                return std::nullopt;
-                                            return callFor();
-                                        });
-            });
+            auto clientOf = [&](const QString &host) {
+                auto client = m_registry->dockerHost(host);
+                return client ? *client : nullptr;
+            };
+            SessionNetwork::forPlacement(spec->placement, m_store)
+                ->leaveFirst(spec->plan.networkName, onHost, clientOf, callFor());
         } else {
             qCWarning(lcControl) << "stopping the others of" << session.name
                                  << "without leaving the network first:" << spec.error().toString();

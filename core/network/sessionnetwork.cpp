@@ -100,6 +100,24 @@ void SessionNetwork::leaveFirst(
         atOnce);
 }
 
+void SessionNetwork::leaveFirst(const QString &networkName,
+                                const QMap<QString, QStringList> &onHost, const ClientOf &clientOf,
+                                const Docker::CallOptions &call) const
+{
+    const QStringList hosts = onHost.keys();
+    Concurrent::forEach(int(hosts.size()), [&](int h) {
+        const auto client = clientOf(hosts.at(h));
+        if (!client)
+            return;
+        leaveFirst(networkName, hosts.at(h), *client, onHost.value(hosts.at(h)),
+                   [&]() -> std::optional<Docker::CallOptions> {
+                       if (call.cancel.isCancelled())
+                           return std::nullopt;
+                       return call;
+                   });
+    });
+}
+
 Result<void> SessionNetwork::removeHostSide(const Scope &, const QString &,
                                             const Docker::DockerHost &, const Removal &) const
 {

@@ -8,6 +8,7 @@
 #include "store/storeidentity.h"
 
 #include <QHash>
+#include <QMap>
 #include <QSet>
 #include <QString>
 #include <QStringList>
@@ -123,6 +124,11 @@ public:
     void leaveFirst(const QString &networkName, const QString &hostName,
                     const Docker::DockerHost &host, const QStringList &containers,
                     const std::function<std::optional<Docker::CallOptions>()> &call) const;
+    // The same on several hosts at once (host → its containers), each disconnect bounded by
+    // `call` until its cancel token fires. `clientOf` gives a host's client (null: skipped).
+    using ClientOf = std::function<std::shared_ptr<Docker::DockerHost>(const QString &host)>;
+    void leaveFirst(const QString &networkName, const QMap<QString, QStringList> &onHost,
+                    const ClientOf &clientOf, const Docker::CallOptions &call) const;
 
     // Makes the session's network on `host` (the single-node session's host, or the one that
     // creates it for all), or adopts the one this session's interrupted attempt made: only with

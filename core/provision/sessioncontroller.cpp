@@ -233,19 +233,12 @@ Result<SessionRecord> SessionController::restartLocked(const QString &sessionId,
             if (targets.at(i))
                 onHost[kernels->at(i).host].append(*targets.at(i));
         }
-        const auto network = SessionNetwork::forPlacement(spec->placement, m_store);
-        const QStringList hostNames = onHost.keys();
-        Concurrent::forEach(int(hostNames.size()), [&](int h) {
-            auto client = m_registry->dockerHost(hostNames.at(h));
-            if (client)
-                network->leaveFirst(spec->plan.networkName, hostNames.at(h), **client,
-                                    onHost.value(hostNames.at(h)),
-                                    [&]() -> std::optional<Docker::CallOptions> {
-                                        if (m_cancel.isCancelled())
-                                            return std::nullopt;
-                                        return callFor();
-                                    });
-        });
+        auto clientOf = [&](const QString &host) {
+            auto client = m_registry->dockerHost(host);
+            return client ? *client : nullptr;
+        };
+        SessionNetwork::forPlacement(spec->placement, m_store)
+            ->leaveFirst(spec->plan.networkName, onHost, clientOf, callFor());
         Concurrent::forEachPerHost(int(kernels->size()), hostOf, [&](int i) {
             const KernelRecord &k = kernels->at(i);
             auto client = m_registry->dockerHost(k.host);

@@ -14,14 +14,6 @@ QStringList stringsOf(const QJsonValue &value)
     return list;
 }
 
-QJsonArray arrayOf(const QStringList &list)
-{
-    QJsonArray array;
-    for (const QString &s : list)
-        array.append(s);
-    return array;
-}
-
 // The object's keys but `known`: what a newer release added, kept to be written back.
 QJsonObject unknownKeys(QJsonObject object, std::initializer_list<QLatin1StringView> known)
 {
@@ -58,8 +50,8 @@ QJsonObject scaleToJson(const ScaleIntent &intent)
     if (intent.phase != ScaleIntent::Phase::Unknown)
         o.insert(QLatin1StringView("phase"), ScaleIntent::phaseName(intent.phase));
     o.insert(QLatin1StringView("counts"), intent.counts);
-    o.insert(QLatin1StringView("added"), arrayOf(intent.added));
-    o.insert(QLatin1StringView("removed"), arrayOf(intent.removed));
+    o.insert(QLatin1StringView("added"), QJsonArray::fromStringList(intent.added));
+    o.insert(QLatin1StringView("removed"), QJsonArray::fromStringList(intent.removed));
     o.insert(QLatin1StringView("previous"), intent.previous);
     o.insert(QLatin1StringView("at"), intent.at.toString(Qt::ISODateWithMs));
     return o;
@@ -125,7 +117,7 @@ QJsonObject LaunchRecord::toJson() const
         o.insert(QLatin1StringView("env"), e);
     }
     if (!mounts.isEmpty())
-        o.insert(QLatin1StringView("mounts"), arrayOf(mounts));
+        o.insert(QLatin1StringView("mounts"), QJsonArray::fromStringList(mounts));
     if (!mode.isEmpty())
         o.insert(QLatin1StringView("mode"), mode);
     if (!strategy.isEmpty())
